@@ -1,0 +1,3 @@
+module github.com/zabd/zabd
+
+go 1.26
