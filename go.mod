@@ -1,3 +1,11 @@
 module github.com/zabd/zabd
 
-go 1.26
+go 1.26.0
+
+require (
+	github.com/anishathalye/porcupine v1.3.1 // indirect
+	github.com/go-zookeeper/zk v1.0.4 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	pgregory.net/rapid v1.3.0 // indirect
+)
