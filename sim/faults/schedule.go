@@ -1,0 +1,190 @@
+package faults
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Kind names a fault.
+type Kind string
+
+// The faults a schedule can hold; see the package comment for what each does.
+const (
+	Crash     Kind = "crash"
+	BitFlip   Kind = "bitflip"
+	NoSpace   Kind = "nospace"
+	SlowFsync Kind = "slowfsync"
+	FailFsync Kind = "failfsync"
+	Drop      Kind = "drop"
+	Pause     Kind = "pause"
+	ClockJump Kind = "clockjump"
+)
+
+// Kinds lists every fault kind in a fixed order.
+var Kinds = []Kind{Crash, BitFlip, NoSpace, SlowFsync, FailFsync, Drop, Pause, ClockJump}
+
+// Fault is one timed fault. Which of the optional fields matter depends on
+// Kind; the others stay zero.
+type Fault struct {
+	AtMs   int64 `json:"at_ms"`              // monotonic time of the fault
+	Kind   Kind  `json:"kind"`               //
+	Server int   `json:"server,omitempty"`   // crash, bitflip, nospace, slowfsync, failfsync (0-based)
+	Client int   `json:"client,omitempty"`   // drop, pause (1-based, as in the history)
+	Torn   bool  `json:"torn,omitempty"`     // crash: tear the last sector written
+	DownMs int64 `json:"down_ms,omitempty"`  // crash: time until restart
+	ForMs  int64 `json:"for_ms,omitempty"`   // pause, nospace, slowfsync: duration
+	Delay  int64 `json:"delay_ms,omitempty"` // slowfsync: extra time per fsync
+	JumpMs int64 `json:"jump_ms,omitempty"`  // clockjump: how far wall time moves
+}
+
+// At is the fault's time as a duration.
+func (f Fault) At() time.Duration { return ms(f.AtMs) }
+
+// String is the fault in one line, as the trace prints it.
+func (f Fault) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%8dms %s", f.AtMs, f.Kind)
+	switch f.Kind {
+	case Drop, Pause:
+		fmt.Fprintf(&b, " client=%d", f.Client)
+	case ClockJump:
+	default:
+		fmt.Fprintf(&b, " server=%d", f.Server)
+	}
+	if f.Torn {
+		b.WriteString(" torn")
+	}
+	if f.DownMs != 0 {
+		fmt.Fprintf(&b, " down=%dms", f.DownMs)
+	}
+	if f.ForMs != 0 {
+		fmt.Fprintf(&b, " for=%dms", f.ForMs)
+	}
+	if f.Delay != 0 {
+		fmt.Fprintf(&b, " delay=%dms", f.Delay)
+	}
+	if f.JumpMs != 0 {
+		fmt.Fprintf(&b, " jump=%dms", f.JumpMs)
+	}
+	return b.String()
+}
+
+// Schedule is everything that decides a run besides the code under test.
+// Seed seeds the workload and the disks' own randomness (which sectors a
+// crash loses); the rest is explicit so that a shrinker can cut it down.
+type Schedule struct {
+	Seed             int64   `json:"seed"`
+	Servers          int     `json:"servers"`
+	Clients          int     `json:"clients"`
+	OpsPerClient     int     `json:"ops_per_client"`
+	SessionTimeoutMs int64   `json:"session_timeout_ms"`
+	TickMs           int64   `json:"tick_ms"`
+	SafetyMs         int64   `json:"safety_ms"`   // the fault phase
+	LivenessMs       int64   `json:"liveness_ms"` // after it, no faults: all work must finish
+	Faults           []Fault `json:"faults"`
+}
+
+// Validate reports the first thing that makes s unrunnable.
+func (s *Schedule) Validate() error {
+	switch {
+	case s.Servers < 1:
+		return fmt.Errorf("schedule: servers = %d, need at least 1", s.Servers)
+	case s.Clients < 0:
+		return fmt.Errorf("schedule: clients = %d is negative", s.Clients)
+	case s.OpsPerClient < 0:
+		return fmt.Errorf("schedule: ops_per_client = %d is negative", s.OpsPerClient)
+	case s.TickMs <= 0:
+		return fmt.Errorf("schedule: tick_ms = %d, need > 0", s.TickMs)
+	case s.SessionTimeoutMs < 2*s.TickMs:
+		return fmt.Errorf("schedule: session_timeout_ms = %d is below 2 ticks", s.SessionTimeoutMs)
+	case s.SafetyMs < 0 || s.LivenessMs <= 0:
+		return fmt.Errorf("schedule: safety_ms = %d and liveness_ms = %d, need >= 0 and > 0", s.SafetyMs, s.LivenessMs)
+	}
+	for i, f := range s.Faults {
+		if !slices.Contains(Kinds, f.Kind) {
+			return fmt.Errorf("schedule: fault %d: unknown kind %q", i, f.Kind)
+		}
+		if f.AtMs < 0 || f.AtMs > s.SafetyMs {
+			return fmt.Errorf("schedule: fault %d (%s) at %dms is outside the safety phase [0, %d]", i, f.Kind, f.AtMs, s.SafetyMs)
+		}
+		switch f.Kind {
+		case Drop, Pause:
+			if f.Client < 1 || f.Client > s.Clients {
+				return fmt.Errorf("schedule: fault %d (%s): client %d does not exist", i, f.Kind, f.Client)
+			}
+		case ClockJump:
+		default:
+			if f.Server < 0 || f.Server >= s.Servers {
+				return fmt.Errorf("schedule: fault %d (%s): server %d does not exist", i, f.Kind, f.Server)
+			}
+		}
+		if f.DownMs < 0 || f.ForMs < 0 || f.Delay < 0 {
+			return fmt.Errorf("schedule: fault %d (%s): negative duration", i, f.Kind)
+		}
+	}
+	if !slices.IsSortedFunc(s.Faults, func(a, b Fault) int { return int(a.AtMs - b.AtMs) }) {
+		return fmt.Errorf("schedule: faults are not in time order")
+	}
+	return nil
+}
+
+// String prints the schedule as the trace's header shows it.
+func (s *Schedule) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "schedule seed=%d servers=%d clients=%d ops/client=%d session-timeout=%dms tick=%dms safety=%dms liveness=%dms faults=%d\n",
+		s.Seed, s.Servers, s.Clients, s.OpsPerClient, s.SessionTimeoutMs, s.TickMs, s.SafetyMs, s.LivenessMs, len(s.Faults))
+	for _, f := range s.Faults {
+		fmt.Fprintf(&b, "  fault %s\n", f)
+	}
+	return b.String()
+}
+
+// MarshalIndented is the schedule as a JSON file's content.
+func (s *Schedule) MarshalIndented() []byte {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		panic(fmt.Sprintf("faults: a Schedule always marshals: %v", err)) // only plain fields
+	}
+	return append(b, '\n')
+}
+
+// Parse reads a schedule from JSON and validates it; unknown fields are
+// refused so a typo in a hand-written file does not pass silently.
+func Parse(data []byte) (*Schedule, error) {
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	var s Schedule
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("schedule: %w", err)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Load reads and validates the schedule file at path.
+func Load(path string) (*Schedule, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: %w", err)
+	}
+	s, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Clone returns a deep copy, for shrinking.
+func (s *Schedule) Clone() *Schedule {
+	c := *s
+	c.Faults = slices.Clone(s.Faults)
+	return &c
+}
+
+func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
