@@ -1,0 +1,692 @@
+package config
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ZooKeeper's defaults (QuorumPeerConfig, ZooKeeperServer, ContainerManager,
+// JettyAdminServer, PrometheusMetricsProvider), which an absent key keeps.
+const (
+	DefaultTickTime               = 3000 * time.Millisecond
+	DefaultMaxClientCnxns         = 60
+	DefaultSnapCount              = 100000
+	DefaultSnapRetainCount        = 3
+	DefaultAdminAddress           = "0.0.0.0"
+	DefaultAdminPort              = 8080
+	DefaultMetricsHost            = "0.0.0.0"
+	DefaultMetricsPort            = 7000
+	DefaultContainerCheckInterval = 60 * time.Second
+	DefaultContainerMaxPerMinute  = 10000
+
+	// minSnapRetainCount is the fewest snapshots autopurge keeps; ZooKeeper
+	// raises smaller settings to it.
+	minSnapRetainCount = 3
+	// minSnapCount is the smallest snapCount ZooKeeper accepts; smaller
+	// settings are raised to it.
+	minSnapCount = 2
+	// prometheusProvider is the metrics provider class that makes ZooKeeper
+	// serve /metrics; naming it turns zabd's metrics endpoint on.
+	prometheusProvider = "org.apache.zookeeper.metrics.prometheus.PrometheusMetricsProvider"
+)
+
+// DefaultFourLetterWords is ZooKeeper 3.8's whitelist when
+// 4lw.commands.whitelist is absent.
+var DefaultFourLetterWords = []string{"srvr"}
+
+// FourLetterWords are the commands ZooKeeper 3.8 knows; a whitelist naming
+// any other word draws a warning.
+var FourLetterWords = []string{
+	"conf", "cons", "crst", "dirs", "dump", "envi", "gtmk", "hash", "isro",
+	"mntr", "ruok", "srst", "srvr", "stat", "stmk", "wchc", "wchp", "wchs",
+}
+
+// Role is a server's part in an ensemble.
+type Role string
+
+// The roles a server.N line can give.
+const (
+	Participant Role = "participant"
+	Observer    Role = "observer"
+)
+
+// Server is one `server.N=host:quorumPort:electionPort[:role][;[clientHost:]clientPort]` line.
+type Server struct {
+	ID           int64
+	Host         string
+	QuorumPort   int
+	ElectionPort int
+	Role         Role
+	// ClientHost and ClientPort are set when the line names a client
+	// address (ClientPort 0 otherwise); ClientHost defaults to 0.0.0.0.
+	ClientHost string
+	ClientPort int
+	Line       int
+}
+
+// QuorumAddr is the host:port peers connect to for the ZAB protocol.
+func (s Server) QuorumAddr() string { return net.JoinHostPort(s.Host, strconv.Itoa(s.QuorumPort)) }
+
+// ElectionAddr is the host:port of leader election.
+func (s Server) ElectionAddr() string {
+	return net.JoinHostPort(s.Host, strconv.Itoa(s.ElectionPort))
+}
+
+// Warning is something in the file that does not stop start-up but that an
+// operator should see: an unknown key, a value raised to ZooKeeper's minimum,
+// a setting zabd accepts but does not act on.
+type Warning struct {
+	Line    int
+	Key     string
+	Message string
+}
+
+func (w Warning) String() string { return fmt.Sprintf("line %d: %s: %s", w.Line, w.Key, w.Message) }
+
+// Config is a parsed zoo.cfg. Durations are kept as time.Duration; the file
+// gives them in milliseconds (hours for autopurge.purgeInterval).
+type Config struct {
+	// File is the path the configuration was read from, for messages.
+	File string
+
+	TickTime  time.Duration
+	InitLimit int // ticks a follower may take to connect and sync
+	SyncLimit int // ticks a follower may lag
+
+	DataDir    string
+	DataLogDir string // defaults to DataDir
+
+	// ClientPort is 0 when the file gives none (then no client listener,
+	// unless this server's server.N line names one).
+	ClientPort        int
+	ClientPortAddress string // "" means every interface
+
+	MaxClientCnxns    int // per client IP; 0 means no limit
+	MinSessionTimeout time.Duration
+	MaxSessionTimeout time.Duration
+
+	SnapCount       int
+	SnapRetainCount int
+	PurgeInterval   time.Duration // 0: autopurge off
+
+	// FourLetterWordWhitelist is the list as written; "*" enables all.
+	FourLetterWordWhitelist []string
+
+	ExtendedTypesEnabled bool
+
+	AdminEnabled bool
+	AdminAddress string
+	AdminPort    int
+
+	// MetricsEnabled is set by metricsProvider.httpPort or by naming
+	// ZooKeeper's Prometheus provider class.
+	MetricsEnabled bool
+	MetricsHost    string
+	MetricsPort    int
+
+	ForceSync bool
+
+	SuperDigest            string // DigestAuthenticationProvider.superDigest, "user:base64(sha1)"
+	ContainerCheckInterval time.Duration
+	ContainerMaxPerMinute  int
+	EnforceQuota           bool
+
+	StandaloneEnabled bool
+	Servers           []Server // sorted by ID
+	MyID              int64    // from dataDir/myid; 0 when standalone
+
+	// SystemProperties holds every pass-through key as ZooKeeper would
+	// set it: "zookeeper.<key>" → value, recognised or not.
+	SystemProperties map[string]string
+
+	Warnings []Warning
+}
+
+// Default returns the configuration an empty zoo.cfg would give, apart from
+// dataDir, which ZooKeeper requires and Default leaves empty.
+func Default() *Config {
+	return &Config{
+		TickTime:                DefaultTickTime,
+		MaxClientCnxns:          DefaultMaxClientCnxns,
+		SnapCount:               DefaultSnapCount,
+		SnapRetainCount:         DefaultSnapRetainCount,
+		FourLetterWordWhitelist: slices.Clone(DefaultFourLetterWords),
+		AdminEnabled:            true,
+		AdminAddress:            DefaultAdminAddress,
+		AdminPort:               DefaultAdminPort,
+		MetricsHost:             DefaultMetricsHost,
+		MetricsPort:             DefaultMetricsPort,
+		ForceSync:               true,
+		ContainerCheckInterval:  DefaultContainerCheckInterval,
+		ContainerMaxPerMinute:   DefaultContainerMaxPerMinute,
+		StandaloneEnabled:       true,
+		SystemProperties:        map[string]string{},
+	}
+}
+
+// Error is a configuration that stops start-up: which file, line and key,
+// and why. Line is 0 for a problem with the file as a whole.
+type Error struct {
+	File string
+	Line int
+	Key  string
+	Err  error
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.Line > 0 && e.Key != "":
+		return fmt.Sprintf("%s:%d: %s: %v", e.File, e.Line, e.Key, e.Err)
+	case e.Key != "":
+		return fmt.Sprintf("%s: %s: %v", e.File, e.Key, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.File, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Load reads the zoo.cfg at path and, for an ensemble, the myid file in its
+// dataDir.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	cfg, err := Parse(bytes.NewReader(data), path)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.readMyID(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// Parse reads a zoo.cfg from r; file names it in messages. It does not read
+// the myid file (Load does).
+func Parse(r io.Reader, file string) (*Config, error) {
+	props, err := readProperties(r, file)
+	if err != nil {
+		return nil, &Error{File: file, Err: err}
+	}
+	cfg := Default()
+	cfg.File = file
+	minSession, maxSession := time.Duration(-1), time.Duration(-1)
+	seen := map[string]int{}
+	for _, p := range props {
+		if prev, dup := seen[p.Key]; dup {
+			cfg.warn(p, fmt.Sprintf("set again (line %d's value is overridden)", prev))
+		}
+		seen[p.Key] = p.Line
+		var err error
+		switch {
+		case p.Key == "minSessionTimeout":
+			minSession, err = parseMillis(p.Value)
+		case p.Key == "maxSessionTimeout":
+			maxSession, err = parseMillis(p.Value)
+		case strings.HasPrefix(p.Key, "server."):
+			err = cfg.addServer(p)
+		default:
+			err = cfg.set(p)
+		}
+		if err != nil {
+			return nil, &Error{File: file, Line: p.Line, Key: p.Key, Err: err}
+		}
+	}
+	if err := cfg.finish(minSession, maxSession, seen); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// set applies one key that is not a session timeout or a server line.
+func (c *Config) set(p property) error {
+	if apply, ok := quorumPeerKeys[p.Key]; ok {
+		return apply(c, p.Value)
+	}
+	if p.Key == "metricsProvider.className" {
+		if p.Value == prometheusProvider {
+			c.MetricsEnabled = true
+		}
+		return nil
+	}
+	if strings.HasPrefix(p.Key, "metricsProvider.") {
+		return c.setMetrics(p)
+	}
+	if note, ok := acceptedWithoutEffect[p.Key]; ok {
+		c.warn(p, note)
+		return nil
+	}
+	// Everything else is a system property in ZooKeeper.
+	c.SystemProperties["zookeeper."+p.Key] = p.Value
+	if apply, ok := systemPropertyKeys[p.Key]; ok {
+		return apply(c, p.Value)
+	}
+	c.warn(p, "unknown key, ignored (ZooKeeper would set the system property zookeeper."+p.Key+")")
+	return nil
+}
+
+func (c *Config) warn(p property, msg string) {
+	c.Warnings = append(c.Warnings, Warning{Line: p.Line, Key: p.Key, Message: msg})
+}
+
+// quorumPeerKeys are the keys QuorumPeerConfig itself parses.
+var quorumPeerKeys = map[string]func(c *Config, v string) error{
+	"tickTime":          func(c *Config, v string) error { return setMillis(&c.TickTime, v, 1) },
+	"initLimit":         func(c *Config, v string) error { return setInt(&c.InitLimit, v, 0, maxInt32) },
+	"syncLimit":         func(c *Config, v string) error { return setInt(&c.SyncLimit, v, 0, maxInt32) },
+	"dataDir":           func(c *Config, v string) error { return setPath(&c.DataDir, v) },
+	"dataLogDir":        func(c *Config, v string) error { return setPath(&c.DataLogDir, v) },
+	"clientPort":        func(c *Config, v string) error { return setInt(&c.ClientPort, v, 0, 65535) },
+	"clientPortAddress": func(c *Config, v string) error { return setHost(&c.ClientPortAddress, v) },
+	"maxClientCnxns":    func(c *Config, v string) error { return setInt(&c.MaxClientCnxns, v, 0, maxInt32) },
+	"autopurge.snapRetainCount": func(c *Config, v string) error {
+		return setInt(&c.SnapRetainCount, v, minInt32, maxInt32)
+	},
+	"autopurge.purgeInterval": func(c *Config, v string) error {
+		hours, err := parseInt(v, minInt32, maxInt32)
+		c.PurgeInterval = time.Duration(max(hours, 0)) * time.Hour
+		return err
+	},
+	"standaloneEnabled": func(c *Config, v string) error { return setBool(&c.StandaloneEnabled, v) },
+	"electionAlg": func(c *Config, v string) error {
+		n, err := parseInt(v, minInt32, maxInt32)
+		if err == nil && n != 3 {
+			err = errors.New("only 3 (fast leader election) is supported")
+		}
+		return err
+	},
+}
+
+// systemPropertyKeys are pass-through keys ("zookeeper.<key>") that zabd
+// acts on.
+var systemPropertyKeys = map[string]func(c *Config, v string) error{
+	"snapCount": func(c *Config, v string) error { return setInt(&c.SnapCount, v, minInt32, maxInt32) },
+	"4lw.commands.whitelist": func(c *Config, v string) error {
+		c.FourLetterWordWhitelist = nil
+		for _, w := range strings.Split(v, ",") {
+			if w = strings.TrimSpace(w); w != "" {
+				c.FourLetterWordWhitelist = append(c.FourLetterWordWhitelist, w)
+			}
+		}
+		return nil
+	},
+	"extendedTypesEnabled": func(c *Config, v string) error { return setBool(&c.ExtendedTypesEnabled, v) },
+	"admin.enableServer":   func(c *Config, v string) error { return setBool(&c.AdminEnabled, v) },
+	"admin.serverAddress":  func(c *Config, v string) error { return setHost(&c.AdminAddress, v) },
+	"admin.serverPort":     func(c *Config, v string) error { return setInt(&c.AdminPort, v, 0, 65535) },
+	"forceSync": func(c *Config, v string) error {
+		// ZooKeeper syncs unless the value is "no"; zabd also refuses
+		// anything but yes and no, so that a typo cannot turn fsync off.
+		switch v {
+		case "yes":
+			c.ForceSync = true
+		case "no":
+			c.ForceSync = false
+		default:
+			return fmt.Errorf("%q is neither yes nor no", v)
+		}
+		return nil
+	},
+	"DigestAuthenticationProvider.superDigest": func(c *Config, v string) error {
+		if user, digest, ok := strings.Cut(v, ":"); !ok || user == "" || digest == "" {
+			return fmt.Errorf("%q is not user:base64(sha1(user:password))", v)
+		}
+		c.SuperDigest = v
+		return nil
+	},
+	"znode.container.checkIntervalMs": func(c *Config, v string) error {
+		return setMillis(&c.ContainerCheckInterval, v, 1)
+	},
+	"znode.container.maxPerMinute": func(c *Config, v string) error {
+		return setInt(&c.ContainerMaxPerMinute, v, 1, maxInt32)
+	},
+	"enforceQuota": func(c *Config, v string) error { return setBool(&c.EnforceQuota, v) },
+}
+
+// acceptedWithoutEffect are keys of real configs that zabd parses no further:
+// they draw a warning saying so rather than the unknown-key one.
+var acceptedWithoutEffect = map[string]string{
+	"syncEnabled":                   "accepted; zabd observers always log",
+	"quorumListenOnAllIPs":          "accepted; has no effect in zabd",
+	"reconfigEnabled":               "accepted; zabd does not implement reconfig",
+	"localSessionsEnabled":          "accepted; zabd has only global sessions",
+	"localSessionsUpgradingEnabled": "accepted; zabd has only global sessions",
+	"clientPortListenBacklog":       "accepted; has no effect in zabd",
+	"peerType":                      "accepted; zabd takes the role from the server.N line",
+	"jute.maxbuffer":                "accepted; zabd's frame limit is fixed at 0xfffff bytes",
+	"admin.commandURL":              "accepted; zabd serves /commands",
+}
+
+// setMetrics handles metricsProvider.<key>: the Prometheus provider's
+// httpPort and httpHost; other provider settings are accepted and ignored.
+func (c *Config) setMetrics(p property) error {
+	switch strings.TrimPrefix(p.Key, "metricsProvider.") {
+	case "httpPort":
+		c.MetricsEnabled = true
+		return setInt(&c.MetricsPort, p.Value, 0, 65535)
+	case "httpHost":
+		return setHost(&c.MetricsHost, p.Value)
+	}
+	c.warn(p, "accepted; has no effect in zabd")
+	return nil
+}
+
+// addServer parses a server.N line.
+func (c *Config) addServer(p property) error {
+	id, err := strconv.ParseInt(strings.TrimPrefix(p.Key, "server."), 10, 64)
+	if err != nil || id < 0 {
+		return fmt.Errorf("server id %q is not a non-negative integer", strings.TrimPrefix(p.Key, "server."))
+	}
+	for _, s := range c.Servers {
+		if s.ID == id {
+			return fmt.Errorf("server %d is already defined on line %d", id, s.Line)
+		}
+	}
+	s, err := parseServer(id, p.Value)
+	if err != nil {
+		return err
+	}
+	s.Line = p.Line
+	c.Servers = append(c.Servers, s)
+	return nil
+}
+
+const serverFormat = "want host:quorumPort:electionPort[:participant|:observer][;[clientHost:]clientPort]"
+
+func parseServer(id int64, v string) (Server, error) {
+	s := Server{ID: id, Role: Participant}
+	addr, client, hasClient := strings.Cut(v, ";")
+	if strings.Contains(client, ";") {
+		return s, fmt.Errorf("%q: %s", v, serverFormat)
+	}
+	if strings.Contains(addr, "|") {
+		return s, fmt.Errorf("%q: multiple addresses per server are not supported", v)
+	}
+	parts, err := splitHostPorts(addr)
+	if err != nil || len(parts) < 3 || len(parts) > 4 {
+		return s, fmt.Errorf("%q: %s", v, serverFormat)
+	}
+	s.Host = parts[0]
+	if s.Host == "" {
+		return s, fmt.Errorf("%q: empty host", v)
+	}
+	if s.QuorumPort, err = parseInt(parts[1], 1, 65535); err != nil {
+		return s, fmt.Errorf("quorum port: %w", err)
+	}
+	if s.ElectionPort, err = parseInt(parts[2], 1, 65535); err != nil {
+		return s, fmt.Errorf("election port: %w", err)
+	}
+	if s.QuorumPort == s.ElectionPort {
+		return s, fmt.Errorf("%q: quorum and election ports must differ", v)
+	}
+	if len(parts) == 4 {
+		switch Role(strings.ToLower(parts[3])) {
+		case Participant:
+		case Observer:
+			s.Role = Observer
+		default:
+			return s, fmt.Errorf("%q: role %q is neither participant nor observer", v, parts[3])
+		}
+	}
+	if hasClient {
+		cp, err := splitHostPorts(client)
+		if err != nil || len(cp) > 2 {
+			return s, fmt.Errorf("%q: %s", v, serverFormat)
+		}
+		s.ClientHost = "0.0.0.0"
+		if len(cp) == 2 {
+			s.ClientHost = cp[0]
+		}
+		if s.ClientPort, err = parseInt(cp[len(cp)-1], 1, 65535); err != nil {
+			return s, fmt.Errorf("client port: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// splitHostPorts splits "host:a:b..." at colons, keeping a bracketed IPv6
+// host ("[::1]:2888:3888") whole and without its brackets.
+func splitHostPorts(s string) ([]string, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "[") {
+		end := strings.Index(s, "]")
+		if end < 0 {
+			return nil, errors.New("unterminated [ in address")
+		}
+		host, rest := s[1:end], s[end+1:]
+		if rest == "" {
+			return []string{host}, nil
+		}
+		if rest[0] != ':' {
+			return nil, errors.New("expected : after ]")
+		}
+		return append([]string{host}, strings.Split(rest[1:], ":")...), nil
+	}
+	return strings.Split(s, ":"), nil
+}
+
+// finish checks what spans several keys and fills in derived defaults, as
+// QuorumPeerConfig does after reading the file.
+func (c *Config) finish(minSession, maxSession time.Duration, seen map[string]int) error {
+	fail := func(key string, err error) error {
+		return &Error{File: c.File, Line: seen[key], Key: key, Err: err}
+	}
+	if c.DataDir == "" {
+		return fail("dataDir", errors.New("is not set"))
+	}
+	if c.DataLogDir == "" {
+		c.DataLogDir = c.DataDir
+	}
+	if c.ClientPort == 0 && c.ClientPortAddress != "" {
+		return fail("clientPortAddress", errors.New("is set but clientPort is not"))
+	}
+	if minSession < 0 {
+		minSession = 2 * c.TickTime
+	}
+	if maxSession < 0 {
+		maxSession = 20 * c.TickTime
+	}
+	if minSession > maxSession {
+		return fail("minSessionTimeout", fmt.Errorf("%d ms is larger than maxSessionTimeout %d ms",
+			minSession.Milliseconds(), maxSession.Milliseconds()))
+	}
+	c.MinSessionTimeout, c.MaxSessionTimeout = minSession, maxSession
+	if c.SnapRetainCount < minSnapRetainCount {
+		c.Warnings = append(c.Warnings, Warning{Line: seen["autopurge.snapRetainCount"], Key: "autopurge.snapRetainCount",
+			Message: fmt.Sprintf("%d is below the minimum, using %d", c.SnapRetainCount, minSnapRetainCount)})
+		c.SnapRetainCount = minSnapRetainCount
+	}
+	if c.SnapCount < minSnapCount {
+		c.Warnings = append(c.Warnings, Warning{Line: seen["snapCount"], Key: "snapCount",
+			Message: fmt.Sprintf("%d is below the minimum, using %d", c.SnapCount, minSnapCount)})
+		c.SnapCount = minSnapCount
+	}
+	for _, w := range c.FourLetterWordWhitelist {
+		if w != "*" && !slices.Contains(FourLetterWords, w) {
+			c.Warnings = append(c.Warnings, Warning{Line: seen["4lw.commands.whitelist"], Key: "4lw.commands.whitelist",
+				Message: fmt.Sprintf("%q is not a four-letter word ZooKeeper knows", w)})
+		}
+	}
+	slices.SortFunc(c.Servers, func(a, b Server) int { return cmp.Compare(a.ID, b.ID) })
+	if !c.Distributed() {
+		if len(c.Servers) == 1 {
+			c.Warnings = append(c.Warnings, Warning{Line: c.Servers[0].Line, Key: fmt.Sprintf("server.%d", c.Servers[0].ID),
+				Message: "only one server is listed: running standalone"})
+		}
+		return nil
+	}
+	if c.InitLimit == 0 {
+		return fail("initLimit", errors.New("is not set (required with several servers)"))
+	}
+	if c.SyncLimit == 0 {
+		return fail("syncLimit", errors.New("is not set (required with several servers)"))
+	}
+	participants := 0
+	for _, s := range c.Servers {
+		if s.Role == Participant {
+			participants++
+		}
+	}
+	if participants == 0 {
+		return &Error{File: c.File, Line: c.Servers[0].Line, Key: fmt.Sprintf("server.%d", c.Servers[0].ID),
+			Err: errors.New("no participant among the servers")}
+	}
+	return nil
+}
+
+// Distributed reports whether the file describes an ensemble rather than a
+// standalone server: more than one server line, or one with
+// standaloneEnabled=false.
+func (c *Config) Distributed() bool {
+	return len(c.Servers) > 1 || (len(c.Servers) == 1 && !c.StandaloneEnabled)
+}
+
+// readMyID reads dataDir/myid for an ensemble and checks that a server line
+// carries that id.
+func (c *Config) readMyID() error {
+	if !c.Distributed() {
+		return nil
+	}
+	path := filepath.Join(c.DataDir, "myid")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("myid file is missing or unreadable: %w", err)
+	}
+	id, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil {
+		return fmt.Errorf("%s: %q is not a server id", path, strings.TrimSpace(string(data)))
+	}
+	if _, ok := c.Server(id); !ok {
+		return fmt.Errorf("%s: id %d has no server.%d line in %s", path, id, id, c.File)
+	}
+	c.MyID = id
+	return nil
+}
+
+// Server returns the server line with the given id.
+func (c *Config) Server(id int64) (Server, bool) {
+	for _, s := range c.Servers {
+		if s.ID == id {
+			return s, true
+		}
+	}
+	return Server{}, false
+}
+
+// ClientAddr is the address to listen on for clients: clientPortAddress and
+// clientPort, or this server's client address from its server.N line; ""
+// when there is none.
+func (c *Config) ClientAddr() string {
+	if c.ClientPort != 0 {
+		host := c.ClientPortAddress
+		if host == "" {
+			host = "0.0.0.0"
+		}
+		return net.JoinHostPort(host, strconv.Itoa(c.ClientPort))
+	}
+	if s, ok := c.Server(c.MyID); ok && s.ClientPort != 0 {
+		return net.JoinHostPort(s.ClientHost, strconv.Itoa(s.ClientPort))
+	}
+	return ""
+}
+
+// AdminAddr is the admin HTTP server's listen address.
+func (c *Config) AdminAddr() string {
+	return net.JoinHostPort(c.AdminAddress, strconv.Itoa(c.AdminPort))
+}
+
+// MetricsAddr is the Prometheus endpoint's listen address.
+func (c *Config) MetricsAddr() string {
+	return net.JoinHostPort(c.MetricsHost, strconv.Itoa(c.MetricsPort))
+}
+
+// FourLetterWordEnabled reports whether the whitelist admits word.
+func (c *Config) FourLetterWordEnabled(word string) bool {
+	return slices.Contains(c.FourLetterWordWhitelist, "*") || slices.Contains(c.FourLetterWordWhitelist, word)
+}
+
+const (
+	maxInt32 = 1<<31 - 1
+	minInt32 = -1 << 31
+)
+
+// parseInt parses a decimal int32 as Java's Integer.parseInt does and checks
+// it against [lo, hi].
+func parseInt(v string, lo, hi int) (int, error) {
+	n, err := strconv.ParseInt(v, 10, 32)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not an integer", v)
+	}
+	if int(n) < lo || int(n) > hi {
+		return 0, fmt.Errorf("%d is out of range [%d, %d]", n, lo, hi)
+	}
+	return int(n), nil
+}
+
+func setInt(dst *int, v string, lo, hi int) error {
+	n, err := parseInt(v, lo, hi)
+	if err == nil {
+		*dst = n
+	}
+	return err
+}
+
+// parseMillis parses a millisecond count; negative means "unset".
+func parseMillis(v string) (time.Duration, error) {
+	n, err := parseInt(v, minInt32, maxInt32)
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 {
+		return -1, nil
+	}
+	return time.Duration(n) * time.Millisecond, nil
+}
+
+func setMillis(dst *time.Duration, v string, lo int) error {
+	n, err := parseInt(v, lo, maxInt32)
+	if err == nil {
+		*dst = time.Duration(n) * time.Millisecond
+	}
+	return err
+}
+
+// setBool accepts true or false in any case, as ZooKeeper's parseBoolean.
+func setBool(dst *bool, v string) error {
+	switch strings.ToLower(v) {
+	case "true":
+		*dst = true
+	case "false":
+		*dst = false
+	default:
+		return fmt.Errorf("%q is neither true nor false", v)
+	}
+	return nil
+}
+
+func setPath(dst *string, v string) error {
+	if v == "" {
+		return errors.New("empty path")
+	}
+	*dst = v
+	return nil
+}
+
+func setHost(dst *string, v string) error {
+	if v == "" || strings.ContainsAny(v, " \t/") {
+		return fmt.Errorf("%q is not a host name or address", v)
+	}
+	*dst = v
+	return nil
+}
