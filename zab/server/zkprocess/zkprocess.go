@@ -1,0 +1,181 @@
+package zkprocess
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// JarDir is where Debian installs ZooKeeper's jar and its dependencies.
+const JarDir = "/usr/share/java"
+
+// ErrNotInstalled means Debian's zookeeper package (or java) is absent.
+var ErrNotInstalled = errors.New("Debian's zookeeper package (java and /usr/share/java/zookeeper.jar) is not installed")
+
+// Server is a running private ZooKeeper.
+type Server struct {
+	Addr    string // 127.0.0.1:port of the client port
+	Dir     string // its config, data and log
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	waitErr error
+}
+
+// Available reports whether ZooKeeper can be started here.
+func Available() error {
+	if _, err := exec.LookPath("java"); err != nil {
+		return ErrNotInstalled
+	}
+	if _, err := os.Stat(filepath.Join(JarDir, "zookeeper.jar")); err != nil {
+		return ErrNotInstalled
+	}
+	return nil
+}
+
+// FreePort returns a loopback port that was free a moment ago.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Start runs ZooKeeperServerMain in dir with a zoo.cfg of tickTime 2000,
+// every four-letter word allowed, the admin server off, plus extra keys
+// (which override those), and waits until it answers srvr.
+func Start(ctx context.Context, dir string, extra map[string]string) (*Server, error) {
+	if err := Available(); err != nil {
+		return nil, err
+	}
+	port, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	cfg := map[string]string{
+		"tickTime":               "2000",
+		"dataDir":                filepath.Join(dir, "data"),
+		"clientPort":             fmt.Sprint(port),
+		"clientPortAddress":      "127.0.0.1",
+		"admin.enableServer":     "false",
+		"4lw.commands.whitelist": "*",
+		"maxClientCnxns":         "0",
+	}
+	maps.Copy(cfg, extra)
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(cfg)) {
+		fmt.Fprintf(&b, "%s=%s\n", k, cfg[k])
+	}
+	cfgPath := filepath.Join(dir, "zoo.cfg")
+	if err := os.WriteFile(cfgPath, []byte(b.String()), 0o644); err != nil {
+		return nil, fmt.Errorf("write zoo.cfg: %w", err)
+	}
+	logFile, err := os.Create(filepath.Join(dir, "zookeeper.log"))
+	if err != nil {
+		return nil, fmt.Errorf("create log: %w", err)
+	}
+	jars, err := filepath.Glob(filepath.Join(JarDir, "*.jar"))
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("java", "-Xmx512m", "-cp", strings.Join(jars, ":"),
+		"-Dzookeeper.log.dir="+dir, "org.apache.zookeeper.server.ZooKeeperServerMain", cfgPath)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("start ZooKeeper: %w", err)
+	}
+	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), Dir: dir, cmd: cmd, exited: make(chan struct{})}
+	go func() {
+		s.waitErr = cmd.Wait()
+		logFile.Close()
+		close(s.exited)
+	}()
+	if err := s.waitReady(ctx); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("%w (log: %s)", err, filepath.Join(dir, "zookeeper.log"))
+	}
+	return s, nil
+}
+
+// waitReady polls srvr until ZooKeeper answers, it exits, or ctx ends.
+func (s *Server) waitReady(ctx context.Context) error {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if out, err := FourLetterWord(ctx, s.Addr, "srvr"); err == nil && strings.Contains(out, "Mode: standalone") {
+			return nil
+		}
+		select {
+		case <-s.exited:
+			return fmt.Errorf("ZooKeeper exited during start-up: %v", s.waitErr)
+		case <-ctx.Done():
+			return fmt.Errorf("ZooKeeper did not answer srvr on %s: %w", s.Addr, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// Pid is the JVM's process id (for CPU accounting).
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
+// Stop kills ZooKeeper's process group and waits for it to go.
+func (s *Server) Stop() {
+	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	<-s.exited
+}
+
+// ForTest starts a ZooKeeper in a test's temp dir, skips the test when the
+// packages are absent, and stops it when the test ends.
+func ForTest(t testing.TB, extra map[string]string) *Server {
+	t.Helper()
+	if err := Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := Start(ctx, t.TempDir(), extra)
+	if err != nil {
+		t.Fatalf("start ZooKeeper: %v", err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// FourLetterWord sends a four-letter word to addr and returns everything the
+// server writes before closing the connection.
+func FourLetterWord(ctx context.Context, addr, word string) (string, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		c.SetDeadline(dl)
+	} else {
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+	}
+	if _, err := c.Write([]byte(word)); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	r := bufio.NewReader(c)
+	if _, err := r.WriteTo(&b); err != nil {
+		return b.String(), err
+	}
+	return b.String(), nil
+}
