@@ -223,7 +223,8 @@ func NewTxnBody(t OpCode) Record {
 		return &CreateContainerTxn{}
 	case OpDelete, OpDeleteContainer:
 		return &DeleteTxn{}
-	case OpSetData:
+	case OpSetData, OpReconfig:
+		// A reconfig txn stores the new config as the data of /zookeeper/config.
 		return &SetDataTxn{}
 	case OpSetACL:
 		return &SetACLTxn{}

@@ -1,0 +1,144 @@
+package wire
+
+import "fmt"
+
+// MultiOp is one operation of a multi or multiRead request.
+type MultiOp struct {
+	// Type is create, create2, createContainer, createTTL, delete, setData or
+	// check (in a multi) or getChildren or getData (in a multiRead).
+	Type OpCode
+	// Body is the op's request body, of the type NewMultiOpBody(Type) gives.
+	Body Record
+}
+
+// MultiRequest is the body of multi and multiRead (MultiOperationRecord): per
+// op a MultiHeader{type, done false, err -1} and its body, then the terminator
+// MultiHeader{-1, true, -1}.
+type MultiRequest struct{ Ops []MultiOp }
+
+// multiEnd terminates the op list of a multi request and of its response.
+var multiEnd = MultiHeader{Type: OpError, Done: true, Err: -1}
+
+// NewMultiOpBody returns an empty request body for an op of type t inside a
+// multi or multiRead, or nil if ZooKeeper refuses that type there.
+func NewMultiOpBody(t OpCode) Record {
+	switch t {
+	case OpCreate, OpCreate2, OpCreateContainer:
+		return &CreateRequest{}
+	case OpCreateTTL:
+		return &CreateRequest{HasTTL: true}
+	case OpDelete, OpCheck:
+		return &PathVersionRequest{}
+	case OpSetData:
+		return &SetDataRequest{}
+	case OpGetChildren, OpGetData:
+		return &PathWatchRequest{}
+	}
+	return nil
+}
+
+func (r *MultiRequest) Encode(e *Encoder) {
+	for i := range r.Ops {
+		h := MultiHeader{Type: r.Ops[i].Type, Done: false, Err: -1}
+		h.Encode(e)
+		r.Ops[i].Body.Encode(e)
+	}
+	multiEnd.Encode(e)
+}
+
+// Decode reads ops until a header with Done set; like ZooKeeper it ignores
+// that header's type and err. An op type that has no place in a multi is an
+// error.
+func (r *MultiRequest) Decode(d *Decoder) {
+	r.Ops = nil
+	for {
+		var h MultiHeader
+		h.Decode(d)
+		if d.Err() != nil || h.Done {
+			return
+		}
+		body := NewMultiOpBody(h.Type)
+		if body == nil {
+			d.Fail("multi op", fmt.Errorf("op type %s is not allowed in a multi", h.Type))
+			return
+		}
+		body.Decode(d)
+		r.Ops = append(r.Ops, MultiOp{Type: h.Type, Body: body})
+	}
+}
+
+// MultiResult is one op's result in a MultiResponse.
+type MultiResult struct {
+	// Type says which body follows: create (path only), create2 (path and
+	// stat), delete and check (nothing), setData (stat), getChildren
+	// (children), getData (data and stat), or error (an ErrorResponse).
+	// ZooKeeper 3.8 answers a create2 op inside a multi with type create, and
+	// createTTL and createContainer ops with type create2.
+	Type OpCode
+	// Err is the header's err: 0 except in error results, where it repeats
+	// the ErrorResponse's code.
+	Err ErrCode
+	// Body is of the type NewMultiResultBody(Type) gives; nil for delete and check.
+	Body Record
+}
+
+// MultiResponse is the body of a reply to multi and multiRead: per op a
+// MultiHeader{type, done false, err} and its result body, then the
+// terminator MultiHeader{-1, true, -1}.
+type MultiResponse struct{ Results []MultiResult }
+
+// NewMultiResultBody returns an empty result body for a multi result of type
+// t, nil for results without a body (delete, check), and ok false for a type
+// that never appears in a multi response.
+func NewMultiResultBody(t OpCode) (body Record, ok bool) {
+	switch t {
+	case OpCreate:
+		return &PathResponse{}, true
+	case OpCreate2:
+		return &Create2Response{}, true
+	case OpDelete, OpCheck:
+		return nil, true
+	case OpSetData:
+		return &StatResponse{}, true
+	case OpGetChildren:
+		return &StringsResponse{}, true
+	case OpGetData:
+		return &GetDataResponse{}, true
+	case OpError:
+		return &ErrorResponse{}, true
+	}
+	return nil, false
+}
+
+func (r *MultiResponse) Encode(e *Encoder) {
+	for i := range r.Results {
+		res := &r.Results[i]
+		h := MultiHeader{Type: res.Type, Done: false, Err: res.Err}
+		h.Encode(e)
+		if res.Body != nil {
+			res.Body.Encode(e)
+		}
+	}
+	multiEnd.Encode(e)
+}
+
+// Decode reads results until a header with Done set.
+func (r *MultiResponse) Decode(d *Decoder) {
+	r.Results = nil
+	for {
+		var h MultiHeader
+		h.Decode(d)
+		if d.Err() != nil || h.Done {
+			return
+		}
+		body, ok := NewMultiResultBody(h.Type)
+		if !ok {
+			d.Fail("multi result", fmt.Errorf("result type %s is not allowed in a multi response", h.Type))
+			return
+		}
+		if body != nil {
+			body.Decode(d)
+		}
+		r.Results = append(r.Results, MultiResult{Type: h.Type, Err: h.Err, Body: body})
+	}
+}
