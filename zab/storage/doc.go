@@ -1,0 +1,54 @@
+// Package storage keeps a zabd server's durable state in ZooKeeper 3.8's
+// on-disk format: the txn log (version-2/log.<hex zxid>), snapshots
+// (version-2/snapshot.<hex zxid>) and the epoch files (acceptedEpoch,
+// currentEpoch), so that ZooKeeper's own tools read zabd's files and zabd
+// starts from a data directory ZooKeeper wrote.
+//
+// It is split in two: package vfs is the file-system interface with the real
+// implementation and the fault-injecting simulated one; this package is
+// everything that gives the files meaning (log framing and group commit,
+// snapshot files, epochs, recovery, retention). The split keeps the
+// simulator's disk model free of ZooKeeper's formats and lets other shells
+// use vfs alone.
+//
+// # Who calls it
+//
+// Only the shells (zab/server, sim) call storage; the core packages never
+// do. The core emits effects and the shell maps them here:
+//
+//	append txn entries       Log.Append(entry) for each, in zxid order
+//	make durable up to zxid  Log.Sync() — one fsync for all appended so far
+//	                         (group commit); returns the durable zxid, which
+//	                         the shell reports back to the core
+//	truncate to zxid         Log.Truncate(zxid)
+//	persist an epoch         Store.SetAcceptedEpoch / SetCurrentEpoch
+//	install a snapshot       Store.WriteSnapshot(snap) then Log.Truncate(zxid)
+//	take a snapshot          Store.WriteSnapshot(snap) from the tree's stream
+//	read old txns (DIFF)     Log.Iterator(fromZxid)
+//
+// At start the shell calls Open, then Recover with the tree's snapshot
+// loader, replays Log.Iterator(snapshot zxid + 1) into the tree, and hands
+// the core Recovery.LastZxid and the epochs.
+//
+// # Durability rules
+//
+//   - A txn is durable once Log.Sync returned a zxid at least its own; a
+//     learner ACKs and a leader counts itself only then. Txns are applied to
+//     the tree only once durable, so a snapshot never holds a txn the log
+//     could lose (recovery relies on it).
+//   - A failing write or fsync of the log or an epoch file returns an error
+//     wrapping ErrFailed: the shell must stop the process, never retry.
+//   - New files, renames and removals are followed by an fsync of
+//     version-2 before they are relied on; a log file is complete and
+//     durable before its successor is created.
+//
+// # Recovery
+//
+// See Store.Recover. In short: the newest snapshot that passes its checksums
+// wins (corrupt ones are skipped with a warning); the log ends at its first
+// torn, zero or bad record, and the bytes after it go to a quarantine file
+// with a warning; damage that would lose durable txns (in a file with
+// successors, before the snapshot's zxid, or a log that does not reach back
+// to the snapshot) refuses start-up with ErrDataLoss and a *CorruptError
+// naming file and offset, unless Options.AllowDataLoss.
+package storage

@@ -1,0 +1,209 @@
+package storage
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/adler32"
+	"io"
+)
+
+// Log file layout (ZooKeeper's FileTxnLog):
+//
+//	FileHeader: int magic "ZKLG", int version 2, long dbid 0
+//	records:    long Adler32(entry), int len(entry), entry, byte 'B'
+//	padding:    zeros up to the preallocated size
+//
+// A record whose checksum and length are both zero is the end of the log
+// (the start of the padding).
+const (
+	logMagic       = int32('Z')<<24 | int32('K')<<16 | int32('L')<<8 | int32('G')
+	snapMagic      = int32('Z')<<24 | int32('K')<<16 | int32('S')<<8 | int32('N')
+	formatVersion  = 2
+	fileHeaderLen  = 16
+	recordOverhead = 8 + 4 + 1
+	endOfRecord    = 'B'
+	// maxEntryLen bounds a record's length field so that garbage cannot
+	// make the reader allocate without limit. ZooKeeper's jute.maxbuffer
+	// default is 1 MiB less 1 KiB per packet; a txn can be a little larger.
+	maxEntryLen = 16 << 20
+)
+
+func appendFileHeader(b []byte, magic int32, dbid int64) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(magic))
+	b = binary.BigEndian.AppendUint32(b, formatVersion)
+	return binary.BigEndian.AppendUint64(b, uint64(dbid))
+}
+
+func checkFileHeader(h []byte, magic int32) error {
+	if len(h) < fileHeaderLen {
+		return fmt.Errorf("file header is %d bytes, want %d", len(h), fileHeaderLen)
+	}
+	if got := int32(binary.BigEndian.Uint32(h)); got != magic {
+		return fmt.Errorf("magic %#08x, want %#08x", uint32(got), uint32(magic))
+	}
+	if v := binary.BigEndian.Uint32(h[4:]); v != formatVersion {
+		return fmt.Errorf("format version %d, want %d", v, formatVersion)
+	}
+	return nil
+}
+
+func appendRecord(b, entry []byte) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(adler32.Checksum(entry)))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(entry)))
+	b = append(b, entry...)
+	return append(b, endOfRecord)
+}
+
+// stopKind says why a log scan stopped.
+type stopKind int
+
+const (
+	stopEOF     stopKind = iota // the file ended exactly after a record
+	stopPadding                 // zero checksum and length, and only zeros after
+	stopBad                     // a torn, garbled or out-of-order record, or nonzero bytes in the padding
+)
+
+// logScanner reads the records of one log file in order. It never returns a
+// record that fails its checksum, does not decode as a txn entry, or does
+// not raise the zxid.
+type logScanner struct {
+	r    io.ReaderAt
+	size int64
+	name string
+
+	off      int64 // offset of the next record
+	prevZxid int64 // zxid of the last record returned (or the floor given)
+	buf      []byte
+
+	Entry []byte // the current record's entry; valid until the next call
+	Zxid  int64
+
+	Stop   stopKind
+	Reason string // for stopBad
+}
+
+// newLogScanner checks the file header. prevZxid is the zxid every record
+// must exceed.
+func newLogScanner(r io.ReaderAt, size int64, name string, prevZxid int64) (*logScanner, error) {
+	s := &logScanner{r: r, size: size, name: name, off: fileHeaderLen, prevZxid: prevZxid}
+	h := make([]byte, fileHeaderLen)
+	if _, err := r.ReadAt(h, 0); err != nil && !(err == io.EOF && size >= fileHeaderLen) {
+		if err == io.EOF {
+			return nil, &CorruptError{File: name, Offset: 0, Reason: fmt.Sprintf("file of %d bytes ends inside the file header", size)}
+		}
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if err := checkFileHeader(h, logMagic); err != nil {
+		return nil, &CorruptError{File: name, Offset: 0, Reason: "not a txn log: " + err.Error()}
+	}
+	return s, nil
+}
+
+// Offset is where the next record starts (after Next returns false: where
+// the valid log ends).
+func (s *logScanner) Offset() int64 { return s.off }
+
+func (s *logScanner) read(off int64, n int) ([]byte, error) {
+	if cap(s.buf) < n {
+		s.buf = make([]byte, n)
+	}
+	b := s.buf[:n]
+	got, err := s.r.ReadAt(b, off)
+	if got == n {
+		return b, nil
+	}
+	if err == nil || err == io.EOF {
+		return nil, io.ErrUnexpectedEOF
+	}
+	return nil, err
+}
+
+// Next reads the next record. It returns false at the end of the valid
+// records, with Stop saying why, or with an error if reading failed.
+func (s *logScanner) Next() (bool, error) {
+	if s.off == s.size {
+		s.Stop = stopEOF
+		return false, nil
+	}
+	if s.size-s.off < 12 {
+		return s.bad("file ends inside a record's checksum and length")
+	}
+	head, err := s.read(s.off, 12)
+	if err != nil {
+		return false, s.ioErr(err)
+	}
+	sum := binary.BigEndian.Uint64(head)
+	n := int64(int32(binary.BigEndian.Uint32(head[8:])))
+	if sum == 0 && n == 0 {
+		return s.atPadding()
+	}
+	switch {
+	case n <= 0 || n > maxEntryLen:
+		return s.bad(fmt.Sprintf("record length %d", n))
+	case s.size-s.off-12 < n+1:
+		return s.bad(fmt.Sprintf("file ends inside a record of %d bytes", n))
+	}
+	rec, err := s.read(s.off+12, int(n)+1)
+	if err != nil {
+		return false, s.ioErr(err)
+	}
+	entry := rec[:n]
+	if rec[n] != endOfRecord {
+		return s.bad(fmt.Sprintf("end-of-record byte %#02x, want 'B'", rec[n]))
+	}
+	if got := uint64(adler32.Checksum(entry)); got != sum {
+		return s.bad(fmt.Sprintf("checksum %#x, record says %#x", got, sum))
+	}
+	zxid, err := EntryZxid(entry)
+	if err == nil {
+		_, err = DecodeEntry(entry)
+	}
+	if err != nil {
+		return s.bad("record passes its checksum but is not a txn: " + err.Error())
+	}
+	if zxid <= s.prevZxid {
+		return s.bad(fmt.Sprintf("zxid %#x does not follow %#x", zxid, s.prevZxid))
+	}
+	s.Entry, s.Zxid, s.prevZxid = entry, zxid, zxid
+	s.off += 12 + n + 1
+	return true, nil
+}
+
+// atPadding checks that everything from the current offset is zero.
+func (s *logScanner) atPadding() (bool, error) {
+	const chunk = 64 << 10
+	for off := s.off; off < s.size; off += chunk {
+		b, err := s.read(off, int(min(chunk, s.size-off)))
+		if err != nil {
+			return false, s.ioErr(err)
+		}
+		if i := firstNonZero(b); i >= 0 {
+			return s.bad(fmt.Sprintf("nonzero byte at offset %d inside the zero padding", off+int64(i)))
+		}
+	}
+	s.Stop = stopPadding
+	return false, nil
+}
+
+func (s *logScanner) bad(reason string) (bool, error) {
+	s.Stop, s.Reason = stopBad, reason
+	return false, nil
+}
+
+func (s *logScanner) ioErr(err error) error {
+	return fmt.Errorf("read %s at offset %d: %w", s.name, s.off, err)
+}
+
+// corruption describes where and why the scan stopped on a bad record.
+func (s *logScanner) corruption() *CorruptError {
+	return &CorruptError{File: s.name, Offset: s.off, Reason: s.Reason}
+}
+
+func firstNonZero(b []byte) int {
+	for i, c := range b {
+		if c != 0 {
+			return i
+		}
+	}
+	return -1
+}

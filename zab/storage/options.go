@@ -1,0 +1,58 @@
+package storage
+
+import (
+	"fmt"
+	"math/rand"
+
+	"github.com/zabd/zabd/zab/storage/vfs"
+)
+
+// Options configures a Store.
+type Options struct {
+	FS vfs.FS
+	// Dir is the data directory; the files live in Dir/version-2.
+	Dir string
+	// SnapCount is ZooKeeper's snapCount: the log rolls to a new file after
+	// SnapCount/2 + rand(SnapCount/2) txns. 0 means 100000.
+	SnapCount int
+	// PreallocSize is how far ahead the log file is extended with zeros, as
+	// zookeeper.preAllocSize (which is in KiB). 0 means 64 MiB.
+	PreallocSize int64
+	// Rand draws the roll offsets. Required; never the global source.
+	Rand *rand.Rand
+	// AllowDataLoss lets recovery start although durable txns are missing
+	// or corrupt (it then cuts the log at the corruption, quarantining the
+	// rest, and logs a warning). zabd's flag is --allow-data-loss.
+	AllowDataLoss bool
+	// Logf receives warnings (quarantined tails, skipped snapshots). Nil
+	// discards them; they are also returned in Recovery.Warnings.
+	Logf func(format string, args ...any)
+}
+
+const (
+	defaultSnapCount    = 100000
+	defaultPreallocSize = 64 << 20
+)
+
+func (o *Options) withDefaults() (Options, error) {
+	out := *o
+	if out.FS == nil {
+		return out, fmt.Errorf("storage options: no FS")
+	}
+	if out.Rand == nil {
+		return out, fmt.Errorf("storage options: no Rand")
+	}
+	if out.SnapCount == 0 {
+		out.SnapCount = defaultSnapCount
+	}
+	if out.SnapCount < 2 {
+		return out, fmt.Errorf("storage options: SnapCount %d is below 2", out.SnapCount)
+	}
+	if out.PreallocSize == 0 {
+		out.PreallocSize = defaultPreallocSize
+	}
+	if out.PreallocSize < 0 {
+		return out, fmt.Errorf("storage options: negative PreallocSize %d", out.PreallocSize)
+	}
+	return out, nil
+}

@@ -1,0 +1,307 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Store is one server's data directory: txn log, snapshots and epoch files
+// in Dir/version-2. It is driven by a shell (zab/server or sim), never by
+// the core packages.
+type Store struct {
+	opts Options
+	dir  string // Dir/version-2
+}
+
+// Open checks the options and creates Dir/version-2 if needed. It reads
+// nothing: call Recover next.
+func Open(opts Options) (*Store, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	dir := join(o.Dir, VersionDir)
+	if err := o.FS.MkdirAll(dir); err != nil {
+		return nil, fmt.Errorf("create %s: %w", dir, err)
+	}
+	return &Store{opts: o, dir: dir}, nil
+}
+
+// Dir is the version-2 directory that holds the files.
+func (s *Store) Dir() string { return s.dir }
+
+// WriteSnapshot writes snap durably as version-2/snapshot.<hex zxid>
+// (temporary name, fsync, rename, directory fsync) and returns its name.
+//
+// Contract: every txn up to snap.Zxid must already be durable in the log
+// (a snapshot of the local tree, whose txns are applied only after Sync
+// reported them durable), or, for a snapshot received in a SNAP sync, the
+// shell calls Log.Truncate(snap.Zxid) right after this returns. Recovery's
+// refusal to lose history before the snapshot relies on it.
+//
+// A failed snapshot is not fatal: the old snapshots and the log still hold
+// everything, and the temporary file is removed.
+func (s *Store) WriteSnapshot(snap *Snapshot) (string, error) {
+	return writeSnapshot(s.opts.FS, s.dir, snap)
+}
+
+func (s *Store) warn(r *Recovery, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	r.Warnings = append(r.Warnings, msg)
+	if s.opts.Logf != nil {
+		s.opts.Logf("%s", msg)
+	}
+}
+
+// Recovery is the outcome of Store.Recover.
+type Recovery struct {
+	// Snapshot is the snapshot the tree was loaded from; Name is "" when
+	// there was none (or none valid), and the shell starts from an empty
+	// tree (discarding whatever a failed TreeLoader call left).
+	Snapshot SnapshotInfo
+	// Log appends after LastZxid. The shell replays
+	// Log.Iterator(Snapshot.Zxid+1) into the tree before it starts the
+	// core with LastZxid as its history's end.
+	Log      *Log
+	LastZxid int64
+	// Warnings lists what recovery skipped or moved aside (also sent to
+	// Options.Logf).
+	Warnings []string
+}
+
+// Recover finds the newest valid snapshot and loads its tree with
+// loadTree, skipping corrupt snapshots with a warning; then it checks the
+// log from that snapshot on. The log ends at its first torn, zero or
+// checksum-failing record: what follows is moved to
+// version-2/quarantine.<log file>.<offset> with a warning, since after a
+// crash it can only hold writes never reported durable. It refuses
+// (ErrDataLoss, naming file and offset) when that is not so: damage in a log
+// file that has successors, a log that ends before the snapshot's zxid, or
+// a log that does not reach back to the snapshot (or, with no snapshot, to
+// the first txn of an epoch). Options.AllowDataLoss turns these refusals
+// into warnings.
+func (s *Store) Recover(loadTree TreeLoader) (*Recovery, error) {
+	r := &Recovery{}
+	fsys := s.opts.FS
+	names, err := fsys.List(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", s.dir, err)
+	}
+	if err := s.removeLeftovers(names); err != nil {
+		return nil, err
+	}
+	sawSnapshot, err := s.loadNewestSnapshot(r, names, loadTree)
+	if err != nil {
+		return nil, err
+	}
+	snapZxid := r.Snapshot.Zxid
+	logs, err := listLogs(fsys, s.dir)
+	if err != nil {
+		return nil, err
+	}
+	relevant := filesFrom(logs, snapZxid+1)
+	if len(relevant) > 0 && relevant[0].zxid > snapZxid+1 && !startsEpoch(relevant[0].zxid, snapZxid) {
+		from := "an empty tree (no snapshot)"
+		if r.Snapshot.Name != "" {
+			from = "the newest valid snapshot " + r.Snapshot.Name
+		} else if sawSnapshot {
+			from = "an empty tree (no valid snapshot)"
+		}
+		c := &CorruptError{File: relevant[0].name, Offset: 0, Reason: fmt.Sprintf(
+			"the log starts at zxid %#x but recovery starts from %s at zxid %#x: the txns between are missing", relevant[0].zxid, from, snapZxid)}
+		if !s.opts.AllowDataLoss {
+			return nil, refuse(c, "the log does not reach back to the starting point")
+		}
+		s.warn(r, "AllowDataLoss: starting although %v", c)
+	}
+	last, err := s.checkLog(r, relevant, snapZxid)
+	if err != nil {
+		return nil, err
+	}
+	r.LastZxid = max(last, snapZxid)
+	r.Log = newLog(fsys, s.dir, s.opts, r.LastZxid)
+	return r, nil
+}
+
+// startsEpoch reports whether zxid is the first txn of an epoch later than
+// that of prev, so that no txn can lie between them.
+func startsEpoch(zxid, prev int64) bool {
+	return zxid&0xffffffff == 1 && zxid>>32 > prev>>32
+}
+
+// removeLeftovers removes snapshots that were never renamed into place.
+func (s *Store) removeLeftovers(names []string) error {
+	removed := false
+	for _, n := range names {
+		if strings.HasPrefix(n, tmpPrefix) {
+			if err := s.opts.FS.Remove(join(s.dir, n)); err != nil {
+				return fmt.Errorf("remove %s: %w", n, err)
+			}
+			removed = true
+		}
+	}
+	if removed {
+		return s.opts.FS.SyncDir(s.dir)
+	}
+	return nil
+}
+
+type snapFile struct {
+	name       string
+	zxid       int64
+	compressed bool
+}
+
+func listSnapshots(names []string) []snapFile {
+	var out []snapFile
+	for _, n := range names {
+		if z, ok := parseZxidName(n, snapshotPrefix); ok {
+			out = append(out, snapFile{name: n, zxid: z})
+		} else if z, ok := compressedSnapshot(n); ok {
+			out = append(out, snapFile{name: n, zxid: z, compressed: true})
+		}
+	}
+	sortByZxid(out, func(f snapFile) int64 { return f.zxid })
+	return out
+}
+
+func (s *Store) loadNewestSnapshot(r *Recovery, names []string, loadTree TreeLoader) (saw bool, err error) {
+	snaps := listSnapshots(names)
+	for i := len(snaps) - 1; i >= 0; i-- {
+		info, err := ReadSnapshotFile(s.opts.FS, join(s.dir, snaps[i].name), loadTree)
+		var c *CorruptError
+		switch {
+		case err == nil:
+			r.Snapshot = info
+			return true, nil
+		case errors.As(err, &c):
+			s.warn(r, "skipping corrupt snapshot: %v", err)
+		default:
+			return true, err
+		}
+	}
+	return len(snaps) > 0, nil
+}
+
+// checkLog scans the relevant log files and returns the last valid zxid.
+func (s *Store) checkLog(r *Recovery, files []logFile, snapZxid int64) (int64, error) {
+	prev := int64(0)
+	for i, f := range files {
+		bad, last, err := s.scanFile(f, max(prev, f.zxid-1))
+		if err != nil {
+			return 0, err
+		}
+		prev = max(prev, last)
+		if bad == nil {
+			continue
+		}
+		covered := max(prev, f.zxid-1)
+		later := files[i+1:]
+		var why string
+		switch {
+		case len(later) > 0:
+			why = "a log file that has successors is damaged, so durable txns would be lost"
+		case covered < snapZxid:
+			why = fmt.Sprintf("the log's valid part ends at zxid %#x, before the snapshot's %#x", covered, snapZxid)
+		}
+		if why != "" {
+			if !s.opts.AllowDataLoss {
+				return 0, refuse(bad, why)
+			}
+			s.warn(r, "AllowDataLoss: cutting the log although %s: %v", why, bad)
+		}
+		return prev, s.quarantine(r, f, bad, later)
+	}
+	return prev, nil
+}
+
+// scanFile reads every record of f; bad is where the valid records end if
+// something other than EOF or zero padding follows them.
+func (s *Store) scanFile(f logFile, floor int64) (bad *CorruptError, last int64, err error) {
+	file, err := s.opts.FS.Open(join(s.dir, f.name))
+	if err != nil {
+		return nil, 0, fmt.Errorf("open %s: %w", f.name, err)
+	}
+	defer file.Close()
+	size, err := file.Size()
+	if err != nil {
+		return nil, 0, fmt.Errorf("size of %s: %w", f.name, err)
+	}
+	sc, err := newLogScanner(file, size, f.name, floor)
+	if errors.As(err, &bad) {
+		return bad, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	for {
+		ok, err := sc.Next()
+		if err != nil {
+			return nil, 0, err
+		}
+		if !ok {
+			break
+		}
+		last = sc.Zxid
+	}
+	if sc.Stop == stopBad {
+		return sc.corruption(), last, nil
+	}
+	return nil, last, nil
+}
+
+// quarantine moves what follows the valid records of f (and, only under
+// AllowDataLoss, the later files) aside, durably, before cutting f.
+func (s *Store) quarantine(r *Recovery, f logFile, bad *CorruptError, later []logFile) error {
+	fsys := s.opts.FS
+	for _, g := range later {
+		q := quarantineName(g.name, 0)
+		if err := fsys.Rename(join(s.dir, g.name), join(s.dir, q)); err != nil {
+			return fmt.Errorf("quarantine %s: %w", g.name, err)
+		}
+		s.warn(r, "moved log file %s to %s", g.name, q)
+	}
+	q := quarantineName(f.name, bad.Offset)
+	if bad.Offset == 0 {
+		if err := fsys.Rename(join(s.dir, f.name), join(s.dir, q)); err != nil {
+			return fmt.Errorf("quarantine %s: %w", f.name, err)
+		}
+		s.warn(r, "txn log %s has no valid header (%s); moved it to %s", f.name, bad.Reason, q)
+		return fsys.SyncDir(s.dir)
+	}
+	file, err := fsys.Open(join(s.dir, f.name))
+	if err != nil {
+		return fmt.Errorf("open %s: %w", f.name, err)
+	}
+	defer file.Close()
+	size, err := file.Size()
+	if err != nil {
+		return err
+	}
+	tail := make([]byte, size-bad.Offset)
+	if _, err := file.ReadAt(tail, bad.Offset); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("read %s at offset %d: %w", f.name, bad.Offset, err)
+	}
+	tail = trimZeros(tail)
+	if err := writeFileAtomic(fsys, s.dir, q, tail); err != nil {
+		return fmt.Errorf("quarantine the tail of %s: %w", f.name, err)
+	}
+	if err := file.Truncate(bad.Offset); err != nil {
+		return fmt.Errorf("cut %s at offset %d: %w", f.name, bad.Offset, err)
+	}
+	if err := file.Sync(); err != nil {
+		return fmt.Errorf("%w: fsync %s: %w", ErrFailed, f.name, err)
+	}
+	s.warn(r, "txn log %s ends at offset %d (%s); moved the %d bytes after it to %s", f.name, bad.Offset, bad.Reason, len(tail), q)
+	return nil
+}
+
+func trimZeros(b []byte) []byte {
+	n := len(b)
+	for n > 0 && b[n-1] == 0 {
+		n--
+	}
+	return b[:n]
+}

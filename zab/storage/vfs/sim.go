@@ -1,0 +1,447 @@
+package vfs
+
+// Sim is an in-memory disk for the simulator. Everything it decides comes
+// from the *rand.Rand it is given, so one seed replays the same faults.
+//
+// # Fault model
+//
+// Data is tracked per sector (SimConfig.SectorSize, 512 B or 4 KiB). Each
+// file has the bytes reads see and the bytes that are durable; File.Sync
+// makes the file's current bytes and size durable.
+//
+//   - Crash: every sector that differs between current and durable contents
+//     is, independently, kept (current bytes) with probability KeepUnsynced
+//     or lost (durable bytes, zeros where the durable file was shorter); with
+//     probability TornSector it is torn instead: a random prefix of the sector
+//     comes from the current bytes and the rest from the durable ones. So a
+//     preallocated log can keep a later unsynced sector and lose an earlier
+//     one. An unsynced size change survives with probability KeepUnsynced.
+//   - Directory entries: Create (of a new name), Rename and Remove change the
+//     namespace at once for readers but are journaled; SyncDir commits the
+//     whole journal, as a journaling file system commits all metadata. A
+//     crash keeps a random prefix of the uncommitted operations (each is
+//     atomic, as rename is on journaling file systems). A file whose name
+//     was lost in a crash is gone with its data. MkdirAll is durable at once.
+//   - Reads: each ReadAt flips one random bit of what it returns with
+//     probability ReadFlip (the disk itself is not changed).
+//   - Writes: each WriteAt, or Truncate that grows a file, fails with
+//     ErrNoSpace and changes nothing with probability WriteNoSpace.
+//   - Sync and SyncDir fail with probability SyncFail and then make nothing
+//     durable; a successful one is slow with probability SyncSlow, which the
+//     simulator reads as data (TakeSyncDelay) and schedules: no real sleep.
+//   - Corruption of durable data is not random: the simulator asks for it
+//     with FlipBit, which changes the current and the durable bytes alike.
+//
+// After Crash every File opened before it returns ErrCrashed.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand"
+	"path"
+	"slices"
+	"time"
+)
+
+// SimConfig sets the sector size and the fault probabilities (each in [0,1]).
+type SimConfig struct {
+	SectorSize    int // 512 or 4096; 0 means 4096
+	KeepUnsynced  float64
+	TornSector    float64
+	ReadFlip      float64
+	WriteNoSpace  float64
+	SyncFail      float64
+	SyncSlow      float64
+	SlowSyncDelay time.Duration
+}
+
+// ErrCrashed is returned by a File opened before the last Sim.Crash.
+var ErrCrashed = errors.New("vfs: file handle from before a crash")
+
+// ErrSimFault marks an injected fsync failure.
+var ErrSimFault = errors.New("vfs: injected I/O error")
+
+type simInode struct {
+	data    []byte
+	durable []byte
+}
+
+type dirOpKind int
+
+const (
+	opCreate dirOpKind = iota
+	opRename
+	opRemove
+)
+
+type dirOp struct {
+	kind dirOpKind
+	name string // created, removed, or rename target
+	from string // rename source
+	ino  int
+}
+
+// Sim is the simulated disk. It is not safe for concurrent use.
+type Sim struct {
+	cfg          SimConfig
+	rng          *rand.Rand
+	inodes       map[int]*simInode
+	nextIno      int
+	names        map[string]int // namespace as readers see it
+	durableNames map[string]int // namespace after the last SyncDir
+	journal      []dirOp        // directory operations since the last SyncDir
+	dirs         map[string]bool
+	generation   int
+	syncDelay    time.Duration
+}
+
+var _ FS = (*Sim)(nil)
+
+// NewSim returns an empty simulated disk driven by rng.
+func NewSim(cfg SimConfig, rng *rand.Rand) *Sim {
+	if cfg.SectorSize == 0 {
+		cfg.SectorSize = 4096
+	}
+	return &Sim{
+		cfg: cfg, rng: rng,
+		inodes: map[int]*simInode{}, names: map[string]int{}, durableNames: map[string]int{},
+		dirs: map[string]bool{".": true, "/": true},
+	}
+}
+
+// SetConfig changes the fault probabilities, e.g. to heal the disk.
+func (s *Sim) SetConfig(cfg SimConfig) {
+	if cfg.SectorSize == 0 {
+		cfg.SectorSize = s.cfg.SectorSize
+	}
+	s.cfg = cfg
+}
+
+// TakeSyncDelay returns the completion delay of the slow fsyncs since the
+// last call (zero if none was slow) and resets it.
+func (s *Sim) TakeSyncDelay() time.Duration {
+	d := s.syncDelay
+	s.syncDelay = 0
+	return d
+}
+
+func (s *Sim) chance(p float64) bool { return p > 0 && s.rng.Float64() < p }
+
+func (s *Sim) MkdirAll(dir string) error {
+	for d := path.Clean(dir); !s.dirs[d]; d = path.Dir(d) {
+		s.dirs[d] = true
+	}
+	return nil
+}
+
+func (s *Sim) checkDir(name string) error {
+	if !s.dirs[path.Dir(path.Clean(name))] {
+		return &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return nil
+}
+
+func (s *Sim) Create(name string) (File, error) {
+	name = path.Clean(name)
+	if err := s.checkDir(name); err != nil {
+		return nil, err
+	}
+	if ino, ok := s.names[name]; ok {
+		s.inodes[ino].data = s.inodes[ino].data[:0]
+		return s.handle(ino), nil
+	}
+	s.nextIno++
+	ino := s.nextIno
+	s.inodes[ino] = &simInode{}
+	s.names[name] = ino
+	s.journal = append(s.journal, dirOp{kind: opCreate, name: name, ino: ino})
+	return s.handle(ino), nil
+}
+
+func (s *Sim) Open(name string) (File, error) {
+	ino, ok := s.names[path.Clean(name)]
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return s.handle(ino), nil
+}
+
+func (s *Sim) handle(ino int) *simFile {
+	return &simFile{sim: s, ino: ino, generation: s.generation}
+}
+
+func (s *Sim) Rename(oldName, newName string) error {
+	oldName, newName = path.Clean(oldName), path.Clean(newName)
+	ino, ok := s.names[oldName]
+	if !ok {
+		return &fs.PathError{Op: "rename", Path: oldName, Err: fs.ErrNotExist}
+	}
+	if err := s.checkDir(newName); err != nil {
+		return err
+	}
+	delete(s.names, oldName)
+	s.names[newName] = ino
+	s.journal = append(s.journal, dirOp{kind: opRename, from: oldName, name: newName, ino: ino})
+	return nil
+}
+
+func (s *Sim) Remove(name string) error {
+	name = path.Clean(name)
+	if _, ok := s.names[name]; !ok {
+		return &fs.PathError{Op: "remove", Path: name, Err: fs.ErrNotExist}
+	}
+	delete(s.names, name)
+	s.journal = append(s.journal, dirOp{kind: opRemove, name: name})
+	return nil
+}
+
+func (s *Sim) List(dir string) ([]string, error) {
+	dir = path.Clean(dir)
+	if !s.dirs[dir] {
+		return nil, &fs.PathError{Op: "list", Path: dir, Err: fs.ErrNotExist}
+	}
+	var out []string
+	for name := range s.names {
+		if path.Dir(name) == dir {
+			out = append(out, path.Base(name))
+		}
+	}
+	for d := range s.dirs {
+		if d != dir && path.Dir(d) == dir {
+			out = append(out, path.Base(d))
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func (s *Sim) SyncDir(dir string) error {
+	if !s.dirs[path.Clean(dir)] {
+		return &fs.PathError{Op: "fsync", Path: dir, Err: fs.ErrNotExist}
+	}
+	if err := s.syncFault("fsync directory " + dir); err != nil {
+		return err
+	}
+	for _, op := range s.journal {
+		applyDirOp(s.durableNames, op)
+	}
+	s.journal = s.journal[:0]
+	return nil
+}
+
+func (s *Sim) syncFault(what string) error {
+	if s.chance(s.cfg.SyncFail) {
+		return fmt.Errorf("%s: %w", what, ErrSimFault)
+	}
+	if s.chance(s.cfg.SyncSlow) {
+		s.syncDelay += s.cfg.SlowSyncDelay
+	}
+	return nil
+}
+
+func applyDirOp(names map[string]int, op dirOp) {
+	switch op.kind {
+	case opCreate:
+		names[op.name] = op.ino
+	case opRename:
+		delete(names, op.from)
+		names[op.name] = op.ino
+	case opRemove:
+		delete(names, op.name)
+	}
+}
+
+// Crash loses what was not durable, as the fault model says, and
+// invalidates every open File.
+func (s *Sim) Crash() {
+	s.generation++
+	keep := s.rng.Intn(len(s.journal) + 1)
+	for _, op := range s.journal[:keep] {
+		applyDirOp(s.durableNames, op)
+	}
+	s.journal = nil
+	s.names = make(map[string]int, len(s.durableNames))
+	live := map[int]bool{}
+	for _, name := range sortedKeys(s.durableNames) {
+		ino := s.durableNames[name]
+		s.names[name] = ino
+		if !live[ino] {
+			live[ino] = true
+			s.crashInode(s.inodes[ino])
+		}
+	}
+	for _, ino := range sortedKeys(s.inodes) {
+		if !live[ino] {
+			delete(s.inodes, ino)
+		}
+	}
+}
+
+func sortedKeys[K int | string, V any](m map[K]V) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// crashInode rebuilds a file's bytes from its current and durable contents,
+// sector by sector.
+func (s *Sim) crashInode(in *simInode) {
+	size := len(in.durable)
+	if len(in.data) != size && s.chance(s.cfg.KeepUnsynced) {
+		size = len(in.data)
+	}
+	out := make([]byte, size)
+	copy(out, in.durable)
+	sector := s.cfg.SectorSize
+	for start := 0; start < size; start += sector {
+		end := min(start+sector, size)
+		cur := sectorOf(in.data, start, end)
+		old := sectorOf(in.durable, start, end)
+		if string(cur) == string(old) {
+			continue
+		}
+		switch {
+		case s.chance(s.cfg.TornSector):
+			cut := s.rng.Intn(end - start)
+			copy(out[start:start+cut], cur[:cut])
+			copy(out[start+cut:end], old[cut:])
+		case s.chance(s.cfg.KeepUnsynced):
+			copy(out[start:end], cur)
+		default:
+			copy(out[start:end], old)
+		}
+	}
+	in.data = out
+	in.durable = slices.Clone(out)
+}
+
+// sectorOf returns b[start:end], zero-padded where b is shorter.
+func sectorOf(b []byte, start, end int) []byte {
+	out := make([]byte, end-start)
+	if start < len(b) {
+		copy(out, b[start:min(end, len(b))])
+	}
+	return out
+}
+
+// FlipBit corrupts durable data: it flips one bit of name at off in both the
+// current and the durable contents.
+func (s *Sim) FlipBit(name string, off int64, bit uint) error {
+	ino, ok := s.names[path.Clean(name)]
+	if !ok {
+		return &fs.PathError{Op: "flip", Path: name, Err: fs.ErrNotExist}
+	}
+	in := s.inodes[ino]
+	if off < 0 || off >= int64(len(in.data)) {
+		return fmt.Errorf("flip %s: offset %d outside the file's %d bytes", name, off, len(in.data))
+	}
+	in.data[off] ^= 1 << (bit % 8)
+	if off < int64(len(in.durable)) {
+		in.durable[off] ^= 1 << (bit % 8)
+	}
+	return nil
+}
+
+type simFile struct {
+	sim        *Sim
+	ino        int
+	generation int
+	closed     bool
+}
+
+func (f *simFile) inode() (*simInode, error) {
+	switch {
+	case f.closed:
+		return nil, fs.ErrClosed
+	case f.generation != f.sim.generation:
+		return nil, ErrCrashed
+	}
+	return f.sim.inodes[f.ino], nil
+}
+
+func (f *simFile) ReadAt(p []byte, off int64) (int, error) {
+	in, err := f.inode()
+	if err != nil {
+		return 0, err
+	}
+	if off >= int64(len(in.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, in.data[off:])
+	if n > 0 && f.sim.chance(f.sim.cfg.ReadFlip) {
+		p[f.sim.rng.Intn(n)] ^= 1 << f.sim.rng.Intn(8)
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (f *simFile) WriteAt(p []byte, off int64) (int, error) {
+	in, err := f.inode()
+	if err != nil {
+		return 0, err
+	}
+	if f.sim.chance(f.sim.cfg.WriteNoSpace) {
+		return 0, fmt.Errorf("write: %w", ErrNoSpace)
+	}
+	if end := off + int64(len(p)); end > int64(len(in.data)) {
+		in.data = append(in.data, make([]byte, end-int64(len(in.data)))...)
+	}
+	copy(in.data[off:], p)
+	return len(p), nil
+}
+
+func (f *simFile) Truncate(size int64) error {
+	in, err := f.inode()
+	if err != nil {
+		return err
+	}
+	if size > int64(len(in.data)) {
+		if f.sim.chance(f.sim.cfg.WriteNoSpace) {
+			return fmt.Errorf("truncate: %w", ErrNoSpace)
+		}
+		in.data = append(in.data, make([]byte, size-int64(len(in.data)))...)
+		return nil
+	}
+	in.data = in.data[:size]
+	return nil
+}
+
+func (f *simFile) Sync() error {
+	in, err := f.inode()
+	if err != nil {
+		return err
+	}
+	if err := f.sim.syncFault("fsync"); err != nil {
+		return err
+	}
+	in.durable = append(in.durable[:0], in.data...)
+	return nil
+}
+
+func (f *simFile) Size() (int64, error) {
+	in, err := f.inode()
+	if err != nil {
+		return 0, err
+	}
+	return int64(len(in.data)), nil
+}
+
+func (f *simFile) Close() error {
+	if f.closed {
+		return fs.ErrClosed
+	}
+	f.closed = true
+	return nil
+}
+
+// String names the sim for failure messages.
+func (s *Sim) String() string {
+	return fmt.Sprintf("vfs.Sim{sector %d, %d files, %d unsynced directory ops}", s.cfg.SectorSize, len(s.names), len(s.journal))
+}
