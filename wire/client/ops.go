@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -220,76 +219,24 @@ type OpResult struct {
 	Children []string
 }
 
-func (op *Op) record() (wire.Record, error) {
+// multiOp builds the wire record of one op.
+func (op *Op) multiOp() (wire.MultiOp, error) {
+	var body wire.Record
 	switch op.Type {
 	case wire.OpCreate, wire.OpCreate2, wire.OpCreateContainer:
-		return &wire.CreateRequest{Path: op.Path, Data: op.Data, ACL: op.ACL, Flags: op.Mode}, nil
+		body = &wire.CreateRequest{Path: op.Path, Data: op.Data, ACL: op.ACL, Flags: op.Mode}
 	case wire.OpCreateTTL:
-		return &wire.CreateRequest{Path: op.Path, Data: op.Data, ACL: op.ACL, Flags: op.Mode, TTL: op.TTL.Milliseconds(), HasTTL: true}, nil
+		body = &wire.CreateRequest{Path: op.Path, Data: op.Data, ACL: op.ACL, Flags: op.Mode, TTL: op.TTL.Milliseconds(), HasTTL: true}
 	case wire.OpDelete, wire.OpCheck:
-		return &wire.PathVersionRequest{Path: op.Path, Version: op.Version}, nil
+		body = &wire.PathVersionRequest{Path: op.Path, Version: op.Version}
 	case wire.OpSetData:
-		return &wire.SetDataRequest{Path: op.Path, Data: op.Data, Version: op.Version}, nil
+		body = &wire.SetDataRequest{Path: op.Path, Data: op.Data, Version: op.Version}
 	case wire.OpGetData, wire.OpGetChildren:
-		return &wire.PathWatchRequest{Path: op.Path}, nil
+		body = &wire.PathWatchRequest{Path: op.Path}
+	default:
+		return wire.MultiOp{}, fmt.Errorf("client: %s cannot be part of a multi", op.Type)
 	}
-	return nil, fmt.Errorf("client: %s cannot be part of a multi", op.Type)
-}
-
-// multiRequest encodes ops as a multi request body.
-type multiRequest []Op
-
-func (m multiRequest) Encode(e *wire.Encoder) {
-	for i := range m {
-		rec, _ := m[i].record() // checked by Multi before encoding
-		h := wire.MultiHeader{Type: m[i].Type, Err: -1}
-		h.Encode(e)
-		rec.Encode(e)
-	}
-	end := wire.MultiHeader{Type: -1, Done: true, Err: -1}
-	end.Encode(e)
-}
-
-// Decode exists for wire.Record; the client never reads a multi request.
-func (m multiRequest) Decode(d *wire.Decoder) {
-	d.Fail("multi request", errors.New("client: multi requests are only encoded"))
-}
-
-// multiResponse decodes a multi or multiRead response body.
-type multiResponse struct{ results []OpResult }
-
-// Encode exists for wire.Record; the client never writes a multi response.
-func (m *multiResponse) Encode(*wire.Encoder) {}
-
-func (m *multiResponse) Decode(d *wire.Decoder) {
-	for d.Err() == nil {
-		var h wire.MultiHeader
-		h.Decode(d)
-		if h.Done {
-			return
-		}
-		r := OpResult{Type: h.Type, Err: h.Err}
-		switch h.Type {
-		case wire.OpError:
-			r.Err = wire.ErrCode(d.ReadInt())
-		case wire.OpCreate:
-			r.Path = d.ReadString()
-		case wire.OpCreate2, wire.OpCreateTTL, wire.OpCreateContainer:
-			r.Path = d.ReadString()
-			r.Stat.Decode(d)
-		case wire.OpSetData:
-			r.Stat.Decode(d)
-		case wire.OpGetData:
-			r.Data = d.ReadBuffer()
-			r.Stat.Decode(d)
-		case wire.OpGetChildren:
-			r.Children = d.ReadStrings()
-		case wire.OpDelete, wire.OpCheck:
-		default:
-			d.Fail("multi result", fmt.Errorf("unexpected op type %d", h.Type))
-		}
-		m.results = append(m.results, r)
-	}
+	return wire.MultiOp{Type: op.Type, Body: body}, nil
 }
 
 // Multi runs write ops atomically; the returned error is the reply header's
@@ -304,12 +251,35 @@ func (c *Conn) MultiRead(ctx context.Context, ops ...Op) ([]OpResult, error) {
 }
 
 func (c *Conn) multi(ctx context.Context, op wire.OpCode, ops []Op) ([]OpResult, error) {
+	req := wire.MultiRequest{Ops: make([]wire.MultiOp, len(ops))}
 	for i := range ops {
-		if _, err := ops[i].record(); err != nil {
+		var err error
+		if req.Ops[i], err = ops[i].multiOp(); err != nil {
 			return nil, err
 		}
 	}
-	var resp multiResponse
-	_, err := c.call(ctx, op, multiRequest(ops), &resp)
-	return resp.results, err
+	var resp wire.MultiResponse
+	if _, err := c.call(ctx, op, &req, &resp); err != nil {
+		return nil, err
+	}
+	results := make([]OpResult, len(resp.Results))
+	for i, r := range resp.Results {
+		res := OpResult{Type: r.Type, Err: r.Err}
+		switch body := r.Body.(type) {
+		case *wire.ErrorResponse:
+			res.Err = body.Err
+		case *wire.PathResponse:
+			res.Path = body.Path
+		case *wire.Create2Response:
+			res.Path, res.Stat = body.Path, body.Stat
+		case *wire.StatResponse:
+			res.Stat = body.Stat
+		case *wire.GetDataResponse:
+			res.Data, res.Stat = body.Data, body.Stat
+		case *wire.StringsResponse:
+			res.Children = body.Strings
+		}
+		results[i] = res
+	}
+	return results, nil
 }
