@@ -1,0 +1,208 @@
+package linearizability
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// Guarantees, as violations name them. Sync-then-read is its own guarantee:
+// ZooKeeper promises it on one server, not across leader changes
+// (ZOOKEEPER-1675).
+const (
+	GuaranteeWrites     = "linearizable writes"
+	GuaranteeSyncRead   = "sync then read"
+	GuaranteeReads      = "sequentially consistent reads"
+	GuaranteeWatch      = "watch before data"
+	GuaranteeSession    = "session expiry"
+	GuaranteeDurability = "durability"
+)
+
+// Violation is one broken guarantee, explained in words.
+type Violation struct {
+	Guarantee   string
+	Entries     []*Entry // the operations and events involved, the culprit first
+	Explanation string
+	// Failure is set when a write or read replay found no legal order; pass
+	// it to WriteVisualization.
+	Failure *Failure
+}
+
+func (v Violation) String() string { return v.Guarantee + ": " + v.Explanation }
+
+// Options tune the checkers; the zero value is fine.
+type Options struct {
+	// Timeout bounds the Porcupine search of one checker over the whole
+	// history (default DefaultTimeout). Running out counts as a violation.
+	Timeout time.Duration
+}
+
+// DefaultTimeout is the Porcupine deadline when Options.Timeout is zero.
+const DefaultTimeout = 30 * time.Second
+
+func (o Options) deadline() time.Time {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	return time.Now().Add(o.Timeout)
+}
+
+// CheckWrites checks that every write (create, delete, setData, setACL,
+// multi, close) is linearizable: replayed in zxid order on a model of the
+// znode tree, each acknowledged write returns what the model says; writes of
+// unknown outcome may take effect anywhere after every write acknowledged
+// before their call and before their session's next reply, or never.
+func CheckWrites(h History, opt Options) []Violation {
+	tl := buildTimeline(h, false, GuaranteeWrites)
+	return checkTimeline(tl, GuaranteeWrites, opt.deadline(), func(*tlOp) bool { return true })
+}
+
+// CheckReads checks sequential consistency of plain reads: a session's
+// replies carry non-decreasing zxids, and each read returns exactly the state
+// of its path after every write up to its reply's zxid. A history whose
+// writes are not linearizable is reported by CheckWrites, not here.
+func CheckReads(h History, opt Options) []Violation {
+	out := sessionOrder(h)
+	tl := buildTimeline(h, true, GuaranteeReads)
+	tl.dupZxid = nil
+	return append(out, checkTimeline(tl, GuaranteeReads, opt.deadline(), func(op *tlOp) bool { return op.kind == tlRead })...)
+}
+
+// sessionOrder reports replies whose zxid goes backwards within a session.
+func sessionOrder(h History) []Violation {
+	var out []Violation
+	last := map[int64]*Entry{}
+	for _, e := range bySeq(h) {
+		if e.Kind != KindOp || !e.Returned() || e.Zxid == nil || *e.Zxid <= 0 || e.OutcomeUnknown() ||
+			e.Err == ErrSessionExpired || e.Err == ErrConnectionLoss {
+			continue
+		}
+		s := e.Session.int()
+		if prev := last[s]; prev != nil && *e.Zxid < *prev.Zxid {
+			out = append(out, Violation{
+				Guarantee: GuaranteeReads, Entries: []*Entry{e, prev},
+				Explanation: fmt.Sprintf("%s came after %s in session %v, yet its zxid is lower: a session never sees an older view than one it has seen", e.describe(), prev.describe(), e.Session),
+			})
+		}
+		if prev := last[s]; prev == nil || *e.Zxid >= *prev.Zxid {
+			last[s] = e
+		}
+	}
+	return out
+}
+
+// bySeq returns the entries of h ordered by client, then seq.
+func bySeq(h History) []*Entry {
+	out := make([]*Entry, len(h))
+	for i := range h {
+		out[i] = &h[i]
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		if out[a].Client != out[b].Client {
+			return out[a].Client < out[b].Client
+		}
+		return out[a].Seq < out[b].Seq
+	})
+	return out
+}
+
+// Report is the outcome of CheckAll: the violations per guarantee.
+type Report struct {
+	Entries    int
+	Violations map[string][]Violation
+}
+
+// OK reports whether no guarantee was violated.
+func (r Report) OK() bool {
+	for _, vs := range r.Violations {
+		if len(vs) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Guarantees lists the guarantees in the order CheckAll runs them.
+var Guarantees = []string{GuaranteeWrites, GuaranteeReads, GuaranteeSyncRead, GuaranteeWatch, GuaranteeSession, GuaranteeDurability}
+
+// CheckAll runs every checker.
+func CheckAll(h History, opt Options) Report {
+	r := Report{Entries: len(h), Violations: map[string][]Violation{}}
+	r.Violations[GuaranteeWrites] = CheckWrites(h, opt)
+	r.Violations[GuaranteeReads] = CheckReads(h, opt)
+	r.Violations[GuaranteeSyncRead] = CheckSyncRead(h)
+	r.Violations[GuaranteeWatch] = CheckWatches(h)
+	r.Violations[GuaranteeSession] = CheckSessions(h)
+	r.Violations[GuaranteeDurability] = CheckDurability(h)
+	return r
+}
+
+// Print writes the report in words, one paragraph per violation.
+func (r Report) Print(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d entries\n", r.Entries)
+	for _, g := range Guarantees {
+		vs := r.Violations[g]
+		if len(vs) == 0 {
+			fmt.Fprintf(&b, "ok    %s\n", g)
+			continue
+		}
+		fmt.Fprintf(&b, "FAIL  %s: %d violation(s)\n", g, len(vs))
+		for _, v := range vs {
+			fmt.Fprintf(&b, "  - %s\n", v.Explanation)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteVisualization writes Porcupine's HTML view of a failed replay.
+func WriteVisualization(f *Failure, path string) error {
+	if err := porcupine.VisualizePath(f.model, f.info, path); err != nil {
+		return fmt.Errorf("write visualisation %s: %w", path, err)
+	}
+	return nil
+}
+
+// CheckFile reads the history at path, runs every checker and prints the
+// report to out. For each failure of the write or read replay it writes
+// Porcupine's visualisation to path + ".<n>.html" and names it in the
+// report. ok is false when a guarantee is violated; err is for unreadable
+// files and failed writes.
+func CheckFile(path string, out io.Writer) (ok bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, fmt.Errorf("check: %w", err)
+	}
+	defer f.Close()
+	h, err := ReadHistory(f, path)
+	if err != nil {
+		return false, err
+	}
+	r := CheckAll(h, Options{})
+	if err := r.Print(out); err != nil {
+		return false, fmt.Errorf("check: print report: %w", err)
+	}
+	n := 0
+	for _, g := range Guarantees {
+		for _, v := range r.Violations[g] {
+			if v.Failure == nil {
+				continue
+			}
+			n++
+			viz := fmt.Sprintf("%s.%d.html", path, n)
+			if err := WriteVisualization(v.Failure, viz); err != nil {
+				return false, err
+			}
+			if _, err := fmt.Fprintf(out, "visualisation of %s failure: %s\n", g, viz); err != nil {
+				return false, fmt.Errorf("check: print report: %w", err)
+			}
+		}
+	}
+	return r.OK(), nil
+}

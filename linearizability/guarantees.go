@@ -1,0 +1,517 @@
+package linearizability
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// pathWrite is one acknowledged, successful change of a path.
+type pathWrite struct {
+	e       *Entry
+	zxid    int64
+	op      string // create, delete, setData
+	data    string
+	deleted bool
+}
+
+// successfulWrites indexes acknowledged successful writes by the path they
+// change (multi sub-operations included, session closes not), in zxid order.
+func successfulWrites(h History) map[string][]pathWrite {
+	out := map[string][]pathWrite{}
+	add := func(e *Entry, op, path, created string, data *string) {
+		if created != "" {
+			path = created
+		}
+		out[path] = append(out[path], pathWrite{e: e, zxid: int64(*e.Zxid), op: op, data: derefString(data), deleted: op == OpDelete})
+	}
+	for i := range h {
+		e := &h[i]
+		if !e.IsWrite() || e.OutcomeUnknown() || e.Zxid == nil || e.Err != ErrOK {
+			continue
+		}
+		switch e.Op {
+		case OpCreate, OpDelete, OpSetData:
+			add(e, e.Op, e.Path, e.Created, e.Data)
+		case OpMulti:
+			if len(e.Results) == len(e.Ops) && multiSucceeded(e) {
+				for j, s := range e.Ops {
+					if s.Op != OpCheck {
+						add(e, s.Op, s.Path, e.Results[j].Created, s.Data)
+					}
+				}
+			}
+		}
+	}
+	for _, ws := range out {
+		sort.SliceStable(ws, func(a, b int) bool { return ws[a].zxid < ws[b].zxid })
+	}
+	return out
+}
+
+func multiSucceeded(e *Entry) bool {
+	for _, r := range e.Results {
+		if r.Err != ErrOK {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckSyncRead checks that a read issued after a sync returned sees every
+// write acknowledged before the sync was called: its reply zxid is at least
+// theirs, and it does not show its path older than the last of them.
+func CheckSyncRead(h History) []Violation {
+	writes := successfulWrites(h)
+	type ack struct {
+		ret  int64
+		zxid int64
+	}
+	var acks []ack
+	for i := range h {
+		if e := &h[i]; e.IsWrite() && !e.OutcomeUnknown() && e.Zxid != nil && e.Err != ErrSessionExpired {
+			acks = append(acks, ack{*e.Return, int64(*e.Zxid)})
+		}
+	}
+	sort.Slice(acks, func(a, b int) bool { return acks[a].ret < acks[b].ret })
+	maxBefore := func(t int64) int64 {
+		m := int64(0)
+		for _, a := range acks {
+			if a.ret >= t {
+				break
+			}
+			m = max(m, a.zxid)
+		}
+		return m
+	}
+	var out []Violation
+	lastSync := map[int64]*Entry{}
+	for _, e := range bySeq(h) {
+		if e.Kind != KindOp || !e.Returned() {
+			continue
+		}
+		s := e.Session.int()
+		if e.Op == OpSync && e.Err == ErrOK {
+			lastSync[s] = e
+			continue
+		}
+		sync := lastSync[s]
+		if sync == nil || (e.Op != OpGetData && e.Op != OpExists && e.Op != OpGetChildren) || e.Zxid == nil {
+			continue
+		}
+		if e.Err != ErrOK && e.Err != errNoNode {
+			continue
+		}
+		if need := maxBefore(sync.Call); int64(*e.Zxid) < need {
+			out = append(out, Violation{Guarantee: GuaranteeSyncRead, Entries: []*Entry{e, sync},
+				Explanation: fmt.Sprintf("%s follows %s, yet its zxid is below %v, a write acknowledged before the sync was called", e.describe(), sync.describe(), Hex64(need))})
+			continue
+		}
+		if why := staleAfter(writes[e.Path], e, sync.Call); why != "" {
+			out = append(out, Violation{Guarantee: GuaranteeSyncRead, Entries: []*Entry{e, sync},
+				Explanation: fmt.Sprintf("%s follows %s, yet %s", e.describe(), sync.describe(), why)})
+		}
+	}
+	return out
+}
+
+// staleAfter explains how read r shows its path older than the last write
+// acknowledged before time t, or "".
+func staleAfter(ws []pathWrite, r *Entry, t int64) string {
+	var last *pathWrite
+	for i := range ws {
+		if ret := ws[i].e.Return; *ret < t && (last == nil || ws[i].zxid > last.zxid) {
+			last = &ws[i]
+		}
+	}
+	if last == nil {
+		return ""
+	}
+	switch {
+	case r.Err == errNoNode && !last.deleted:
+		for _, w := range ws {
+			if w.deleted && w.zxid > last.zxid {
+				return ""
+			}
+		}
+		return fmt.Sprintf("it found no %s although %s was acknowledged before and nothing deleted it after", r.Path, last.e.describe())
+	case r.Err == ErrOK && r.Stat != nil && !last.deleted && int64(r.Stat.Mzxid) < last.zxid:
+		return fmt.Sprintf("it shows %s with mzxid %v, older than %s acknowledged before", r.Path, r.Stat.Mzxid, last.e.describe())
+	case r.Err == ErrOK && r.Stat != nil && last.deleted && int64(r.Stat.Czxid) < last.zxid:
+		return fmt.Sprintf("it shows %s created at %v, although %s deleted it", r.Path, r.Stat.Czxid, last.e.describe())
+	}
+	return ""
+}
+
+// watch is a one-shot watch a session holds.
+type watch struct {
+	path  string
+	child bool
+	set   *Entry
+	fire  *pathWrite // the first write after it that fires it; nil: none
+}
+
+// CheckWatches checks watch before data: once a session holds a watch, no
+// reply it receives with a zxid at or past the first write that fires the
+// watch comes before the watch's event. Persistent watches (addWatch) are
+// not checked.
+func CheckWatches(h History) []Violation {
+	writes := successfulWrites(h)
+	childWrites := map[string][]pathWrite{}
+	for p, ws := range writes {
+		parent, _ := parentOf(p)
+		for _, w := range ws {
+			if w.op == OpCreate || w.deleted {
+				childWrites[parent] = append(childWrites[parent], w)
+			}
+		}
+	}
+	for _, ws := range childWrites {
+		sort.SliceStable(ws, func(a, b int) bool { return ws[a].zxid < ws[b].zxid })
+	}
+	firstAfter := func(ws []pathWrite, z int64, dataOnly bool) *pathWrite {
+		i := sort.Search(len(ws), func(i int) bool { return ws[i].zxid > z })
+		for ; i < len(ws); i++ {
+			if !dataOnly || ws[i].op != "" {
+				return &ws[i]
+			}
+		}
+		return nil
+	}
+	var out []Violation
+	held := map[int][]*watch{} // by client
+	for _, e := range bySeq(h) {
+		c := e.Client
+		if e.Kind == KindEvent {
+			if e.Type == StateExpired || e.Type == StateClosed {
+				held[c] = nil
+				continue
+			}
+			held[c] = removeFired(held[c], e)
+			continue
+		}
+		if !e.Returned() || e.Zxid == nil || e.OutcomeUnknown() || e.Err == ErrConnectionLoss || e.Err == ErrSessionExpired {
+			continue
+		}
+		z := int64(*e.Zxid)
+		for _, w := range held[c] {
+			if w.fire != nil && z >= w.fire.zxid && w.set.Session == e.Session {
+				out = append(out, Violation{Guarantee: GuaranteeWatch, Entries: []*Entry{e, w.set, w.fire.e},
+					Explanation: fmt.Sprintf("%s arrived before the event for the watch that %s set on %s, although %s fired that watch at a zxid not above the reply's", e.describe(), w.set.describe(), w.path, w.fire.e.describe())})
+				w.fire = nil // report once
+			}
+		}
+		if e.Watch && (e.Err == ErrOK || (e.Op == OpExists && e.Err == errNoNode)) {
+			w := &watch{path: e.Path, child: e.Op == OpGetChildren, set: e}
+			if w.child {
+				w.fire = earliest(firstAfter(childWrites[e.Path], z, false), firstDelete(writes[e.Path], z))
+			} else {
+				w.fire = firstAfter(writes[e.Path], z, true)
+			}
+			held[c] = append(held[c], w)
+		}
+	}
+	return out
+}
+
+func firstDelete(ws []pathWrite, z int64) *pathWrite {
+	for i := range ws {
+		if ws[i].zxid > z && ws[i].deleted {
+			return &ws[i]
+		}
+	}
+	return nil
+}
+
+func earliest(a, b *pathWrite) *pathWrite {
+	if a == nil || (b != nil && b.zxid < a.zxid) {
+		return b
+	}
+	return a
+}
+
+// removeFired drops the watches event e delivers.
+func removeFired(ws []*watch, e *Entry) []*watch {
+	out := ws[:0]
+	for _, w := range ws {
+		fired := w.path == e.Path && (e.Type == "NodeDeleted" ||
+			(w.child && e.Type == "NodeChildrenChanged") ||
+			(!w.child && (e.Type == "NodeDataChanged" || e.Type == "NodeCreated")))
+		if !fired {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// sessionFacts gathers what a history shows about each session's end.
+type sessionFacts struct {
+	closeZxid map[int64]int64 // acknowledged close
+	expiredAt map[int64]int64 // first sign of expiry (event or reply time)
+	expiredBy map[int64]*Entry
+}
+
+func gatherSessions(h History) sessionFacts {
+	f := sessionFacts{closeZxid: map[int64]int64{}, expiredAt: map[int64]int64{}, expiredBy: map[int64]*Entry{}}
+	for i := range h {
+		e := &h[i]
+		s := e.Session.int()
+		if e.Kind == KindOp && e.Op == OpClose && e.Returned() && e.Err == ErrOK && e.Zxid != nil {
+			f.closeZxid[s] = int64(*e.Zxid)
+		}
+		if t, ok := expiryObservedAt(e); ok {
+			if old, seen := f.expiredAt[s]; !seen || t < old {
+				f.expiredAt[s], f.expiredBy[s] = t, e
+			}
+		}
+	}
+	return f
+}
+
+// CheckSessions checks session expiry: no operation of a session succeeds
+// after its close or expiry; an ephemeral is seen only while its owner
+// lives, and is not missing while its owner demonstrably lives; and a
+// session is expired only after its client stopped talking for at least
+// the session timeout (a client that keeps its session alive is never
+// expired).
+func CheckSessions(h History) []Violation {
+	f := gatherSessions(h)
+	var out []Violation
+	ephemeralOf := map[string]*Entry{} // created path -> acknowledged ephemeral create
+	lastAlive := map[int64]int64{}      // session -> highest zxid of a successful reply
+	for i := range h {
+		e := &h[i]
+		if e.Kind != KindOp || !e.Returned() || e.Err != ErrOK || e.Zxid == nil {
+			continue
+		}
+		lastAlive[e.Session.int()] = max(lastAlive[e.Session.int()], int64(*e.Zxid))
+		if e.Op == OpCreate && modeNames[e.Mode].Ephemeral() && e.Created != "" {
+			ephemeralOf[e.Created] = e
+		}
+	}
+	deleted := map[string]bool{}
+	for i := range h {
+		e := &h[i]
+		if e.Kind == KindOp && e.Op == OpDelete {
+			deleted[e.Path] = true
+		}
+		for _, s := range e.Ops {
+			if s.Op == OpDelete {
+				deleted[s.Path] = true
+			}
+		}
+	}
+	for i := range h {
+		e := &h[i]
+		if e.Kind != KindOp || !e.Returned() || e.Err != ErrOK || e.Zxid == nil {
+			continue
+		}
+		s, z := e.Session.int(), int64(*e.Zxid)
+		if cz, ok := f.closeZxid[s]; ok && z > cz && e.Op != OpClose {
+			out = append(out, Violation{Guarantee: GuaranteeSession, Entries: []*Entry{e},
+				Explanation: fmt.Sprintf("%s succeeded after its session was closed at zxid %v", e.describe(), Hex64(cz))})
+		}
+		if t, ok := f.expiredAt[s]; ok && e.Call > t {
+			out = append(out, Violation{Guarantee: GuaranteeSession, Entries: []*Entry{e, f.expiredBy[s]},
+				Explanation: fmt.Sprintf("%s succeeded although it was called after %s showed its session expired", e.describe(), f.expiredBy[s].describe())})
+		}
+		out = append(out, ephemeralSeen(e, f)...)
+	}
+	for i := range h {
+		e := &h[i]
+		if e.Kind != KindOp || !e.Returned() || e.Err != errNoNode || e.Zxid == nil || (e.Op != OpGetData && e.Op != OpExists) {
+			continue
+		}
+		c := ephemeralOf[e.Path]
+		if c == nil || deleted[e.Path] || int64(*c.Zxid) >= int64(*e.Zxid) {
+			continue
+		}
+		owner := c.Session.int()
+		if _, closed := f.closeZxid[owner]; closed {
+			continue
+		}
+		if _, expired := f.expiredAt[owner]; expired {
+			continue
+		}
+		if lastAlive[owner] > int64(*e.Zxid) {
+			out = append(out, Violation{Guarantee: GuaranteeSession, Entries: []*Entry{e, c},
+				Explanation: fmt.Sprintf("%s found no %s, although %s made it, nothing deleted it, and its owner session %v was still served at zxid %v", e.describe(), e.Path, c.describe(), c.Session, Hex64(lastAlive[owner]))})
+		}
+	}
+	return append(out, keptAliveExpired(h, f)...)
+}
+
+// ephemeralSeen reports a read showing an ephemeral of a session that had
+// already ended.
+func ephemeralSeen(e *Entry, f sessionFacts) []Violation {
+	var stats []*Stat
+	if e.isRead() && e.Stat != nil {
+		stats = append(stats, e.Stat)
+	}
+	var out []Violation
+	for _, st := range stats {
+		owner := st.EphemeralOwner.int()
+		if owner == 0 {
+			continue
+		}
+		if cz, ok := f.closeZxid[owner]; ok && int64(*e.Zxid) >= cz {
+			out = append(out, Violation{Guarantee: GuaranteeSession, Entries: []*Entry{e},
+				Explanation: fmt.Sprintf("%s shows an ephemeral of session %v, which was closed at zxid %v", e.describe(), st.EphemeralOwner, Hex64(cz))})
+		}
+		if t, ok := f.expiredAt[owner]; ok && e.Call > t {
+			out = append(out, Violation{Guarantee: GuaranteeSession, Entries: []*Entry{e, f.expiredBy[owner]},
+				Explanation: fmt.Sprintf("%s shows an ephemeral of session %v, called after %s showed that session expired", e.describe(), st.EphemeralOwner, f.expiredBy[owner].describe())})
+		}
+	}
+	return out
+}
+
+// keptAliveExpired reports sessions expired sooner than their timeout after
+// the client's last request, or while the client stayed connected.
+func keptAliveExpired(h History, f sessionFacts) []Violation {
+	var out []Violation
+	timeout := map[int64]int64{}
+	lastCall := map[int64]int64{}
+	connected := map[int]bool{}
+	for _, e := range bySeq(h) {
+		s := e.Session.int()
+		if e.Kind == KindEvent {
+			switch e.Type {
+			case StateSyncConnected:
+				connected[e.Client] = true
+				if e.Timeout > 0 {
+					timeout[s] = int64(e.Timeout) * int64(time.Millisecond)
+				}
+			case StateDisconnected:
+				connected[e.Client] = false
+			case StateExpired:
+				if connected[e.Client] {
+					out = append(out, Violation{Guarantee: GuaranteeSession, Entries: []*Entry{e},
+						Explanation: fmt.Sprintf("client %d saw its session %v expire while its connection stayed up (no Disconnected since SyncConnected): a client that keeps its session alive is never expired", e.Client, e.Session)})
+				}
+			}
+		}
+		if e.Kind == KindOp && e.Returned() && e.Err != ErrConnectionLoss && e.Err != ErrSessionExpired {
+			lastCall[s] = max(lastCall[s], e.Call)
+		}
+		if by := f.expiredBy[s]; by == e && timeout[s] > 0 {
+			at, _ := expiryObservedAt(e)
+			if lc, ok := lastCall[s]; ok && at-lc < timeout[s] {
+				out = append(out, Violation{Guarantee: GuaranteeSession, Entries: []*Entry{e},
+					Explanation: fmt.Sprintf("session %v was reported expired %v after its client's last answered request, less than its timeout %v", e.Session, time.Duration(at-lc), time.Duration(timeout[s]))})
+			}
+		}
+	}
+	return out
+}
+
+// CheckDurability checks that the final state — what reads called after
+// every write was issued and every answered write had returned show —
+// equals the acknowledged writes in zxid order plus some of those whose
+// outcome is unknown: no acknowledged write is lost.
+func CheckDurability(h History) []Violation {
+	var lastWrite int64
+	for i := range h {
+		if e := &h[i]; e.IsWrite() {
+			lastWrite = max(lastWrite, e.Call)
+			if e.Returned() {
+				lastWrite = max(lastWrite, *e.Return)
+			}
+		}
+	}
+	writes := successfulWrites(h)
+	tl := buildTimeline(h, false, GuaranteeDurability)
+	f := gatherSessions(h)
+	var out []Violation
+	for i := range h {
+		e := &h[i]
+		if e.Kind != KindOp || e.Call <= lastWrite || !e.Returned() || (e.Op != OpGetData && e.Op != OpExists) ||
+			(e.Err != ErrOK && e.Err != errNoNode) {
+			continue
+		}
+		ws := writes[e.Path]
+		var last *pathWrite
+		if len(ws) > 0 {
+			last = &ws[len(ws)-1]
+		}
+		exists := e.Err == ErrOK
+		if finalMatches(last, exists, e) || unknownExplains(tl, e.Path, last, exists, e) {
+			continue
+		}
+		if last != nil && last.op == OpCreate && !exists && endedSession(last.e, f) {
+			continue
+		}
+		if last == nil && !exists {
+			continue
+		}
+		what := "no acknowledged write"
+		if last != nil {
+			what = "the last acknowledged write " + last.e.describe()
+		}
+		out = append(out, Violation{Guarantee: GuaranteeDurability, Entries: []*Entry{e},
+			Explanation: fmt.Sprintf("the final read %s does not show %s (nor any write of unknown outcome): an acknowledged write was lost", e.describe(), what)})
+	}
+	return out
+}
+
+func finalMatches(last *pathWrite, exists bool, r *Entry) bool {
+	if last == nil {
+		return !exists
+	}
+	if last.deleted {
+		return !exists
+	}
+	return exists && (r.Data == nil || r.Op != OpGetData || *r.Data == last.data)
+}
+
+// endedSession reports whether an ephemeral create's session ended.
+func endedSession(c *Entry, f sessionFacts) bool {
+	if !modeNames[c.Mode].Ephemeral() {
+		return false
+	}
+	_, closed := f.closeZxid[c.Session.int()]
+	_, expired := f.expiredAt[c.Session.int()]
+	return closed || expired
+}
+
+// unknownExplains reports whether a write of unknown outcome that may have
+// taken effect after the last acknowledged one leaves path as r shows it,
+// or an expiry may have removed an ephemeral.
+func unknownExplains(tl *timeline, path string, last *pathWrite, exists bool, r *Entry) bool {
+	lastSlot := int64(-1)
+	if last != nil {
+		lastSlot = 4 * tl.rank[last.zxid]
+	}
+	for _, op := range tl.ops {
+		if op.hi <= lastSlot {
+			continue
+		}
+		if op.kind == tlExpire && !exists && last != nil && last.op == OpCreate && modeNames[last.e.Mode].Ephemeral() && last.e.Session.int() == op.session {
+			return true
+		}
+		if op.kind != tlUnknown {
+			continue
+		}
+		e := op.e
+		subs := []SubOp{{Op: e.Op, Path: e.Path, Data: e.Data, Mode: e.Mode}}
+		if e.Op == OpMulti {
+			subs = e.Ops
+		}
+		for _, s := range subs {
+			if s.Path != path {
+				continue
+			}
+			switch s.Op {
+			case OpDelete:
+				if !exists {
+					return true
+				}
+			case OpCreate, OpSetData:
+				if exists && (r.Data == nil || r.Op != OpGetData || derefString(s.Data) == *r.Data) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,308 @@
+package linearizability
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/zabd/zabd/wire"
+)
+
+// node is one znode of the model tree. Nodes are never changed in place once
+// stored (copy on write), so a state can share them with its predecessors.
+//
+// A zxid field of 0 means "set by a write whose zxid is not known" (an
+// operation of unknown outcome, or a session expiry): it matches any value a
+// reply shows. opaque nodes existed before the history began; only their
+// existence and children are known.
+type node struct {
+	data                        string
+	version, cversion, aversion int32
+	czxid, mzxid, pzxid         int64
+	owner                       int64
+	seq                         int32 // children ever created: the next sequential suffix
+	kids                        map[string]bool
+	opaque                      bool
+}
+
+func (n *node) clone() *node {
+	c := *n
+	c.kids = make(map[string]bool, len(n.kids)+1)
+	for k := range n.kids {
+		c.kids[k] = true
+	}
+	return &c
+}
+
+func (n *node) sortedKids() []string {
+	out := make([]string, 0, len(n.kids))
+	for k := range n.kids {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// tree is a model state: the nodes of one component of the history's paths
+// and the sessions known closed or expired.
+type tree struct {
+	nodes map[string]*node
+	dead  map[int64]bool
+}
+
+// freshTree is the tree of a new ZooKeeper server: "/" and the /zookeeper
+// subtree, all opaque.
+func freshTree() *tree {
+	t := &tree{nodes: map[string]*node{}, dead: map[int64]bool{}}
+	t.nodes["/"] = &node{opaque: true, kids: map[string]bool{"zookeeper": true}}
+	t.nodes["/zookeeper"] = &node{opaque: true, kids: map[string]bool{"config": true, "quota": true}}
+	t.nodes["/zookeeper/config"] = &node{opaque: true, kids: map[string]bool{}}
+	t.nodes["/zookeeper/quota"] = &node{opaque: true, kids: map[string]bool{}}
+	return t
+}
+
+func (t *tree) clone() *tree {
+	c := &tree{nodes: make(map[string]*node, len(t.nodes)), dead: make(map[int64]bool, len(t.dead))}
+	for p, n := range t.nodes {
+		c.nodes[p] = n
+	}
+	for s := range t.dead {
+		c.dead[s] = true
+	}
+	return c
+}
+
+func (t *tree) equal(o *tree) bool {
+	if len(t.nodes) != len(o.nodes) || len(t.dead) != len(o.dead) {
+		return false
+	}
+	for s := range t.dead {
+		if !o.dead[s] {
+			return false
+		}
+	}
+	for p, n := range t.nodes {
+		m, ok := o.nodes[p]
+		if !ok {
+			return false
+		}
+		if n == m {
+			continue
+		}
+		if n.data != m.data || n.version != m.version || n.cversion != m.cversion ||
+			n.aversion != m.aversion || n.czxid != m.czxid || n.mzxid != m.mzxid ||
+			n.pzxid != m.pzxid || n.owner != m.owner || n.seq != m.seq || n.opaque != m.opaque ||
+			len(n.kids) != len(m.kids) {
+			return false
+		}
+		for k := range n.kids {
+			if !m.kids[k] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (t *tree) describe() string {
+	paths := make([]string, 0, len(t.nodes))
+	for p := range t.nodes {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var b strings.Builder
+	for _, p := range paths {
+		n := t.nodes[p]
+		if n.opaque {
+			continue
+		}
+		fmt.Fprintf(&b, "%s=%q(v%d) ", p, n.data, n.version)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// assumedParent stands in for a parent that no operation of the history
+// names: it must have existed all along for the history to make sense.
+var assumedParent = &node{opaque: true, kids: map[string]bool{}}
+
+// txn applies the sub-operations of one write to an overlay over a tree, so
+// that a failing multi leaves the tree untouched.
+type txn struct {
+	base    *tree
+	assumed map[string]bool
+	changed map[string]*node // nil value: deleted
+	order   []string
+}
+
+func (x *txn) get(p string) *node {
+	if n, ok := x.changed[p]; ok {
+		return n
+	}
+	if n, ok := x.base.nodes[p]; ok {
+		return n
+	}
+	if x.assumed[p] {
+		return assumedParent
+	}
+	return nil
+}
+
+func (x *txn) put(p string, n *node) {
+	if _, seen := x.changed[p]; !seen {
+		x.order = append(x.order, p)
+	}
+	x.changed[p] = n
+}
+
+// commit writes the overlay into t (which may be x.base, or a clone of it).
+func (x *txn) commit(t *tree) {
+	for _, p := range x.order {
+		if n := x.changed[p]; n != nil {
+			t.nodes[p] = n
+		} else {
+			delete(t.nodes, p)
+		}
+	}
+}
+
+func parentOf(p string) (parent, name string) {
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return "/", p[i+1:]
+	}
+	return p[:i], p[i+1:]
+}
+
+// writeOp is one write as the model applies it: a top-level operation or a
+// sub-operation of a multi.
+type writeOp struct {
+	op      string
+	path    string
+	data    string
+	version int32 // -1: any
+	mode    wire.CreateMode
+}
+
+// opResult is what the model says a write or sub-write returns.
+type opResult struct {
+	err     string
+	created string
+	node    *node // the node after the op, for comparing a returned stat
+	path    string
+}
+
+var (
+	errNoNode    = wire.ErrNoNode.String()
+	errNodeExist = wire.ErrNodeExists.String()
+	errBadVer    = wire.ErrBadVersion.String()
+	errNotEmpty  = wire.ErrNotEmpty.String()
+	errNoKids    = wire.ErrNoChildrenForEphemerals.String()
+	errRuntime   = wire.ErrRuntimeInconsistency.String()
+)
+
+// modeledErrs are the results the model can predict; any other error (NoAuth,
+// BadArguments, Unimplemented, …) depends on things a history does not record
+// (ACLs, server configuration) and is accepted as a write without effect.
+var modeledErrs = set(ErrOK, errNoNode, errNodeExist, errBadVer, errNotEmpty, errNoKids, errRuntime)
+
+// applyOne applies one sub-operation; zxid 0 means unknown.
+func applyOne(x *txn, w writeOp, zxid, session int64) opResult {
+	switch w.op {
+	case OpCreate:
+		return applyCreate(x, w, zxid, session)
+	case OpDelete:
+		n := x.get(w.path)
+		switch {
+		case n == nil:
+			return opResult{err: errNoNode}
+		case w.version != -1 && !n.opaque && n.version != w.version:
+			return opResult{err: errBadVer}
+		case len(n.kids) > 0:
+			return opResult{err: errNotEmpty}
+		}
+		x.put(w.path, nil)
+		x.removeChild(w.path, zxid)
+		return opResult{err: ErrOK}
+	case OpSetData:
+		n := x.get(w.path)
+		if n == nil {
+			return opResult{err: errNoNode}
+		}
+		if w.version != -1 && !n.opaque && n.version != w.version {
+			return opResult{err: errBadVer}
+		}
+		c := n.clone()
+		c.data, c.version, c.mzxid = w.data, n.version+1, zxid
+		x.put(w.path, c)
+		return opResult{err: ErrOK, node: c, path: w.path}
+	case OpSetACL:
+		n := x.get(w.path)
+		if n == nil {
+			return opResult{err: errNoNode}
+		}
+		if w.version != -1 && !n.opaque && n.aversion != w.version {
+			return opResult{err: errBadVer}
+		}
+		c := n.clone()
+		c.aversion++
+		x.put(w.path, c)
+		return opResult{err: ErrOK, node: c, path: w.path}
+	case OpCheck:
+		n := x.get(w.path)
+		if n == nil {
+			return opResult{err: errNoNode}
+		}
+		if w.version != -1 && !n.opaque && n.version != w.version {
+			return opResult{err: errBadVer}
+		}
+		return opResult{err: ErrOK}
+	}
+	return opResult{err: wire.ErrUnimplemented.String()}
+}
+
+func applyCreate(x *txn, w writeOp, zxid, session int64) opResult {
+	parentPath, _ := parentOf(w.path)
+	if w.path == "/" {
+		return opResult{err: errNodeExist}
+	}
+	parent := x.get(parentPath)
+	if parent == nil {
+		return opResult{err: errNoNode}
+	}
+	if parent.owner != 0 {
+		return opResult{err: errNoKids}
+	}
+	name := w.path
+	if w.mode.Sequential() {
+		name = fmt.Sprintf("%s%010d", w.path, parent.seq)
+	}
+	if x.get(name) != nil {
+		return opResult{err: errNodeExist}
+	}
+	n := &node{data: w.data, czxid: zxid, mzxid: zxid, pzxid: zxid, kids: map[string]bool{}}
+	if w.mode.Ephemeral() {
+		n.owner = session
+	}
+	x.put(name, n)
+	p := parent.clone()
+	_, base := parentOf(name)
+	p.kids[base] = true
+	p.seq++
+	p.cversion++
+	p.pzxid = zxid
+	x.put(parentPath, p)
+	return opResult{err: ErrOK, created: name, node: n, path: name}
+}
+
+func (x *txn) removeChild(p string, zxid int64) {
+	parentPath, base := parentOf(p)
+	parent := x.get(parentPath)
+	if parent == nil {
+		return
+	}
+	c := parent.clone()
+	delete(c.kids, base)
+	c.cversion++
+	c.pzxid = zxid
+	x.put(parentPath, c)
+}
