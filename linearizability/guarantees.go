@@ -278,7 +278,7 @@ func CheckSessions(h History) []Violation {
 	f := gatherSessions(h)
 	var out []Violation
 	ephemeralOf := map[string]*Entry{} // created path -> acknowledged ephemeral create
-	lastAlive := map[int64]int64{}      // session -> highest zxid of a successful reply
+	lastAlive := map[int64]int64{}     // session -> highest zxid of a successful reply
 	for i := range h {
 		e := &h[i]
 		if e.Kind != KindOp || !e.Returned() || e.Err != ErrOK || e.Zxid == nil {

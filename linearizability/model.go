@@ -265,4 +265,3 @@ func (e *Entry) describe() string {
 	b.WriteString(")")
 	return b.String()
 }
-

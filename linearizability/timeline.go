@@ -642,4 +642,3 @@ func checkTimeline(tl *timeline, guarantee string, deadline time.Time, keep func
 	}
 	return out
 }
-
