@@ -1,0 +1,132 @@
+package main
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/zabd/zabd/datatree/testdata/record/trace"
+	"github.com/zabd/zabd/wire"
+)
+
+// replyTimeout bounds every wait for a reply, so a request the server never
+// answers fails the recording instead of hanging it.
+const replyTimeout = 10 * time.Second
+
+// conn is a minimal ZooKeeper client over one TCP connection: it sends one
+// request at a time and reads frames until that request's reply, keeping the
+// notifications that arrive before it. Writing raw frames (instead of a
+// client library) lets the recorder send exactly the bytes it chooses
+// (invalid paths, every opcode of 3.8) and see each notification's position
+// relative to the replies.
+type conn struct {
+	nc        net.Conn
+	sessionID int64
+	nextXid   int32
+	// events are the notifications read since the last reply.
+	events []trace.Event
+}
+
+// dial opens a session (ConnectRequest with session id 0).
+func dial(addr string, timeOut int32) (*conn, wire.ConnectResponse, error) {
+	var resp wire.ConnectResponse
+	nc, err := net.DialTimeout("tcp", addr, replyTimeout)
+	if err != nil {
+		return nil, resp, fmt.Errorf("dial %s: %w", addr, err)
+	}
+	c := &conn{nc: nc, nextXid: 1}
+	req := wire.ConnectRequest{TimeOut: timeOut, Passwd: make([]byte, 16), HasReadOnly: true}
+	if err := c.writeFrame(wire.Marshal(&req)); err != nil {
+		nc.Close()
+		return nil, resp, err
+	}
+	frame, err := c.readFrame()
+	if err != nil {
+		nc.Close()
+		return nil, resp, fmt.Errorf("connect response: %w", err)
+	}
+	if err := wire.Unmarshal(frame, &resp); err != nil {
+		nc.Close()
+		return nil, resp, fmt.Errorf("connect response: %w", err)
+	}
+	c.sessionID = resp.SessionID
+	return c, resp, nil
+}
+
+func (c *conn) close() error { return c.nc.Close() }
+
+func (c *conn) writeFrame(body []byte) error {
+	frame := binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(body)), uint32(len(body)))
+	frame = append(frame, body...)
+	if err := c.nc.SetWriteDeadline(time.Now().Add(replyTimeout)); err != nil {
+		return fmt.Errorf("set write deadline: %w", err)
+	}
+	if _, err := c.nc.Write(frame); err != nil {
+		return fmt.Errorf("write frame: %w", err)
+	}
+	return nil
+}
+
+func (c *conn) readFrame() ([]byte, error) {
+	if err := c.nc.SetReadDeadline(time.Now().Add(replyTimeout)); err != nil {
+		return nil, fmt.Errorf("set read deadline: %w", err)
+	}
+	var lenBuf [4]byte
+	if _, err := io.ReadFull(c.nc, lenBuf[:]); err != nil {
+		return nil, fmt.Errorf("read frame length: %w", err)
+	}
+	n := binary.BigEndian.Uint32(lenBuf[:])
+	if n > 16<<20 {
+		return nil, fmt.Errorf("frame of %d bytes", n)
+	}
+	frame := make([]byte, n)
+	if _, err := io.ReadFull(c.nc, frame); err != nil {
+		return nil, fmt.Errorf("read frame body: %w", err)
+	}
+	return frame, nil
+}
+
+// call sends one request (xid chosen by the caller for the special xids,
+// else the next one) and returns the reply header, a decoder positioned at
+// the reply body, and the notifications that arrived before the reply.
+func (c *conn) call(xid int32, op wire.OpCode, body []byte) (wire.ReplyHeader, *wire.Decoder, []trace.Event, error) {
+	var hdr wire.ReplyHeader
+	if xid == 0 {
+		xid = c.nextXid
+		c.nextXid++
+	}
+	e := wire.NewEncoder(nil)
+	(&wire.RequestHeader{Xid: xid, Type: op}).Encode(e)
+	e.WriteRaw(body)
+	if err := c.writeFrame(e.Bytes()); err != nil {
+		return hdr, nil, nil, err
+	}
+	for {
+		frame, err := c.readFrame()
+		if err != nil {
+			return hdr, nil, nil, fmt.Errorf("%s reply: %w", op, err)
+		}
+		d := wire.NewDecoder(frame)
+		hdr.Decode(d)
+		if d.Err() != nil {
+			return hdr, nil, nil, fmt.Errorf("%s reply header: %w", op, d.Err())
+		}
+		if hdr.Xid == wire.XidNotification {
+			var ev wire.WatcherEvent
+			ev.Decode(d)
+			if d.Err() != nil {
+				return hdr, nil, nil, fmt.Errorf("notification: %w", d.Err())
+			}
+			c.events = append(c.events, trace.Event{Type: ev.Type.String(), State: ev.State.String(), Path: ev.Path})
+			continue
+		}
+		if hdr.Xid != xid {
+			return hdr, nil, nil, fmt.Errorf("%s: reply xid %d, want %d", op, hdr.Xid, xid)
+		}
+		events := c.events
+		c.events = nil
+		return hdr, d, events, nil
+	}
+}

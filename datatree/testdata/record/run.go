@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/zabd/zabd/datatree/testdata/record/trace"
+	"github.com/zabd/zabd/wire"
+)
+
+// sessionTimeout is what every session asks for (the server clamps it to
+// [4 s, 40 s] with tickTime 2000); scenarios are far shorter.
+const sessionTimeout = 30000
+
+// run records one scenario against one server. Its first transport error is
+// sticky: later operations do nothing and the scenario's result is that error.
+type run struct {
+	srv   *server
+	conns map[string]*conn
+	lines []trace.Line
+	note  string
+	err   error
+}
+
+// writes are the ops after which the recorder drains the other sessions, so
+// the notifications a write fires are attributed to the right position.
+var writes = map[wire.OpCode]bool{
+	wire.OpCreate: true, wire.OpCreate2: true, wire.OpCreateContainer: true, wire.OpCreateTTL: true,
+	wire.OpDelete: true, wire.OpSetData: true, wire.OpSetACL: true, wire.OpMulti: true,
+	wire.OpCloseSession: true, wire.OpCheck: true, wire.OpDeleteContainer: true,
+}
+
+// Note attaches a human explanation to the next recorded line.
+func (r *run) Note(s string) { r.note = s }
+
+func (r *run) emit(l trace.Line) trace.Line {
+	l.Note, r.note = r.note, ""
+	r.lines = append(r.lines, l)
+	return l
+}
+
+func (r *run) fail(err error) trace.Line {
+	if r.err == nil {
+		r.err = err
+	}
+	return trace.Line{}
+}
+
+// Connect opens session s.
+func (r *run) Connect(s string) trace.Line {
+	if r.err != nil {
+		return trace.Line{}
+	}
+	if _, dup := r.conns[s]; dup {
+		return r.fail(fmt.Errorf("session %s already connected", s))
+	}
+	c, resp, err := dial(r.srv.addr, sessionTimeout)
+	if err != nil {
+		return r.fail(fmt.Errorf("connect %s: %w", s, err))
+	}
+	r.conns[s] = c
+	return r.emit(trace.Line{Session: s, Op: "connect", Req: &trace.Request{TimeOut: sessionTimeout}, Err: wire.ErrOK.String(),
+		Resp: &trace.Response{SessionID: resp.SessionID, TimeOut: resp.TimeOut}})
+}
+
+// Do sends one request of session s and records its reply; after a write it
+// drains the other sessions.
+func (r *run) Do(s string, op wire.OpCode, req trace.Request) trace.Line {
+	if r.err != nil {
+		return trace.Line{}
+	}
+	c, ok := r.conns[s]
+	if !ok {
+		return r.fail(fmt.Errorf("%s: session %s is not connected", op, s))
+	}
+	e := wire.NewEncoder(nil)
+	if err := encodeBody(e, op, &req); err != nil {
+		return r.fail(err)
+	}
+	xid := int32(0)
+	if op == wire.OpPing {
+		xid = wire.XidPing
+	}
+	hdr, d, events, err := c.call(xid, op, e.Bytes())
+	if err != nil {
+		return r.fail(fmt.Errorf("session %s: %w", s, err))
+	}
+	l := trace.Line{Session: s, Op: op.String(), Req: &req, Zxid: hdr.Zxid, Err: hdr.Err.String(), Events: events}
+	if hdr.Err == wire.ErrOK {
+		resp, err := decodeBody(d, op)
+		if err != nil {
+			return r.fail(fmt.Errorf("session %s: %w", s, err))
+		}
+		l.Resp = resp
+	}
+	if op == wire.OpCloseSession {
+		c.close()
+		delete(r.conns, s)
+	}
+	l = r.emit(l)
+	if writes[op] {
+		r.drain(s)
+	}
+	return l
+}
+
+// AddAuth sends an auth packet (xid -4). ZooKeeper closes the connection
+// after AuthFailed, so a failed addAuth also forgets the session.
+func (r *run) AddAuth(s, scheme, auth string) trace.Line {
+	if r.err != nil {
+		return trace.Line{}
+	}
+	c, ok := r.conns[s]
+	if !ok {
+		return r.fail(fmt.Errorf("addAuth: session %s is not connected", s))
+	}
+	body := wire.Marshal(&wire.AuthPacket{Scheme: scheme, Auth: []byte(auth)})
+	hdr, _, events, err := c.call(wire.XidAuth, wire.OpAuth, body)
+	if err != nil {
+		return r.fail(fmt.Errorf("session %s addAuth: %w", s, err))
+	}
+	if hdr.Err != wire.ErrOK {
+		c.close()
+		delete(r.conns, s)
+	}
+	return r.emit(trace.Line{Session: s, Op: "addAuth", Req: &trace.Request{Scheme: scheme, Auth: auth},
+		Zxid: hdr.Zxid, Err: hdr.Err.String(), Events: events})
+}
+
+// drain pings every session but except, in name order, and records a ping
+// line for each that had notifications queued.
+func (r *run) drain(except string) {
+	names := make([]string, 0, len(r.conns))
+	for n := range r.conns {
+		if n != except {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		r.ping(n, false)
+	}
+}
+
+// ping sends a ping on session s and records it if notifications arrived
+// before its reply (or always, when keep is set). It reports whether any did.
+func (r *run) ping(s string, keep bool) bool {
+	if r.err != nil {
+		return false
+	}
+	hdr, _, events, err := r.conns[s].call(wire.XidPing, wire.OpPing, nil)
+	if err != nil {
+		r.fail(fmt.Errorf("session %s ping: %w", s, err))
+		return false
+	}
+	if len(events) > 0 || keep {
+		r.emit(trace.Line{Session: s, Op: "ping", Zxid: hdr.Zxid, Err: hdr.Err.String(), Events: events})
+	}
+	return len(events) > 0
+}
+
+// DrainAll pings every session; scenarios end with it so no notification is
+// left unrecorded.
+func (r *run) DrainAll() { r.drain("") }
+
+// closeConns drops the TCP connections without closing the sessions.
+func (r *run) closeConns() {
+	for _, c := range r.conns {
+		c.close()
+	}
+}
+
+// encodeLines renders the trace as JSON Lines.
+func encodeLines(lines []trace.Line) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for i := range lines {
+		if err := enc.Encode(&lines[i]); err != nil {
+			return nil, fmt.Errorf("encode line %d: %w", i+1, err)
+		}
+	}
+	return buf.Bytes(), nil
+}
