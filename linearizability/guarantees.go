@@ -49,6 +49,19 @@ func successfulWrites(h History) map[string][]pathWrite {
 	return out
 }
 
+// createsEphemeral reports whether write e creates path as an ephemeral.
+func createsEphemeral(e *Entry, path string) bool {
+	if e.Op == OpCreate {
+		return modeNames[e.Mode].Ephemeral()
+	}
+	for i, s := range e.Ops {
+		if s.Op == OpCreate && (s.Path == path || (i < len(e.Results) && e.Results[i].Created == path)) {
+			return modeNames[s.Mode].Ephemeral()
+		}
+	}
+	return false
+}
+
 func multiSucceeded(e *Entry) bool {
 	for _, r := range e.Results {
 		if r.Err != ErrOK {
@@ -129,6 +142,9 @@ func staleAfter(ws []pathWrite, r *Entry, t int64) string {
 	}
 	switch {
 	case r.Err == errNoNode && !last.deleted:
+		if createsEphemeral(last.e, r.Path) {
+			return "" // its session may have ended since
+		}
 		for _, w := range ws {
 			if w.deleted && w.zxid > last.zxid {
 				return ""

@@ -1,0 +1,257 @@
+package linearizability
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// builder makes hand-written histories short: it numbers seqs per client
+// and advances a clock by 10 per operation.
+type builder struct {
+	h   History
+	now int64
+	seq map[int]int64
+}
+
+func newBuilder() *builder { return &builder{seq: map[int]int64{}} }
+
+func zx(v int64) *Hex64    { h := Hex64(v); return &h }
+func str(s string) *string { return &s }
+func ver(v int32) *int32   { return &v }
+
+// node stat of a node with the given zxids, version and data length.
+func st(czxid, mzxid, pzxid int64, version int32, data string) *Stat {
+	return &Stat{Czxid: Hex64(czxid), Mzxid: Hex64(mzxid), Pzxid: Hex64(pzxid), Version: version, DataLength: int32(len(data))}
+}
+
+// op appends a completed operation; fill sets its specific fields.
+func (b *builder) op(client int, session int64, name, path, err string, zxid int64, fill func(*Entry)) *Entry {
+	b.now += 10
+	call := b.now
+	b.now += 10
+	ret := b.now
+	b.seq[client]++
+	e := Entry{Kind: KindOp, Client: client, Session: Hex64(session), Seq: b.seq[client], Call: call, Return: &ret,
+		Op: name, Path: path, Err: err}
+	if zxid != 0 {
+		e.Zxid = zx(zxid)
+	}
+	if fill != nil {
+		fill(&e)
+	}
+	b.h = append(b.h, e)
+	return &b.h[len(b.h)-1]
+}
+
+// lost appends a write that never got a reply.
+func (b *builder) lost(client int, session int64, name, path string, fill func(*Entry)) {
+	b.now += 10
+	b.seq[client]++
+	e := Entry{Kind: KindOp, Client: client, Session: Hex64(session), Seq: b.seq[client], Call: b.now, Op: name, Path: path}
+	fill(&e)
+	b.h = append(b.h, e)
+}
+
+func (b *builder) event(client int, session int64, typ, path string) {
+	b.now += 10
+	b.seq[client]++
+	b.h = append(b.h, Entry{Kind: KindEvent, Client: client, Session: Hex64(session), Seq: b.seq[client], At: b.now, Type: typ, Path: path})
+}
+
+func (b *builder) connected(client int, session int64, timeoutMs int32) {
+	b.now += 10
+	b.seq[client]++
+	b.h = append(b.h, Entry{Kind: KindEvent, Client: client, Session: Hex64(session), Seq: b.seq[client], At: b.now, Type: StateSyncConnected, Timeout: timeoutMs})
+}
+
+func createA(b *builder) {
+	b.op(1, 0x1, OpCreate, "/a", ErrOK, 2, func(e *Entry) {
+		e.Data, e.Mode, e.Created, e.Stat = str("v0"), "persistent", "/a", st(2, 2, 2, 0, "v0")
+	})
+}
+
+func setA(b *builder, data string, version int32, zxid int64) {
+	b.op(1, 0x1, OpSetData, "/a", ErrOK, zxid, func(e *Entry) {
+		e.Data, e.Version, e.Stat = str(data), ver(version), st(2, zxid, 2, version+1, data)
+	})
+}
+
+func getA(b *builder, client int, session int64, data string, version int32, mzxid, zxid int64, watch bool) {
+	b.op(client, session, OpGetData, "/a", ErrOK, zxid, func(e *Entry) {
+		e.Data, e.Stat, e.Watch = str(data), st(2, mzxid, 2, version, data), watch
+	})
+}
+
+// cleanHistory exercises every guarantee and breaks none.
+func cleanHistory() History {
+	b := newBuilder()
+	b.connected(1, 0x1, 4000)
+	b.connected(2, 0x2, 4000)
+	createA(b)
+	getA(b, 2, 0x2, "v0", 0, 2, 2, true)
+	setA(b, "v1", 0, 3)
+	b.event(2, 0x2, "NodeDataChanged", "/a")
+	getA(b, 2, 0x2, "v1", 1, 3, 3, false)
+	b.op(1, 0x1, OpCreate, "/e", ErrOK, 4, func(e *Entry) {
+		e.Data, e.Mode, e.Created = str("eph"), "ephemeral", "/e"
+	})
+	b.op(2, 0x2, OpExists, "/e", ErrOK, 4, func(e *Entry) {
+		e.Stat = st(4, 4, 4, 0, "eph")
+		e.Stat.EphemeralOwner = 0x1
+	})
+	b.op(1, 0x1, OpMulti, "", ErrOK, 5, func(e *Entry) {
+		e.Ops = []SubOp{{Op: OpCheck, Path: "/a", Version: ver(1)}, {Op: OpCreate, Path: "/b", Data: str("x"), Mode: "persistent"}}
+		e.Results = []SubResult{{Err: ErrOK}, {Err: ErrOK, Created: "/b"}}
+	})
+	b.op(1, 0x1, OpSetData, "/a", "BadVersion", 6, func(e *Entry) { e.Data, e.Version = str("nope"), ver(0) })
+	b.op(2, 0x2, OpSync, "/a", ErrOK, 6, nil)
+	getA(b, 2, 0x2, "v1", 1, 3, 6, false)
+	b.op(1, 0x1, OpClose, "", ErrOK, 7, nil)
+	b.op(2, 0x2, OpExists, "/e", "NoNode", 7, nil)
+	getA(b, 2, 0x2, "v1", 1, 3, 7, false)
+	b.op(2, 0x2, OpGetChildren, "/", ErrOK, 7, func(e *Entry) { e.Children = []string{"zookeeper", "a", "b"} })
+	return b.h
+}
+
+func violationsOf(t *testing.T, h History) map[string][]Violation {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, WriteHistory(&buf, h))
+	back, err := ReadHistory(&buf, "test")
+	require.NoError(t, err, "the history must survive the file format")
+	return CheckAll(back, Options{}).Violations
+}
+
+func TestCleanHistoryPasses(t *testing.T) {
+	for g, vs := range violationsOf(t, cleanHistory()) {
+		assert.Empty(t, vs, "guarantee %s", g)
+	}
+}
+
+// each anomaly must be caught by the checker of the guarantee it breaks.
+func TestAnomaliesAreCaught(t *testing.T) {
+	cases := []struct {
+		name      string
+		guarantee string
+		want      string // a phrase of the explanation
+		build     func(b *builder)
+	}{
+		{"stale read", GuaranteeReads, `returned data "v0"`, func(b *builder) {
+			createA(b)
+			setA(b, "v1", 0, 3)
+			getA(b, 2, 0x2, "v0", 0, 2, 3, false)
+		}},
+		{"lost acknowledged write", GuaranteeDurability, "an acknowledged write was lost", func(b *builder) {
+			createA(b)
+			setA(b, "v1", 0, 3)
+			// the server lost txn 3 in a crash: a new client reads the old state
+			getA(b, 3, 0x3, "v0", 0, 2, 2, false)
+		}},
+		{"watch event after the data it announces", GuaranteeWatch, "arrived before the event", func(b *builder) {
+			createA(b)
+			getA(b, 2, 0x2, "v0", 0, 2, 2, true)
+			setA(b, "v1", 0, 3)
+			getA(b, 2, 0x2, "v1", 1, 3, 3, false)
+			b.event(2, 0x2, "NodeDataChanged", "/a")
+		}},
+		{"ephemeral outliving its session", GuaranteeSession, "which was closed at zxid", func(b *builder) {
+			createA(b)
+			b.op(1, 0x1, OpCreate, "/e", ErrOK, 3, func(e *Entry) { e.Data, e.Mode, e.Created = str(""), "ephemeral", "/e" })
+			b.op(1, 0x1, OpClose, "", ErrOK, 4, nil)
+			b.op(2, 0x2, OpExists, "/e", ErrOK, 4, func(e *Entry) {
+				e.Stat = st(3, 3, 3, 0, "")
+				e.Stat.EphemeralOwner = 0x1
+			})
+		}},
+		{"reordered session", GuaranteeReads, "yet its zxid is lower", func(b *builder) {
+			createA(b)
+			setA(b, "v1", 0, 3)
+			getA(b, 2, 0x2, "v1", 1, 3, 3, false)
+			getA(b, 2, 0x2, "v0", 0, 2, 2, false)
+		}},
+		{"sync then read", GuaranteeSyncRead, "yet its zxid is below", func(b *builder) {
+			createA(b)
+			setA(b, "v1", 0, 3)
+			b.op(2, 0x2, OpSync, "/a", ErrOK, 2, nil)
+			getA(b, 2, 0x2, "v0", 0, 2, 2, false)
+		}},
+		{"write not linearizable", GuaranteeWrites, "returned ok where the model says BadVersion", func(b *builder) {
+			createA(b)
+			setA(b, "v1", 0, 3)
+			setA(b, "v2", 0, 4)
+		}},
+		{"write of unknown outcome cannot explain a read", GuaranteeReads, "no placement", func(b *builder) {
+			createA(b)
+			b.lost(1, 0x1, OpSetData, "/a", func(e *Entry) { e.Data, e.Version = str("v1"), ver(-1) })
+			getA(b, 2, 0x2, "v9", 1, 3, 3, false)
+		}},
+		{"session expired while connected", GuaranteeSession, "never expired", func(b *builder) {
+			b.connected(1, 0x1, 4000)
+			createA(b)
+			b.event(1, 0x1, StateExpired, "")
+		}},
+		{"op succeeds after its session expired", GuaranteeSession, "showed its session expired", func(b *builder) {
+			createA(b)
+			b.event(1, 0x1, StateDisconnected, "")
+			b.event(1, 0x1, StateExpired, "")
+			setA(b, "v1", 0, 3)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := newBuilder()
+			c.build(b)
+			vs := violationsOf(t, b.h)
+			require.NotEmpty(t, vs[c.guarantee], "the %s checker must catch it", c.guarantee)
+			var texts []string
+			for _, v := range vs[c.guarantee] {
+				texts = append(texts, v.Explanation)
+			}
+			assert.Contains(t, strings.Join(texts, "\n"), c.want)
+		})
+	}
+}
+
+func TestUnknownOutcomeWriteMayHaveHappened(t *testing.T) {
+	for _, applied := range []bool{false, true} {
+		b := newBuilder()
+		createA(b)
+		b.lost(1, 0x1, OpSetData, "/a", func(e *Entry) { e.Data, e.Version = str("v1"), ver(0) })
+		if applied {
+			getA(b, 2, 0x2, "v1", 1, 3, 3, false)
+			b.op(2, 0x2, OpSetData, "/a", ErrOK, 4, func(e *Entry) { e.Data, e.Version, e.Stat = str("v2"), ver(1), st(2, 4, 2, 2, "v2") })
+		} else {
+			getA(b, 2, 0x2, "v0", 0, 2, 3, false)
+			b.op(2, 0x2, OpSetData, "/a", ErrOK, 4, func(e *Entry) { e.Data, e.Version, e.Stat = str("v2"), ver(0), st(2, 4, 2, 1, "v2") })
+		}
+		for g, vs := range violationsOf(t, b.h) {
+			assert.Empty(t, vs, "applied=%v guarantee %s", applied, g)
+		}
+	}
+}
+
+func TestCheckFileWritesVisualisation(t *testing.T) {
+	b := newBuilder()
+	createA(b)
+	setA(b, "v1", 0, 3)
+	setA(b, "v2", 0, 4)
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, WriteHistory(f, b.h))
+	require.NoError(t, f.Close())
+	var out bytes.Buffer
+	ok, err := CheckFile(path, &out)
+	require.NoError(t, err)
+	assert.False(t, ok)
+	assert.Contains(t, out.String(), "FAIL  linearizable writes")
+	html, err := os.ReadFile(path + ".1.html")
+	require.NoError(t, err, out.String())
+	assert.Contains(t, string(html), "setData /a")
+}
