@@ -14,6 +14,14 @@ import (
 // with one node per applied txn, /t<zxid hex>, whose data is the entry.
 type testTree struct {
 	entries map[int64][]byte
+	// nodes holds every node load read, by path ("" is the root).
+	nodes map[string]testNode
+}
+
+type testNode struct {
+	data []byte
+	acl  int64
+	stat wire.StatPersisted
 }
 
 func newTestTree() *testTree { return &testTree{entries: map[int64][]byte{}} }
@@ -58,6 +66,7 @@ func (t *testTree) write(w io.Writer) error {
 
 func (t *testTree) load(d *wire.Decoder) error {
 	t.entries = map[int64][]byte{}
+	t.nodes = map[string]testNode{}
 	n := d.ReadInt()
 	for range max(n, 0) {
 		d.ReadLong()
@@ -68,18 +77,13 @@ func (t *testTree) load(d *wire.Decoder) error {
 		if path == "/" {
 			break
 		}
-		data := d.ReadBuffer()
-		d.ReadLong()
-		var st wire.StatPersisted
-		st.Decode(d)
-		if path == "" {
-			continue
-		}
+		nd := testNode{data: d.ReadBuffer(), acl: d.ReadLong()}
+		nd.stat.Decode(d)
+		t.nodes[path] = nd
 		var z int64
-		if _, err := fmt.Sscanf(path, "/t%x", &z); err != nil {
-			return fmt.Errorf("node %q: %w", path, err)
+		if _, err := fmt.Sscanf(path, "/t%x", &z); err == nil && path == fmt.Sprintf("/t%x", z) {
+			t.entries[z] = nd.data
 		}
-		t.entries[z] = data
 	}
 	return d.Err()
 }
@@ -98,10 +102,11 @@ func makeEntry(zxid int64, size int, rng *rand.Rand) []byte {
 	data := make([]byte, size)
 	rng.Read(data)
 	e := wire.NewEncoder(nil)
-	EncodeEntry(e,
-		&wire.TxnHeader{ClientID: 0x100, Cxid: int32(zxid), Zxid: zxid, Time: 1700000000000 + zxid, Type: wire.OpSetData},
-		&wire.SetDataTxn{Path: "/k", Data: data, Version: int32(zxid)},
-		&wire.TxnDigest{Version: 2, TreeDigest: zxid})
+	(&wire.TxnEntry{
+		Header: wire.TxnHeader{ClientID: 0x100, Cxid: int32(zxid), Zxid: zxid, Time: 1700000000000 + zxid, Type: wire.OpSetData},
+		Body:   &wire.SetDataTxn{Path: "/k", Data: data, Version: int32(zxid)},
+		Digest: &wire.TxnDigest{Version: 2, TreeDigest: zxid},
+	}).Encode(e)
 	return e.Bytes()
 }
 

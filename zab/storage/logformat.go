@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/adler32"
 	"io"
+
+	"github.com/zabd/zabd/wire"
 )
 
 // Log file layout (ZooKeeper's FileTxnLog):
@@ -16,12 +18,8 @@ import (
 // A record whose checksum and length are both zero is the end of the log
 // (the start of the padding).
 const (
-	logMagic       = int32('Z')<<24 | int32('K')<<16 | int32('L')<<8 | int32('G')
-	snapMagic      = int32('Z')<<24 | int32('K')<<16 | int32('S')<<8 | int32('N')
-	formatVersion  = 2
-	fileHeaderLen  = 16
-	recordOverhead = 8 + 4 + 1
-	endOfRecord    = 'B'
+	fileHeaderLen = wire.FileHeaderSize
+	endOfRecord   = 'B'
 	// maxEntryLen bounds a record's length field so that garbage cannot
 	// make the reader allocate without limit. ZooKeeper's jute.maxbuffer
 	// default is 1 MiB less 1 KiB per packet; a txn can be a little larger.
@@ -29,20 +27,22 @@ const (
 )
 
 func appendFileHeader(b []byte, magic int32, dbid int64) []byte {
-	b = binary.BigEndian.AppendUint32(b, uint32(magic))
-	b = binary.BigEndian.AppendUint32(b, formatVersion)
-	return binary.BigEndian.AppendUint64(b, uint64(dbid))
+	return append(b, wire.Marshal(&wire.FileHeader{Magic: magic, Version: wire.FileVersion, DbID: dbid})...)
 }
 
 func checkFileHeader(h []byte, magic int32) error {
+	var hdr wire.FileHeader
 	if len(h) < fileHeaderLen {
 		return fmt.Errorf("file header is %d bytes, want %d", len(h), fileHeaderLen)
 	}
-	if got := int32(binary.BigEndian.Uint32(h)); got != magic {
-		return fmt.Errorf("magic %#08x, want %#08x", uint32(got), uint32(magic))
+	if err := wire.Unmarshal(h[:fileHeaderLen], &hdr); err != nil {
+		return err
 	}
-	if v := binary.BigEndian.Uint32(h[4:]); v != formatVersion {
-		return fmt.Errorf("format version %d, want %d", v, formatVersion)
+	if hdr.Magic != magic {
+		return fmt.Errorf("magic %#08x, want %#08x", uint32(hdr.Magic), uint32(magic))
+	}
+	if hdr.Version != wire.FileVersion {
+		return fmt.Errorf("format version %d, want %d", hdr.Version, wire.FileVersion)
 	}
 	return nil
 }
@@ -93,7 +93,7 @@ func newLogScanner(r io.ReaderAt, size int64, name string, prevZxid int64) (*log
 		}
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
-	if err := checkFileHeader(h, logMagic); err != nil {
+	if err := checkFileHeader(h, wire.TxnLogMagic); err != nil {
 		return nil, &CorruptError{File: name, Offset: 0, Reason: "not a txn log: " + err.Error()}
 	}
 	return s, nil
@@ -156,7 +156,7 @@ func (s *logScanner) Next() (bool, error) {
 	}
 	zxid, err := EntryZxid(entry)
 	if err == nil {
-		_, err = DecodeEntry(entry)
+		_, err = wire.DecodeTxnEntry(entry)
 	}
 	if err != nil {
 		return s.bad("record passes its checksum but is not a txn: " + err.Error())

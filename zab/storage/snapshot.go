@@ -134,7 +134,7 @@ func writeSnapshot(fs vfs.FS, dir string, snap *Snapshot) (string, error) {
 func writeSnapshotTo(f vfs.File, name string, snap *Snapshot) error {
 	w := &checksumWriter{f: f, name: name, sum: adler32.New()}
 	e := wire.NewEncoder(nil)
-	e.WriteRaw(appendFileHeader(nil, snapMagic, snapDBID))
+	e.WriteRaw(appendFileHeader(nil, wire.SnapshotMagic, snapDBID))
 	e.WriteInt(int32(len(snap.Sessions)))
 	for _, s := range snap.Sessions {
 		e.WriteLong(s.ID)
@@ -203,7 +203,7 @@ func ParseSnapshot(data []byte, name string, loadTree TreeLoader) (SnapshotInfo,
 	if n := len(data); n < fileHeaderLen+4+13 || binary.BigEndian.Uint32(data[n-5:]) != 1 || data[n-1] != '/' {
 		return corrupt(max(len(data)-5, 0), "file of %d bytes does not end with a checksum seal", len(data))
 	}
-	if err := checkFileHeader(data, snapMagic); err != nil {
+	if err := checkFileHeader(data, wire.SnapshotMagic); err != nil {
 		return corrupt(0, "not a snapshot: %v", err)
 	}
 	d := wire.NewDecoder(data)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab/storage/vfs"
 )
 
@@ -225,18 +224,4 @@ func TestNoSnapshotRefusal(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(9), rec.LastZxid)
 	require.NotEmpty(t, rec.Warnings)
-}
-
-func TestDecodeEntry(t *testing.T) {
-	rng := rand.New(rand.NewSource(12))
-	e, err := DecodeEntry(makeEntry(7, 3, rng))
-	require.NoError(t, err)
-	require.Equal(t, int64(7), e.Header.Zxid)
-	require.Equal(t, &wire.TxnDigest{Version: 2, TreeDigest: 7}, e.Digest)
-	// A closeSession without a body, as ZooKeeper before 3.6 logged it.
-	enc := wire.NewEncoder(nil)
-	EncodeEntry(enc, &wire.TxnHeader{Zxid: 1, Type: wire.OpCloseSession}, nil, nil)
-	e, err = DecodeEntry(enc.Bytes())
-	require.NoError(t, err)
-	require.Nil(t, e.Body)
 }

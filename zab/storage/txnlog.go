@@ -3,6 +3,8 @@ package storage
 import (
 	"fmt"
 
+	"github.com/zabd/zabd/wire"
+
 	"github.com/zabd/zabd/zab/storage/vfs"
 )
 
@@ -145,7 +147,7 @@ func (l *Log) startFile(zxid int64) error {
 		return fmt.Errorf("create %s: %w", name, err)
 	}
 	l.cur, l.curName, l.curOff, l.curSize = f, name, 0, 0
-	l.pending = appendFileHeader(l.pending, logMagic, 0)
+	l.pending = appendFileHeader(l.pending, wire.TxnLogMagic, 0)
 	l.dirDirty = true
 	l.resetRoll()
 	return nil
