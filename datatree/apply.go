@@ -1,0 +1,302 @@
+package datatree
+
+import (
+	"sort"
+
+	"github.com/zabd/zabd/wire"
+)
+
+// Apply applies a txn (DataTree.processTxn) and returns the result its
+// request is answered with, appending the watch events it fires to events:
+// per change the node's own event before its parent's NodeChildrenChanged,
+// multi ops in order, the watchers of one trigger in WatcherID order.
+//
+// Txns from anywhere apply: this tree's Prepare, a leader's proposal, a txn
+// log replayed over a fuzzy snapshot. As in ZooKeeper, a txn the tree
+// already reflects is harmless: a create of an existing node answers
+// NodeExists (and a plain create still raises the parent's cversion to the
+// txn's), a delete of a missing node NoNode, and setData and setACL write
+// the versions the txn carries. Pending changes of txns up to the header's
+// zxid are dropped.
+func (t *Tree) Apply(txn *Txn, events []WatchEvent) (Result, []WatchEvent) {
+	r, events := t.applyTxn(&txn.Header, txn.Body, events)
+	if txn.Header.Zxid > t.lastZxid {
+		t.lastZxid = txn.Header.Zxid
+	}
+	t.dropApplied(txn.Header.Zxid)
+	return r, events
+}
+
+// applyTxn applies one txn or sub-txn.
+func (t *Tree) applyTxn(hdr *wire.TxnHeader, body wire.Record, events []WatchEvent) (Result, []WatchEvent) {
+	r := Result{Op: hdr.Type}
+	switch b := body.(type) {
+	case *wire.CreateTxn:
+		owner := int64(0)
+		if b.Ephemeral {
+			owner = hdr.ClientID
+		}
+		r.Path = b.Path
+		r.Stat, r.Err, events = t.createNode(b.Path, b.Data, b.ACL, owner, b.ParentCVersion, hdr.Zxid, hdr.Time, events)
+		if r.Err == wire.ErrNodeExists && hdr.Type == wire.OpCreate {
+			// The snapshot may hold the node but not its parent's cversion:
+			// bring the parent up to the txn's.
+			t.raiseCversion(b.Path, b.ParentCVersion, hdr.Zxid)
+		}
+	case *wire.CreateTTLTxn:
+		r.Path = b.Path
+		r.Stat, r.Err, events = t.createNode(b.Path, b.Data, b.ACL, ttlOwner(b.TTL), b.ParentCVersion, hdr.Zxid, hdr.Time, events)
+	case *wire.CreateContainerTxn:
+		r.Path = b.Path
+		r.Stat, r.Err, events = t.createNode(b.Path, b.Data, b.ACL, containerOwner, b.ParentCVersion, hdr.Zxid, hdr.Time, events)
+	case *wire.DeleteTxn:
+		r.Path = b.Path
+		r.Err, events = t.deleteNode(b.Path, hdr.Zxid, events)
+	case *wire.SetDataTxn:
+		r.Path = b.Path
+		r.Stat, r.Err, events = t.setData(b.Path, b.Data, b.Version, hdr.Zxid, hdr.Time, events)
+	case *wire.SetACLTxn:
+		r.Path = b.Path
+		r.Stat, r.Err = t.setACL(b.Path, b.ACL, b.Version)
+	case *wire.CheckVersionTxn:
+		r.Path = b.Path
+		if n := t.lookup(b.Path); n != nil {
+			r.Stat = t.visibleStat(n)
+		}
+	case *wire.CloseSessionTxn:
+		events = t.killSession(hdr.ClientID, hdr.Zxid, b.Paths2Delete, events)
+	case *wire.CreateSessionTxn:
+		// Sessions live in the session table, not in the tree.
+	case *wire.ErrorTxn:
+		r.Err = b.Err
+	case *wire.MultiTxn:
+		r, events = t.applyMulti(hdr, b, events)
+	default:
+		r.Err = wire.ErrMarshallingError
+	}
+	return r, events
+}
+
+// applyMulti applies a multi's sub-txns in order; if any is an ErrorTxn the
+// multi failed in Prepare and every op becomes an ErrorTxn: 0 before the
+// failure, its code, RuntimeInconsistency after.
+func (t *Tree) applyMulti(hdr *wire.TxnHeader, m *wire.MultiTxn, events []WatchEvent) (Result, []WatchEvent) {
+	r := Result{Op: wire.OpMulti, Multi: make([]Result, 0, len(m.Txns))}
+	failed := false
+	for _, sub := range m.Txns {
+		if sub.Type == wire.OpError {
+			failed = true
+			break
+		}
+	}
+	postFailed := false
+	for _, sub := range m.Txns {
+		subHdr := *hdr
+		subHdr.Type = sub.Type
+		var body wire.Record
+		if failed && sub.Type != wire.OpError {
+			code := wire.ErrOK
+			if postFailed {
+				code = wire.ErrRuntimeInconsistency
+			}
+			subHdr.Type = wire.OpError
+			body = &wire.ErrorTxn{Err: code}
+		} else {
+			d := wire.NewDecoder(sub.Data)
+			var err error
+			body, err = decodeSubTxn(sub.Type, d)
+			if err != nil {
+				r.Multi = append(r.Multi, Result{Op: wire.OpError, Err: wire.ErrMarshallingError})
+				continue
+			}
+			if sub.Type == wire.OpError {
+				postFailed = true
+			}
+		}
+		var sr Result
+		sr, events = t.applyTxn(&subHdr, body, events)
+		if sr.Err != wire.ErrOK && subHdr.Type != wire.OpError {
+			// A sub-op that fails when applied answers as an error result.
+			sr = Result{Op: wire.OpError, Err: sr.Err}
+		}
+		if subHdr.Type == wire.OpError {
+			sr.Op = wire.OpError
+		}
+		r.Multi = append(r.Multi, sr)
+	}
+	return r, events
+}
+
+// decodeSubTxn decodes a multi's sub-txn body: only the types ZooKeeper
+// allows inside a multi.
+func decodeSubTxn(t wire.OpCode, d *wire.Decoder) (wire.Record, error) {
+	switch t {
+	case wire.OpCreate, wire.OpCreate2, wire.OpCreateTTL, wire.OpCreateContainer,
+		wire.OpDelete, wire.OpDeleteContainer, wire.OpSetData, wire.OpCheck, wire.OpError:
+		return wire.DecodeTxnBody(t, d)
+	}
+	return nil, &wire.DecodeError{Offset: 0, What: "multi sub-txn", Err: wire.ErrShort}
+}
+
+// splitPath returns the parent path and the name of a path that has a '/'.
+func splitPath(path string) (parent, name string, ok bool) {
+	i := lastSlash(path)
+	if i < 0 {
+		return "", "", false
+	}
+	return canonical(path[:i]), path[i+1:], true
+}
+
+// createNode is DataTree.createNode.
+func (t *Tree) createNode(path string, data []byte, acl []wire.ACL, owner int64, parentCVersion int32, zxid, time int64, events []WatchEvent) (wire.Stat, wire.ErrCode, []WatchEvent) {
+	parentPath, name, ok := splitPath(path)
+	if !ok || path == "/" {
+		return wire.Stat{}, wire.ErrNoNode, events
+	}
+	parent := t.nodes[parentPath]
+	if parent == nil {
+		return wire.Stat{}, wire.ErrNoNode, events
+	}
+	if t.nodes[path] != nil {
+		return wire.Stat{}, wire.ErrNodeExists, events
+	}
+	if parentCVersion == -1 {
+		parentCVersion = parent.stat.cversion + 1
+	}
+	if parentCVersion > parent.stat.cversion {
+		parent.stat.cversion = parentCVersion
+		parent.stat.pzxid = zxid
+		t.setDigest(parentPath, parent)
+	}
+	n := &node{
+		name: name,
+		data: data,
+		acl:  t.acls.ref(acl),
+		stat: stored{czxid: zxid, mzxid: zxid, pzxid: zxid, ctime: time, mtime: time, owner: owner},
+	}
+	t.nodes[path] = n
+	t.link(parent, n)
+	n.digest = nodeDigest(path, n.data, &n.stat)
+	t.digest += int64(n.digest)
+	t.trackKind(path, owner)
+	t.quotaNodeCreated(parentPath, name)
+	t.updateQuotaUsage(path, int64(len(data)), 1)
+	events = t.fireCreated(path, events)
+	return t.visibleStat(n), wire.ErrOK, events
+}
+
+// raiseCversion is DataTree.setCversionPzxid on the parent of path.
+func (t *Tree) raiseCversion(path string, cversion int32, zxid int64) {
+	parentPath, _, ok := splitPath(path)
+	if !ok {
+		return
+	}
+	parent := t.nodes[parentPath]
+	if parent == nil {
+		return
+	}
+	if cversion == -1 {
+		cversion = parent.stat.cversion + 1
+	}
+	if cversion > parent.stat.cversion {
+		parent.stat.cversion = cversion
+		parent.stat.pzxid = zxid
+		t.setDigest(parentPath, parent)
+	}
+}
+
+// deleteNode is DataTree.deleteNode. The parent's pzxid moves up even when
+// the child is already gone (a replay over a fuzzy snapshot).
+func (t *Tree) deleteNode(path string, zxid int64, events []WatchEvent) (wire.ErrCode, []WatchEvent) {
+	parentPath, _, ok := splitPath(path)
+	if !ok || path == "/" {
+		return wire.ErrNoNode, events
+	}
+	parent := t.nodes[parentPath]
+	if parent == nil {
+		return wire.ErrNoNode, events
+	}
+	n := t.nodes[path]
+	if n != nil {
+		t.unlink(parent, n)
+	}
+	if zxid > parent.stat.pzxid {
+		parent.stat.pzxid = zxid
+		t.setDigest(parentPath, parent)
+	}
+	if n == nil {
+		return wire.ErrNoNode, events
+	}
+	// A txn never deletes a node with children; were a replay to, the
+	// subtree goes with it so that no node is left without a parent.
+	for len(n.children) > 0 {
+		c := n.children[len(n.children)-1]
+		_, events = t.deleteNode(joinPath(path, c.name), zxid, events)
+	}
+	t.removeNode(path, parentPath, n)
+	return wire.ErrOK, t.fireDeleted(path, events)
+}
+
+// removeNode forgets a node already unlinked from its parent.
+func (t *Tree) removeNode(path, parentPath string, n *node) {
+	delete(t.nodes, path)
+	t.digest -= int64(n.digest)
+	t.acls.release(n.acl)
+	t.untrackKind(path, n.stat.owner)
+	t.quotaNodeDeleted(parentPath, n.name)
+	t.updateQuotaUsage(path, -int64(len(n.data)), -1)
+}
+
+// setData is DataTree.setData: version is the node's new version.
+func (t *Tree) setData(path string, data []byte, version int32, zxid, time int64, events []WatchEvent) (wire.Stat, wire.ErrCode, []WatchEvent) {
+	n := t.lookup(path)
+	if n == nil {
+		return wire.Stat{}, wire.ErrNoNode, events
+	}
+	old := len(n.data)
+	n.data = data
+	n.stat.mtime = time
+	n.stat.mzxid = zxid
+	n.stat.version = version
+	t.setDigest(canonical(path), n)
+	t.updateQuotaUsage(canonical(path), int64(len(data)-old), 0)
+	return t.visibleStat(n), wire.ErrOK, t.fireDataChanged(path, events)
+}
+
+// setACL is DataTree.setACL: version is the node's new aversion.
+func (t *Tree) setACL(path string, acl []wire.ACL, version int32) (wire.Stat, wire.ErrCode) {
+	n := t.lookup(path)
+	if n == nil {
+		return wire.Stat{}, wire.ErrNoNode
+	}
+	t.acls.release(n.acl)
+	n.acl = t.acls.ref(acl)
+	n.stat.aversion = version
+	t.setDigest(canonical(path), n)
+	return t.visibleStat(n), wire.ErrOK
+}
+
+// killSession deletes a closed session's ephemerals: those the txn lists, in
+// its order, then any others the tree knows of, sorted (ZooKeeper logs a
+// warning for those).
+func (t *Tree) killSession(session, zxid int64, listed []string, events []WatchEvent) []WatchEvent {
+	local := t.ephemerals[session]
+	delete(t.ephemerals, session)
+	for _, p := range listed {
+		_, events = t.deleteNode(p, zxid, events)
+		delete(local, p)
+	}
+	for _, p := range sortedKeys(local) {
+		_, events = t.deleteNode(p, zxid, events)
+	}
+	return events
+}
+
+func sortedKeys(set map[string]struct{}) []string {
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}

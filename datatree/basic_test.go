@@ -1,0 +1,91 @@
+package datatree
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zabd/zabd/wire"
+)
+
+func TestFreshTreeHasZooKeeperNodes(t *testing.T) {
+	tr := New(Config{})
+	kids, st, err := tr.GetChildren("/", nil, false, 0)
+	require.Equal(t, wire.ErrOK, err)
+	assert.Equal(t, []string{"zookeeper"}, kids)
+	// The root's stored cversion is 0 with one child: visible -1, as ZooKeeper shows.
+	assert.Equal(t, int32(-1), st.Cversion)
+	kids, _, _ = tr.GetChildren("/zookeeper", nil, false, 0)
+	assert.Equal(t, []string{"config", "quota"}, kids)
+	acl, st, err := tr.GetACL("/zookeeper/config", nil)
+	require.Equal(t, wire.ErrOK, err)
+	assert.Equal(t, wire.ReadACLUnsafe, acl)
+	assert.Equal(t, int32(-1), st.Aversion)
+}
+
+func TestCreateSetDeleteStats(t *testing.T) {
+	h := newHarness(t, Config{})
+	r := h.create(1, "/a", "hello", wire.ModePersistent)
+	require.Equal(t, wire.ErrOK, r.Err)
+	assert.Equal(t, "/a", r.Path)
+	assert.Equal(t, wire.Stat{Czxid: 1, Mzxid: 1, Pzxid: 1, Ctime: h.now, Mtime: h.now, DataLength: 5}, r.Stat)
+
+	r, ev := h.setData("/a", "bye", 0)
+	require.Equal(t, wire.ErrOK, r.Err)
+	assert.Empty(t, ev)
+	assert.Equal(t, int32(1), r.Stat.Version)
+	assert.Equal(t, int64(2), r.Stat.Mzxid)
+
+	r, _ = h.setData("/a", "x", 0)
+	assert.Equal(t, wire.ErrBadVersion, r.Err)
+	assert.Equal(t, wire.OpError, r.Op)
+
+	h.mustCreate("/a/b")
+	st := h.stat("/a")
+	assert.Equal(t, int32(1), st.Cversion)
+	assert.Equal(t, int32(1), st.NumChildren)
+	assert.Equal(t, int64(4), st.Pzxid)
+
+	r, _ = h.delete("/a", -1)
+	assert.Equal(t, wire.ErrNotEmpty, r.Err)
+	r, _ = h.delete("/a/b", 0)
+	require.Equal(t, wire.ErrOK, r.Err)
+	st = h.stat("/a")
+	// Stored cversion stays 1, visible = 2*1 - 0.
+	assert.Equal(t, int32(2), st.Cversion)
+	assert.Equal(t, int64(6), st.Pzxid)
+}
+
+func TestSequentialNaming(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.mustCreate("/q")
+	r := h.create(1, "/q/n-", "", wire.ModePersistentSequential)
+	assert.Equal(t, "/q/n-0000000000", r.Path)
+	h.delete("/q/n-0000000000", -1)
+	r = h.create(1, "/q/n-", "", wire.ModePersistentSequential)
+	assert.Equal(t, "/q/n-0000000001", r.Path)
+	r = h.create(1, "/q/", "", wire.ModePersistentSequential)
+	assert.Equal(t, "/q/0000000002", r.Path)
+}
+
+func TestPreparePipelined(t *testing.T) {
+	tr := New(Config{})
+	create := func(path string, mode wire.CreateMode) *Request {
+		return &Request{Session: 7, Op: wire.OpCreate, Body: &wire.CreateRequest{Path: path, ACL: wire.OpenACLUnsafe, Flags: mode}}
+	}
+	t1 := tr.Prepare(create("/p", wire.ModePersistent), 1, 10)
+	t2 := tr.Prepare(create("/p/s-", wire.ModePersistentSequential), 2, 11)
+	t3 := tr.Prepare(create("/p/s-", wire.ModePersistentSequential), 3, 12)
+	t4 := tr.Prepare(create("/p", wire.ModePersistent), 4, 13)
+	require.Equal(t, wire.OpCreate, t2.Header.Type)
+	assert.Equal(t, "/p/s-0000000000", t2.Body.(*wire.CreateTxn).Path)
+	assert.Equal(t, "/p/s-0000000001", t3.Body.(*wire.CreateTxn).Path)
+	assert.Equal(t, wire.OpError, t4.Header.Type)
+	assert.Equal(t, wire.ErrNodeExists, t4.Body.(*wire.ErrorTxn).Err)
+	for _, txn := range []Txn{t1, t2, t3} {
+		r, _ := tr.Apply(&txn, nil)
+		require.Equal(t, wire.ErrOK, r.Err)
+		assert.Equal(t, txn.Digest.TreeDigest, tr.Digest(), "digest after zxid %d", txn.Header.Zxid)
+	}
+	assert.Equal(t, 0, tr.PendingCount())
+}

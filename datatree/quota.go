@@ -1,0 +1,230 @@
+package datatree
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/zabd/zabd/wire"
+)
+
+// Names of ZooKeeper's quota nodes: /zookeeper/quota/<path>/zookeeper_limits
+// holds the limits, .../zookeeper_stats the usage the tree keeps current.
+const (
+	quotaLimitNode = "zookeeper_limits"
+	quotaStatNode  = "zookeeper_stats"
+)
+
+// quotaIndex is the set of paths with a quota (ZooKeeper's PathTrie of
+// quota paths).
+type quotaIndex struct {
+	paths map[string]struct{}
+}
+
+func newQuotaIndex() quotaIndex { return quotaIndex{paths: make(map[string]struct{})} }
+
+// remove drops path and, as removing a PathTrie node does, every quota
+// path below it.
+func (q *quotaIndex) remove(path string) {
+	for p := range q.paths {
+		if p == path || strings.HasPrefix(p, path+"/") {
+			delete(q.paths, p)
+		}
+	}
+}
+
+// maxPrefix is getMaxPrefixWithQuota: the deepest quota path that is path or
+// one of its ancestors; "" when there is none (a quota on "/" never counts).
+func (q *quotaIndex) maxPrefix(path string) string {
+	if len(q.paths) == 0 || path == "" || path == "/" {
+		return ""
+	}
+	for p := path; p != "/"; p = parentOf(p) {
+		if _, ok := q.paths[p]; ok {
+			return p
+		}
+	}
+	return ""
+}
+
+// statsTrack is ZooKeeper's StatsTrack: "count=..,bytes=.." plus optional
+// ";key=value" pairs (countHardLimit, byteHardLimit), -1 for what is absent.
+type statsTrack map[string]int64
+
+var statsPairSep = regexp.MustCompile(`[,;]+`)
+
+// parseStats reads a StatsTrack; pairs that do not parse are skipped (where
+// ZooKeeper would throw).
+func parseStats(data []byte) statsTrack {
+	st := statsTrack{}
+	s := string(data)
+	if s == "" {
+		return st
+	}
+	for _, kv := range statsPairSep.Split(s, -1) {
+		parts := javaSplit(kv, "=")
+		if len(parts) == 0 {
+			continue
+		}
+		if len(parts) < 2 || parts[1] == "" {
+			st[parts[0]] = -1
+			continue
+		}
+		v, err := strconv.ParseInt(parts[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		st[parts[0]] = v
+	}
+	return st
+}
+
+func (st statsTrack) get(key string) int64 {
+	if v, ok := st[key]; ok {
+		return v
+	}
+	return -1
+}
+
+// bytes formats the StatsTrack as ZooKeeper does: count and bytes first,
+// then "=" and the other keys sorted as ";key=value".
+func (st statsTrack) bytes() []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "count=%d,bytes=%d", st.get("count"), st.get("bytes"))
+	var extra []string
+	for k := range st {
+		if k != "count" && k != "bytes" {
+			extra = append(extra, k)
+		}
+	}
+	if len(extra) > 0 {
+		sort.Strings(extra)
+		b.WriteString("=")
+		for _, k := range extra {
+			fmt.Fprintf(&b, ";%s=%d", k, st[k])
+		}
+	}
+	return []byte(b.String())
+}
+
+// quotaNodeCreated keeps the quota index when a limit or stats node appears
+// under /zookeeper/quota (DataTree.createNode).
+func (t *Tree) quotaNodeCreated(parentPath, name string) {
+	if !strings.HasPrefix(parentPath, quotaPath) {
+		return
+	}
+	target := parentPath[len(quotaPath):]
+	if target == "" {
+		return
+	}
+	switch name {
+	case quotaLimitNode:
+		t.quotas.paths[target] = struct{}{}
+	case quotaStatNode:
+		t.recountQuota(target)
+	}
+}
+
+// quotaNodeDeleted drops a quota when its limit node goes.
+func (t *Tree) quotaNodeDeleted(parentPath, name string) {
+	if name != quotaLimitNode || !strings.HasPrefix(parentPath, zookeeperPath) || !strings.HasPrefix(parentPath, quotaPath) {
+		return
+	}
+	if target := parentPath[len(quotaPath):]; target != "" {
+		t.quotas.remove(target)
+	}
+}
+
+// recountQuota writes the usage of the subtree at path into its stats node
+// (DataTree.updateQuotaForPath).
+func (t *Tree) recountQuota(path string) {
+	statNode := t.nodes[quotaPath+path+"/"+quotaStatNode]
+	if statNode == nil {
+		return
+	}
+	var count, bytes int64
+	if n := t.nodes[path]; n != nil {
+		count, bytes = subtreeUsage(n)
+	}
+	t.replaceQuotaStats(quotaPath+path+"/"+quotaStatNode, statNode, statsTrack{"count": count, "bytes": bytes})
+}
+
+func subtreeUsage(n *node) (count, bytes int64) {
+	count, bytes = 1, int64(len(n.data))
+	for _, c := range n.children {
+		cc, cb := subtreeUsage(c)
+		count += cc
+		bytes += cb
+	}
+	return count, bytes
+}
+
+// replaceQuotaStats replaces a stats node's data without touching its stat,
+// as ZooKeeper does.
+func (t *Tree) replaceQuotaStats(path string, n *node, st statsTrack) {
+	n.data = st.bytes()
+	t.setDigest(path, n)
+}
+
+// updateQuotaUsage adds a change of the node at path to its quota's stats
+// (DataTree.updateQuotaStat).
+func (t *Tree) updateQuotaUsage(path string, bytesDiff, countDiff int64) {
+	prefix := t.quotas.maxPrefix(path)
+	if prefix == "" {
+		return
+	}
+	statPath := quotaPath + prefix + "/" + quotaStatNode
+	n := t.nodes[statPath]
+	if n == nil {
+		return
+	}
+	st := parseStats(n.data)
+	st["count"] = st.get("count") + countDiff
+	st["bytes"] = st.get("bytes") + bytesDiff
+	t.replaceQuotaStats(statPath, n, st)
+}
+
+// checkQuota is ZooKeeperServer.checkQuota against the applied tree: the
+// write at path adds countDiff nodes and changes the data size from
+// oldBytes to newBytes. Passing a limit is reported through cfg.Warn; with
+// EnforceQuota, passing a hard limit is QuotaExceeded.
+func (t *Tree) checkQuota(path string, oldBytes, newBytes, countDiff int64) wire.ErrCode {
+	if !t.cfg.EnforceQuota && t.cfg.Warn == nil {
+		return wire.ErrOK
+	}
+	prefix := t.quotas.maxPrefix(path)
+	if prefix == "" {
+		return wire.ErrOK
+	}
+	limitNode := t.nodes[quotaPath+prefix+"/"+quotaLimitNode]
+	statNode := t.nodes[quotaPath+prefix+"/"+quotaStatNode]
+	if limitNode == nil || statNode == nil {
+		return wire.ErrOK
+	}
+	limits, usage := parseStats(limitNode.data), parseStats(statNode.data)
+	check := func(what, limitName string, diff int64, soft, hard int64, current int64) wire.ErrCode {
+		if diff == 0 || (soft <= -1 && hard <= -1) {
+			return wire.ErrOK
+		}
+		limit, kind := soft, "soft"
+		if hard > -1 {
+			limit, kind = hard, "hard"
+		}
+		if current+diff <= limit {
+			return wire.ErrOK
+		}
+		if t.cfg.Warn != nil {
+			t.cfg.Warn(fmt.Sprintf("Quota exceeded: %s [current %s=%d, %s%s=%d]", prefix, what, current+diff, kind, limitName, limit))
+		}
+		if kind == "hard" && t.cfg.EnforceQuota {
+			return wire.ErrQuotaExceeded
+		}
+		return wire.ErrOK
+	}
+	if e := check("count", "CountLimit", countDiff, limits.get("count"), limits.get("countHardLimit"), usage.get("count")); e != wire.ErrOK {
+		return e
+	}
+	return check("bytes", "ByteLimit", newBytes-oldBytes, limits.get("bytes"), limits.get("byteHardLimit"), usage.get("bytes"))
+}

@@ -1,0 +1,260 @@
+package datatree
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/zabd/zabd/wire"
+)
+
+// GetData answers getData: the node's data and visible stat; READ needed.
+// With watch, w gets a one-shot data watch (not on a missing node).
+func (t *Tree) GetData(path string, auth []wire.Id, watch bool, w WatcherID) ([]byte, wire.Stat, wire.ErrCode) {
+	n := t.lookup(path)
+	if n == nil {
+		return nil, wire.Stat{}, wire.ErrNoNode
+	}
+	if !checkACL(t.acls.list(n.acl), wire.PermRead, auth) {
+		return nil, wire.Stat{}, wire.ErrNoAuth
+	}
+	if watch {
+		t.watches.add(inData, path, w, modeStandard)
+	}
+	return n.data, t.visibleStat(n), wire.ErrOK
+}
+
+// Exists answers exists: the visible stat, no permission needed. With watch,
+// w gets a one-shot data watch, also on a missing node (it then waits for
+// NodeCreated). A path with a NUL is BadArguments.
+func (t *Tree) Exists(path string, watch bool, w WatcherID) (wire.Stat, wire.ErrCode) {
+	if strings.IndexByte(path, 0) >= 0 {
+		return wire.Stat{}, wire.ErrBadArguments
+	}
+	if watch {
+		t.watches.add(inData, path, w, modeStandard)
+	}
+	n := t.lookup(path)
+	if n == nil {
+		return wire.Stat{}, wire.ErrNoNode
+	}
+	return t.visibleStat(n), wire.ErrOK
+}
+
+// GetChildren answers getChildren and getChildren2: the children's names,
+// sorted (ZooKeeper gives hash order, which clients must not rely on), and
+// the visible stat; READ needed. With watch, w gets a one-shot child watch
+// (not on a missing node).
+func (t *Tree) GetChildren(path string, auth []wire.Id, watch bool, w WatcherID) ([]string, wire.Stat, wire.ErrCode) {
+	n := t.lookup(path)
+	if n == nil {
+		return nil, wire.Stat{}, wire.ErrNoNode
+	}
+	if !checkACL(t.acls.list(n.acl), wire.PermRead, auth) {
+		return nil, wire.Stat{}, wire.ErrNoAuth
+	}
+	if watch {
+		t.watches.add(inChild, path, w, modeStandard)
+	}
+	return childNames(n), t.visibleStat(n), wire.ErrOK
+}
+
+// childNames returns n's children's names, sorted.
+func childNames(n *node) []string {
+	names := make([]string, len(n.children))
+	for i, c := range n.children {
+		names[i] = c.name
+	}
+	sort.Strings(names)
+	return names
+}
+
+// GetACL answers getACL: the node's ACL and visible stat; READ or ADMIN
+// needed, and without ADMIN digest ids read "user:x".
+func (t *Tree) GetACL(path string, auth []wire.Id) ([]wire.ACL, wire.Stat, wire.ErrCode) {
+	n := t.lookup(path)
+	if n == nil {
+		return nil, wire.Stat{}, wire.ErrNoNode
+	}
+	acl := t.acls.list(n.acl)
+	if !checkACL(acl, wire.PermRead|wire.PermAdmin, auth) {
+		return nil, wire.Stat{}, wire.ErrNoAuth
+	}
+	out := make([]wire.ACL, len(acl))
+	copy(out, acl)
+	if !checkACL(acl, wire.PermAdmin, auth) {
+		out = maskDigests(acl)
+	}
+	return out, t.visibleStat(n), wire.ErrOK
+}
+
+// GetEphemerals answers getEphemerals: the session's ephemeral nodes whose
+// path starts with prefix (plain string prefix; "", blanks or "/" mean all),
+// sorted.
+func (t *Tree) GetEphemerals(session int64, prefix string) []string {
+	all := strings.TrimSpace(prefix) == "" || strings.TrimSpace(prefix) == "/"
+	out := []string{}
+	for p := range t.ephemerals[session] {
+		if all || strings.HasPrefix(p, prefix) {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Ephemerals returns the session's ephemeral nodes, sorted.
+func (t *Tree) Ephemerals(session int64) []string { return t.GetEphemerals(session, "") }
+
+// Sessions returns the sessions that own ephemerals, sorted.
+func (t *Tree) Sessions() []int64 {
+	out := make([]int64, 0, len(t.ephemerals))
+	for s := range t.ephemerals {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// GetAllChildrenNumber answers getAllChildrenNumber: the number of
+// descendants at every depth; READ needed. As in ZooKeeper, "/" counts every
+// node but the root, and "" (the root's alias) one more.
+func (t *Tree) GetAllChildrenNumber(path string, auth []wire.Id) (int32, wire.ErrCode) {
+	n := t.lookup(path)
+	if n == nil {
+		return 0, wire.ErrNoNode
+	}
+	if !checkACL(t.acls.list(n.acl), wire.PermRead, auth) {
+		return 0, wire.ErrNoAuth
+	}
+	switch path {
+	case "/":
+		return int32(len(t.nodes) - 1), wire.ErrOK
+	case "":
+		return int32(len(t.nodes)), wire.ErrOK
+	}
+	return int32(countDescendants(n)), wire.ErrOK
+}
+
+func countDescendants(n *node) int {
+	c := len(n.children)
+	for _, ch := range n.children {
+		if len(ch.children) > 0 {
+			c += countDescendants(ch)
+		}
+	}
+	return c
+}
+
+// Read answers a request that is not a txn — exists, getData, getChildren,
+// getChildren2, getACL, getEphemerals, getAllChildrenNumber, multiRead,
+// sync, addWatch, checkWatches, removeWatches, setWatches, setWatches2 —
+// from the applied tree, registering watches for w where the request asks.
+// Only setWatches appends events. Any other opcode answers Unimplemented.
+func (t *Tree) Read(req *Request, w WatcherID, events []WatchEvent) (Result, []WatchEvent) {
+	r := Result{Op: req.Op}
+	switch req.Op {
+	case wire.OpExists:
+		b, ok := req.Body.(*wire.PathWatchRequest)
+		if !ok {
+			return badBody(r), events
+		}
+		r.Stat, r.Err = t.Exists(b.Path, b.Watch, w)
+	case wire.OpGetData:
+		b, ok := req.Body.(*wire.PathWatchRequest)
+		if !ok {
+			return badBody(r), events
+		}
+		r.Data, r.Stat, r.Err = t.GetData(b.Path, req.Auth, b.Watch, w)
+	case wire.OpGetChildren, wire.OpGetChildren2:
+		b, ok := req.Body.(*wire.PathWatchRequest)
+		if !ok {
+			return badBody(r), events
+		}
+		r.Children, r.Stat, r.Err = t.GetChildren(b.Path, req.Auth, b.Watch, w)
+	case wire.OpGetACL:
+		b, ok := req.Body.(*wire.PathRequest)
+		if !ok {
+			return badBody(r), events
+		}
+		r.ACL, r.Stat, r.Err = t.GetACL(b.Path, req.Auth)
+	case wire.OpGetEphemerals:
+		b, ok := req.Body.(*wire.PathRequest)
+		if !ok {
+			return badBody(r), events
+		}
+		r.Children = t.GetEphemerals(req.Session, b.Path)
+	case wire.OpGetAllChildrenNumber:
+		b, ok := req.Body.(*wire.PathRequest)
+		if !ok {
+			return badBody(r), events
+		}
+		r.Count, r.Err = t.GetAllChildrenNumber(b.Path, req.Auth)
+	case wire.OpSync:
+		b, ok := req.Body.(*wire.PathRequest)
+		if !ok {
+			return badBody(r), events
+		}
+		r.Path = b.Path
+	case wire.OpMultiRead:
+		b, ok := req.Body.(*MultiRequest)
+		if !ok {
+			return badBody(r), events
+		}
+		r = t.multiRead(b, req.Auth)
+	case wire.OpAddWatch:
+		b, ok := req.Body.(*wire.AddWatchRequest)
+		if !ok {
+			return badBody(r), events
+		}
+		r.Err = t.AddWatch(b.Path, b.Mode, w)
+	case wire.OpCheckWatches:
+		b, ok := req.Body.(*wire.PathTypeRequest)
+		if !ok {
+			return badBody(r), events
+		}
+		r.Err = t.CheckWatches(b.Path, b.Type, w)
+	case wire.OpRemoveWatches:
+		b, ok := req.Body.(*wire.PathTypeRequest)
+		if !ok {
+			return badBody(r), events
+		}
+		r.Err = t.RemoveWatches(b.Path, b.Type, w)
+	case wire.OpSetWatches, wire.OpSetWatches2:
+		b, ok := req.Body.(*wire.SetWatchesRequest)
+		if !ok {
+			return badBody(r), events
+		}
+		events = t.SetWatches(b, w, events)
+	default:
+		r.Err = wire.ErrUnimplemented
+	}
+	return r, events
+}
+
+func badBody(r Result) Result {
+	r.Err = wire.ErrMarshallingError
+	return r
+}
+
+// multiRead answers each getData / getChildren op on its own (an error is
+// that op's ErrorResult); any other op makes the request MarshallingError.
+func (t *Tree) multiRead(m *MultiRequest, auth []wire.Id) Result {
+	r := Result{Op: wire.OpMultiRead, Multi: make([]Result, 0, len(m.Ops))}
+	for _, op := range m.Ops {
+		b, ok := op.Body.(*wire.PathWatchRequest)
+		if !ok || (op.Op != wire.OpGetData && op.Op != wire.OpGetChildren) {
+			return Result{Op: wire.OpMultiRead, Err: wire.ErrMarshallingError}
+		}
+		sub := Result{Op: op.Op}
+		if op.Op == wire.OpGetData {
+			sub.Data, sub.Stat, sub.Err = t.GetData(b.Path, auth, false, 0)
+		} else {
+			sub.Children, _, sub.Err = t.GetChildren(b.Path, auth, false, 0)
+		}
+		if sub.Err != wire.ErrOK {
+			sub = Result{Op: wire.OpError, Err: sub.Err}
+		}
+		r.Multi = append(r.Multi, sub)
+	}
+	return r
+}

@@ -1,0 +1,43 @@
+package datatree
+
+import (
+	"sort"
+
+	"github.com/zabd/zabd/wire"
+)
+
+// ReapCandidates returns the deleteContainer requests ZooKeeper's
+// ContainerManager would issue on one pass at wall time nowMs, sorted by
+// path: containers without children that have had one (stored cversion > 0),
+// or that never had one and are older than maxNeverUsedMs (0 disables that,
+// ZooKeeper's default), and TTL nodes without children whose mtime + ttl has
+// passed. The requests are Internal, with session 0 and cxid 0; they go
+// through Prepare like any write, which checks again against pending
+// changes. Nested containers empty out in successive passes.
+func (t *Tree) ReapCandidates(nowMs, maxNeverUsedMs int64) []Request {
+	var paths []string
+	for p := range t.containers {
+		n := t.nodes[p]
+		if n == nil || len(n.children) > 0 {
+			continue
+		}
+		if n.stat.cversion > 0 || (maxNeverUsedMs != 0 && nowMs-n.stat.mtime > maxNeverUsedMs) {
+			paths = append(paths, p)
+		}
+	}
+	for p := range t.ttls {
+		n := t.nodes[p]
+		if n == nil || len(n.children) > 0 || t.kindOf(n.stat.owner) != kindTTL {
+			continue
+		}
+		if ttl := ttlOf(n.stat.owner); ttl != 0 && nowMs-n.stat.mtime > ttl {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	reqs := make([]Request, len(paths))
+	for i, p := range paths {
+		reqs[i] = Request{Op: wire.OpDeleteContainer, Body: &wire.PathRequest{Path: p}, Internal: true}
+	}
+	return reqs
+}

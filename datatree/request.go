@@ -1,0 +1,178 @@
+package datatree
+
+import (
+	"fmt"
+
+	"github.com/zabd/zabd/wire"
+)
+
+// WatcherID names the holder of watches: the caller picks it (one per client
+// connection) and gets it back in every WatchEvent.
+type WatcherID int64
+
+// Request is a client request as the pipeline hands it to Prepare or Read.
+//
+// Body holds the decoded request record, by Op:
+//
+//	OpCreate, OpCreate2, OpCreateContainer   *wire.CreateRequest
+//	OpCreateTTL                              *wire.CreateRequest (HasTTL set)
+//	OpDelete, OpCheck                        *wire.PathVersionRequest
+//	OpDeleteContainer (Internal only)        *wire.PathRequest
+//	OpSetData                                *wire.SetDataRequest
+//	OpSetACL                                 *wire.SetACLRequest
+//	OpMulti, OpMultiRead                     *MultiRequest
+//	OpCreateSession                          *wire.CreateSessionTxn (negotiated timeout)
+//	OpCloseSession, OpReconfig               ignored (nil is fine)
+//	OpExists, OpGetData, OpGetChildren,
+//	OpGetChildren2                           *wire.PathWatchRequest
+//	OpGetACL, OpGetAllChildrenNumber,
+//	OpGetEphemerals (path = prefix), OpSync  *wire.PathRequest
+//	OpAddWatch                               *wire.AddWatchRequest
+//	OpCheckWatches, OpRemoveWatches          *wire.PathTypeRequest
+//	OpSetWatches, OpSetWatches2              *wire.SetWatchesRequest
+//
+// A body of the wrong type answers MarshallingError, never a panic.
+type Request struct {
+	Session int64       // the client's session id (0 for the server's own requests)
+	Cxid    int32       // the client's xid, copied into the txn header
+	Op      wire.OpCode // request type
+	Body    wire.Record // decoded body, see above
+	// Auth is the connection's identities: ("ip", "<client address>") for
+	// every connection, plus what addauth added (("digest", "user:hash"),
+	// ("super", "") for the super digest — see Authenticate).
+	Auth []wire.Id
+	// Internal marks a request the server issues itself (ReapCandidates):
+	// only those may use OpDeleteContainer; a client's gets BadArguments.
+	Internal bool
+}
+
+// MultiRequest is the body of a multi or multiRead request: its ops in order.
+type MultiRequest struct {
+	Ops []MultiOp
+}
+
+// MultiOp is one op of a multi: its opcode (from the MultiHeader) and body,
+// typed as for a Request of that opcode (a getData or getChildren op has a
+// *wire.PathWatchRequest whose Watch is ignored).
+type MultiOp struct {
+	Op   wire.OpCode
+	Body wire.Record
+}
+
+// Txn is a txn as ZooKeeper logs it: header, body and the digest of the tree
+// after it. Prepare makes them; Apply applies them, wherever they come from.
+type Txn struct {
+	Header wire.TxnHeader
+	// Body is the txn record of Header.Type: *wire.CreateTxn (create,
+	// create2), *wire.CreateTTLTxn, *wire.CreateContainerTxn,
+	// *wire.DeleteTxn (delete, deleteContainer), *wire.SetDataTxn,
+	// *wire.SetACLTxn, *wire.CheckVersionTxn, *wire.CreateSessionTxn,
+	// *wire.CloseSessionTxn, *wire.ErrorTxn or *wire.MultiTxn (whose sub-txn
+	// bodies are encoded, as on the wire).
+	Body wire.Record
+	// Digest is the tree digest after the txn, as ZooKeeper writes it after
+	// the txn in its log. Version 0 means none: ZooKeeper writes no digest
+	// for an ErrorTxn.
+	Digest wire.TxnDigest
+}
+
+// Result is the outcome of a request: what the reply carries. Op says which
+// response record to encode:
+//
+//	OpCreate                 wire.PathResponse{Path}
+//	OpCreate2, OpCreateTTL,
+//	OpCreateContainer        wire.Create2Response{Path, Stat}
+//	OpSetData, OpSetACL,
+//	OpExists, OpCheck        wire.StatResponse{Stat} (OpCheck outside a multi: ZooKeeper 3.8 never answers it, see SPEC)
+//	OpGetData                wire.GetDataResponse{Data, Stat}
+//	OpGetChildren            wire.StringsResponse{Children}
+//	OpGetChildren2           wire.GetChildren2Response{Children, Stat}
+//	OpGetACL                 wire.GetACLResponse{ACL, Stat}
+//	OpGetEphemerals          wire.StringsResponse{Children}
+//	OpGetAllChildrenNumber   wire.IntResponse{Count}
+//	OpSync                   wire.PathResponse{Path}
+//	OpMulti, OpMultiRead     one result per op in Multi
+//	OpDelete, OpDeleteContainer, OpCloseSession, OpCreateSession,
+//	OpAddWatch, OpCheckWatches, OpRemoveWatches, OpSetWatches(2)   no body
+//
+// Inside Multi, a sub-result's Op is OpCreate, OpCreate2 (createTTL and
+// createContainer sub-ops answer like create2), OpDelete, OpSetData,
+// OpCheck, OpGetData, OpGetChildren or OpError (an ErrorResult with Err).
+//
+// When Err is not ErrOK the reply has no body. For OpMulti, Err is ErrOK even
+// when the multi failed, as ZooKeeper's reply header says; the sub-results
+// carry the codes. Data and Children alias the tree's immutable storage and
+// must not be modified.
+type Result struct {
+	Op       wire.OpCode
+	Err      wire.ErrCode
+	Path     string
+	Stat     wire.Stat
+	Data     []byte
+	Children []string
+	ACL      []wire.ACL
+	Count    int32
+	Multi    []Result
+}
+
+// WatchEvent is one notification for one watcher.
+type WatchEvent struct {
+	Watcher WatcherID
+	Event   wire.WatcherEvent
+}
+
+// Config holds the server settings that change the tree's behaviour.
+type Config struct {
+	// SuperDigest is ZooKeeper's zookeeper.DigestAuthenticationProvider.superDigest,
+	// "super:<base64 sha1>"; "" disables the super user.
+	SuperDigest string
+	// ExtendedTypesEnabled is zookeeper.extendedTypesEnabled: TTL nodes are
+	// refused with Unimplemented without it.
+	ExtendedTypesEnabled bool
+	// EnforceQuota is zookeeper.enforceQuota: writes past a hard quota limit
+	// fail with QuotaExceeded.
+	EnforceQuota bool
+	// Warn receives warnings (soft quota limits passed); nil discards them.
+	Warn func(msg string)
+}
+
+// Encode writes the multi framing of ZooKeeper's MultiOperationRecord: per
+// op a MultiHeader{type, false, -1} and its body, then {-1, true, -1}.
+func (m *MultiRequest) Encode(e *wire.Encoder) {
+	for _, op := range m.Ops {
+		h := wire.MultiHeader{Type: op.Op, Done: false, Err: -1}
+		h.Encode(e)
+		if op.Body != nil {
+			op.Body.Encode(e)
+		}
+	}
+	end := wire.MultiHeader{Type: -1, Done: true, Err: -1}
+	end.Encode(e)
+}
+
+// Decode reads the multi framing; an op type that cannot be in a multi or
+// multiRead is a decoding error, as in ZooKeeper.
+func (m *MultiRequest) Decode(d *wire.Decoder) {
+	m.Ops = nil
+	var h wire.MultiHeader
+	for h.Decode(d); d.Err() == nil && !h.Done; h.Decode(d) {
+		var body wire.Record
+		switch h.Type {
+		case wire.OpCreate, wire.OpCreate2, wire.OpCreateContainer:
+			body = &wire.CreateRequest{}
+		case wire.OpCreateTTL:
+			body = &wire.CreateRequest{HasTTL: true}
+		case wire.OpDelete, wire.OpCheck:
+			body = &wire.PathVersionRequest{}
+		case wire.OpSetData:
+			body = &wire.SetDataRequest{}
+		case wire.OpGetData, wire.OpGetChildren:
+			body = &wire.PathWatchRequest{}
+		default:
+			d.Fail("multi op", fmt.Errorf("op type %v cannot be in a multi", h.Type))
+			return
+		}
+		body.Decode(d)
+		m.Ops = append(m.Ops, MultiOp{Op: h.Type, Body: body})
+	}
+}

@@ -1,0 +1,259 @@
+package datatree
+
+import (
+	"github.com/zabd/zabd/wire"
+)
+
+// Well-known paths that exist on every tree (ZooKeeper's DataTree constructor).
+const (
+	zookeeperPath = "/zookeeper"
+	quotaPath     = "/zookeeper/quota"
+	configPath    = "/zookeeper/config"
+)
+
+// stored is a znode's stored stat, ZooKeeper's StatPersisted: what the
+// snapshot and the digest hold.
+type stored struct {
+	czxid, mzxid, pzxid int64
+	ctime, mtime        int64
+	version             int32
+	cversion            int32 // children ever created (deletes do not count)
+	aversion            int32
+	owner               int64 // session, or the container / TTL encoding
+}
+
+// node is a znode. Its path is the key it is stored under; children are kept
+// unordered (idx is a child's position in its parent's slice, so removal is
+// O(1)) and sorted only where an output needs an order.
+type node struct {
+	name     string // last path component ("" for the root)
+	data     []byte // never modified in place, so readers may alias it; nil (jute's null buffer) stays nil
+	children []*node
+	stat     stored
+	acl      int64  // reference into the ACL cache (-1 = world:anyone ALL)
+	idx      int32  // position in the parent's children
+	digest   uint32 // this node's digest term (0 under /zookeeper/)
+}
+
+// Tree is a ZooKeeper data tree. The zero value is not usable; call New or Load.
+type Tree struct {
+	cfg      Config
+	nodes    map[string]*node // by path; the root is "/"
+	root     *node
+	acls     aclCache
+	digest   int64 // sum of every node's digest term (wrapping, as Java's long)
+	lastZxid int64 // highest zxid applied
+
+	ephemerals map[int64]map[string]struct{} // session → paths of its ephemerals
+	containers map[string]struct{}
+	ttls       map[string]struct{}
+	quotas     quotaIndex
+
+	watches watchManager
+	pending pendingChanges
+}
+
+// New returns a fresh tree as a ZooKeeper 3.8 server starts with: the root,
+// /zookeeper, /zookeeper/quota and /zookeeper/config (ACL world:anyone READ).
+func New(cfg Config) *Tree {
+	t := newEmpty(cfg)
+	t.root = &node{data: []byte{}, acl: openACLRef}
+	t.insertLoaded("/", t.root)
+	for _, p := range []string{zookeeperPath, quotaPath, configPath} {
+		n := &node{data: []byte{}, acl: openACLRef}
+		t.insertLoaded(p, n)
+		t.link(t.nodes[parentOf(p)], n)
+	}
+	// ZooKeeper sets this ACL with setACL(..., version -1), which stores -1
+	// as the aversion.
+	cfgNode := t.nodes[configPath]
+	cfgNode.acl = t.acls.ref(wire.ReadACLUnsafe)
+	cfgNode.stat.aversion = -1
+	return t
+}
+
+func newEmpty(cfg Config) *Tree {
+	return &Tree{
+		cfg:        cfg,
+		nodes:      make(map[string]*node),
+		acls:       newACLCache(),
+		ephemerals: make(map[int64]map[string]struct{}),
+		containers: make(map[string]struct{}),
+		ttls:       make(map[string]struct{}),
+		quotas:     newQuotaIndex(),
+		watches:    newWatchManager(),
+		pending:    newPendingChanges(),
+	}
+}
+
+// insertLoaded puts n under path and accounts its digest and kind; the
+// caller links it to its parent.
+func (t *Tree) insertLoaded(path string, n *node) {
+	if path != "/" {
+		n.name = path[lastSlash(path)+1:]
+	}
+	t.nodes[path] = n
+	n.digest = nodeDigest(path, n.data, &n.stat)
+	t.digest += int64(n.digest)
+	t.trackKind(path, n.stat.owner)
+}
+
+// link appends child to parent's children.
+func (t *Tree) link(parent, child *node) {
+	child.idx = int32(len(parent.children))
+	parent.children = append(parent.children, child)
+}
+
+// unlink removes child from parent's children in O(1).
+func (t *Tree) unlink(parent, child *node) {
+	last := len(parent.children) - 1
+	moved := parent.children[last]
+	parent.children[child.idx] = moved
+	moved.idx = child.idx
+	parent.children[last] = nil
+	parent.children = parent.children[:last]
+}
+
+// lookup finds a node; "" is the root, as in ZooKeeper.
+func (t *Tree) lookup(path string) *node {
+	if path == "" {
+		return t.root
+	}
+	return t.nodes[path]
+}
+
+// setDigest replaces n's digest term after a change to path's data or stat.
+func (t *Tree) setDigest(path string, n *node) {
+	d := nodeDigest(path, n.data, &n.stat)
+	t.digest += int64(d) - int64(n.digest)
+	n.digest = d
+}
+
+// Digest returns the tree digest (ZooKeeper's DigestCalculator version 2),
+// kept up to date by every change.
+func (t *Tree) Digest() int64 { return t.digest }
+
+// DigestVersion is the digest algorithm version ZooKeeper 3.8 writes with its digests.
+const DigestVersion = 2
+
+// LastZxid returns the highest zxid applied (ZooKeeper's lastProcessedZxid).
+func (t *Tree) LastZxid() int64 { return t.lastZxid }
+
+// NodeCount returns the number of znodes, the root and /zookeeper's included.
+func (t *Tree) NodeCount() int { return len(t.nodes) }
+
+// kind is a znode's kind as ZooKeeper's EphemeralType derives it from the
+// stored ephemeralOwner.
+type kind uint8
+
+const (
+	kindPersistent kind = iota // VOID
+	kindEphemeral              // NORMAL
+	kindContainer
+	kindTTL
+)
+
+// Encodings of ephemeralOwner (ZooKeeper's EphemeralType).
+const (
+	containerOwner   int64 = -1 << 63              // Long.MIN_VALUE
+	extendedMask     int64 = -0x0100000000000000   // 0xff00000000000000: extended type marker
+	reservedBitsMask int64 = 0x00ffff0000000000    // extended type number (0 = TTL)
+	maxTTL           int64 = 0x000000ffffffffff    // 2^40-1 ms
+	ttlOwnerBase           = extendedMask | 0x0000 // TTL's extended type bits are 0
+)
+
+// kindOf derives the kind of a node from its stored owner; TTL encodings are
+// only recognised with extended types enabled, as in ZooKeeper.
+func (t *Tree) kindOf(owner int64) kind {
+	if t.cfg.ExtendedTypesEnabled && owner&extendedMask == extendedMask && owner&reservedBitsMask == 0 {
+		return kindTTL
+	}
+	switch {
+	case owner == containerOwner:
+		return kindContainer
+	case owner == 0:
+		return kindPersistent
+	}
+	return kindEphemeral
+}
+
+// ttlOwner encodes a TTL in ephemeralOwner.
+func ttlOwner(ttl int64) int64 { return ttlOwnerBase | ttl }
+
+// ttlOf decodes the TTL of a TTL node's owner.
+func ttlOf(owner int64) int64 { return owner & maxTTL }
+
+// trackKind records path in the index of its kind.
+func (t *Tree) trackKind(path string, owner int64) {
+	switch t.kindOf(owner) {
+	case kindContainer:
+		t.containers[path] = struct{}{}
+	case kindTTL:
+		t.ttls[path] = struct{}{}
+	case kindEphemeral:
+		s := t.ephemerals[owner]
+		if s == nil {
+			s = make(map[string]struct{})
+			t.ephemerals[owner] = s
+		}
+		s[path] = struct{}{}
+	}
+}
+
+// untrackKind removes path from the index of its kind.
+func (t *Tree) untrackKind(path string, owner int64) {
+	switch t.kindOf(owner) {
+	case kindContainer:
+		delete(t.containers, path)
+	case kindTTL:
+		delete(t.ttls, path)
+	case kindEphemeral:
+		if s := t.ephemerals[owner]; s != nil {
+			delete(s, path)
+			if len(s) == 0 {
+				delete(t.ephemerals, owner)
+			}
+		}
+	}
+}
+
+// visibleStat is ZooKeeper's DataNode.copyStat: the stat a client sees.
+func (t *Tree) visibleStat(n *node) wire.Stat {
+	return t.visible(&n.stat, len(n.data), len(n.children))
+}
+
+func (t *Tree) visible(s *stored, dataLen, numChildren int) wire.Stat {
+	owner := s.owner
+	if k := t.kindOf(owner); k == kindContainer || k == kindTTL {
+		owner = 0
+	}
+	return wire.Stat{
+		Czxid:          s.czxid,
+		Mzxid:          s.mzxid,
+		Ctime:          s.ctime,
+		Mtime:          s.mtime,
+		Version:        s.version,
+		Cversion:       s.cversion*2 - int32(numChildren),
+		Aversion:       s.aversion,
+		EphemeralOwner: owner,
+		DataLength:     int32(dataLen),
+		NumChildren:    int32(numChildren),
+		Pzxid:          s.pzxid,
+	}
+}
+
+// persisted converts a stored stat to its jute record.
+func (s *stored) persisted() wire.StatPersisted {
+	return wire.StatPersisted{
+		Czxid: s.czxid, Mzxid: s.mzxid, Ctime: s.ctime, Mtime: s.mtime,
+		Version: s.version, Cversion: s.cversion, Aversion: s.aversion,
+		EphemeralOwner: s.owner, Pzxid: s.pzxid,
+	}
+}
+
+func storedFrom(p *wire.StatPersisted) stored {
+	return stored{
+		czxid: p.Czxid, mzxid: p.Mzxid, pzxid: p.Pzxid, ctime: p.Ctime, mtime: p.Mtime,
+		version: p.Version, cversion: p.Cversion, aversion: p.Aversion, owner: p.EphemeralOwner,
+	}
+}

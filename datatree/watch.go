@@ -1,0 +1,364 @@
+package datatree
+
+import (
+	"sort"
+
+	"github.com/zabd/zabd/wire"
+)
+
+// watchMode is how a watcher watches one path in one table
+// (ZooKeeper's WatcherMode).
+type watchMode uint8
+
+const (
+	modeStandard            watchMode = iota // one-shot
+	modePersistent                           // stays; this path only
+	modePersistentRecursive                  // stays; this path and every descendant
+)
+
+type watchEntry struct {
+	watcher WatcherID
+	mode    watchMode
+}
+
+// watchTable is one of ZooKeeper's two WatchManagers (data, child): per path
+// the watchers, each with one mode — a later registration on the same path
+// replaces the mode, as ZooKeeper's WatcherModeManager does.
+type watchTable struct {
+	byPath    map[string][]watchEntry // sorted by watcher
+	recursive int                     // entries in modePersistentRecursive: while 0, triggers skip ancestors
+}
+
+// Bits of watchManager.byWatcher: which tables hold the watcher for a path.
+const (
+	inData  uint8 = 1
+	inChild uint8 = 2
+)
+
+// watchManager holds every watch of the tree.
+type watchManager struct {
+	data, child watchTable
+	byWatcher   map[WatcherID]map[string]uint8
+}
+
+func newWatchManager() watchManager {
+	return watchManager{
+		data:      watchTable{byPath: make(map[string][]watchEntry)},
+		child:     watchTable{byPath: make(map[string][]watchEntry)},
+		byWatcher: make(map[WatcherID]map[string]uint8),
+	}
+}
+
+func (m *watchManager) table(bit uint8) *watchTable {
+	if bit == inData {
+		return &m.data
+	}
+	return &m.child
+}
+
+// add registers w on path in the table bit with mode.
+func (m *watchManager) add(bit uint8, path string, w WatcherID, mode watchMode) {
+	tb := m.table(bit)
+	list := tb.byPath[path]
+	i := sort.Search(len(list), func(i int) bool { return list[i].watcher >= w })
+	if i < len(list) && list[i].watcher == w {
+		if list[i].mode == modePersistentRecursive {
+			tb.recursive--
+		}
+		list[i].mode = mode
+	} else {
+		list = append(list, watchEntry{})
+		copy(list[i+1:], list[i:])
+		list[i] = watchEntry{watcher: w, mode: mode}
+		tb.byPath[path] = list
+	}
+	if mode == modePersistentRecursive {
+		tb.recursive++
+	}
+	paths := m.byWatcher[w]
+	if paths == nil {
+		paths = make(map[string]uint8)
+		m.byWatcher[w] = paths
+	}
+	paths[path] |= bit
+}
+
+// remove drops w's watch on path from the table bit; false when there was none.
+func (m *watchManager) remove(bit uint8, path string, w WatcherID) bool {
+	tb := m.table(bit)
+	list := tb.byPath[path]
+	i := sort.Search(len(list), func(i int) bool { return list[i].watcher >= w })
+	if i == len(list) || list[i].watcher != w {
+		return false
+	}
+	m.dropEntry(bit, tb, path, list, i)
+	return true
+}
+
+// dropEntry removes list[i] (of path in table tb) and its index entry.
+func (m *watchManager) dropEntry(bit uint8, tb *watchTable, path string, list []watchEntry, i int) {
+	w := list[i].watcher
+	if list[i].mode == modePersistentRecursive {
+		tb.recursive--
+	}
+	list = append(list[:i], list[i+1:]...)
+	if len(list) == 0 {
+		delete(tb.byPath, path)
+	} else {
+		tb.byPath[path] = list
+	}
+	if paths := m.byWatcher[w]; paths != nil {
+		if b := paths[path] &^ bit; b != 0 {
+			paths[path] = b
+		} else {
+			delete(paths, path)
+			if len(paths) == 0 {
+				delete(m.byWatcher, w)
+			}
+		}
+	}
+}
+
+// contains reports whether w watches path in the table bit.
+func (m *watchManager) contains(bit uint8, path string, w WatcherID) bool {
+	return m.byWatcher[w][path]&bit != 0
+}
+
+// removeWatcher drops every watch of w (its connection closed).
+func (m *watchManager) removeWatcher(w WatcherID) {
+	paths := m.byWatcher[w]
+	// Sorted so that the work done does not depend on map order.
+	keys := make([]string, 0, len(paths))
+	for p := range paths {
+		keys = append(keys, p)
+	}
+	sort.Strings(keys)
+	for _, p := range keys {
+		bits := paths[p]
+		if bits&inData != 0 {
+			m.remove(inData, p, w)
+		}
+		if bits&inChild != 0 {
+			m.remove(inChild, p, w)
+		}
+	}
+}
+
+// trigger is WatchManager.triggerWatch: it collects the watchers of path in
+// table bit that an event of type typ reaches — watchers of path itself
+// (one-shot ones removed) and, for anything but NodeChildrenChanged,
+// recursive watchers of its ancestors — and appends one event for each, in
+// watcher order, skipping those in suppress. It returns the watchers
+// reached (suppressed ones included), sorted.
+func (m *watchManager) trigger(bit uint8, path string, typ wire.EventType, suppress []WatcherID, events []WatchEvent) ([]WatchEvent, []WatcherID) {
+	tb := m.table(bit)
+	var reached []WatcherID
+	if list := tb.byPath[path]; len(list) > 0 {
+		for i := 0; i < len(list); {
+			e := list[i]
+			if e.mode == modePersistentRecursive && typ == wire.EventNodeChildrenChanged {
+				i++
+				continue
+			}
+			reached = append(reached, e.watcher)
+			if e.mode == modeStandard {
+				m.dropEntry(bit, tb, path, list, i)
+				list = tb.byPath[path]
+				continue
+			}
+			i++
+		}
+	}
+	if tb.recursive > 0 && typ != wire.EventNodeChildrenChanged && path != "/" {
+		for p := parentOf(path); ; p = parentOf(p) {
+			for _, e := range tb.byPath[p] {
+				if e.mode == modePersistentRecursive {
+					reached = append(reached, e.watcher)
+				}
+			}
+			if p == "/" {
+				break
+			}
+		}
+	}
+	if len(reached) == 0 {
+		return events, nil
+	}
+	if len(reached) > 1 {
+		sort.Slice(reached, func(i, j int) bool { return reached[i] < reached[j] })
+		reached = dedupSorted(reached)
+	}
+	for _, w := range reached {
+		if containsSorted(suppress, w) {
+			continue
+		}
+		events = append(events, WatchEvent{Watcher: w, Event: wire.WatcherEvent{Type: typ, State: wire.StateSyncConnected, Path: path}})
+	}
+	return events, reached
+}
+
+func dedupSorted(ws []WatcherID) []WatcherID {
+	out := ws[:1]
+	for _, w := range ws[1:] {
+		if w != out[len(out)-1] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func containsSorted(ws []WatcherID, w WatcherID) bool {
+	i := sort.Search(len(ws), func(i int) bool { return ws[i] >= w })
+	return i < len(ws) && ws[i] == w
+}
+
+// fireCreated appends the events of a node created at path.
+func (t *Tree) fireCreated(path string, events []WatchEvent) []WatchEvent {
+	events, _ = t.watches.trigger(inData, path, wire.EventNodeCreated, nil, events)
+	events, _ = t.watches.trigger(inChild, parentOf(path), wire.EventNodeChildrenChanged, nil, events)
+	return events
+}
+
+// fireDeleted appends the events of the node at path deleted: one
+// NodeDeleted per watcher however many of its watches the node had.
+func (t *Tree) fireDeleted(path string, events []WatchEvent) []WatchEvent {
+	events, reached := t.watches.trigger(inData, path, wire.EventNodeDeleted, nil, events)
+	events, _ = t.watches.trigger(inChild, path, wire.EventNodeDeleted, reached, events)
+	events, _ = t.watches.trigger(inChild, parentOf(path), wire.EventNodeChildrenChanged, nil, events)
+	return events
+}
+
+// fireDataChanged appends the events of path's data set.
+func (t *Tree) fireDataChanged(path string, events []WatchEvent) []WatchEvent {
+	events, _ = t.watches.trigger(inData, path, wire.EventNodeDataChanged, nil, events)
+	return events
+}
+
+// AddWatch registers a persistent or persistent-recursive watch (addWatch):
+// on both tables, as ZooKeeper does. ZooKeeper 3.8 checks no ACL and does
+// not need the node to exist.
+func (t *Tree) AddWatch(path string, mode wire.AddWatchMode, w WatcherID) wire.ErrCode {
+	var m watchMode
+	switch mode {
+	case wire.AddWatchPersistent:
+		m = modePersistent
+	case wire.AddWatchPersistentRecursive:
+		m = modePersistentRecursive
+	default:
+		return wire.ErrMarshallingError
+	}
+	t.watches.add(inData, path, w, m)
+	t.watches.add(inChild, path, w, m)
+	return wire.ErrOK
+}
+
+// tableBits maps a WatcherType to the tables it selects.
+func tableBits(typ wire.WatcherType) (uint8, bool) {
+	switch typ {
+	case wire.WatcherChildren:
+		return inChild, true
+	case wire.WatcherData:
+		return inData, true
+	case wire.WatcherAny:
+		return inData | inChild, true
+	}
+	return 0, false
+}
+
+// RemoveWatches removes w's watches of type typ on path, whatever their mode
+// (removeWatches); NoWatcher when it had none.
+func (t *Tree) RemoveWatches(path string, typ wire.WatcherType, w WatcherID) wire.ErrCode {
+	bits, ok := tableBits(typ)
+	if !ok {
+		return wire.ErrBadArguments
+	}
+	removed := false
+	if bits&inChild != 0 && t.watches.remove(inChild, path, w) {
+		removed = true
+	}
+	if bits&inData != 0 && t.watches.remove(inData, path, w) {
+		removed = true
+	}
+	if !removed {
+		return wire.ErrNoWatcher
+	}
+	return wire.ErrOK
+}
+
+// CheckWatches answers checkWatches: OK when w has a watch of type typ on
+// path, else NoWatcher.
+func (t *Tree) CheckWatches(path string, typ wire.WatcherType, w WatcherID) wire.ErrCode {
+	bits, ok := tableBits(typ)
+	if !ok {
+		return wire.ErrBadArguments
+	}
+	if t.watches.byWatcher[w][path]&bits == 0 {
+		return wire.ErrNoWatcher
+	}
+	return wire.ErrOK
+}
+
+// RemoveWatcher drops every watch of w: its connection closed.
+func (t *Tree) RemoveWatcher(w WatcherID) { t.watches.removeWatcher(w) }
+
+// WatchCount returns the number of (watcher, path, table) registrations.
+func (t *Tree) WatchCount() int {
+	n := 0
+	for _, l := range t.watches.data.byPath {
+		n += len(l)
+	}
+	for _, l := range t.watches.child.byPath {
+		n += len(l)
+	}
+	return n
+}
+
+// SetWatches re-registers a reconnecting client's watches (setWatches and
+// setWatches2) as DataTree.setWatches does: relative to the client's last
+// seen zxid it appends at once NodeDeleted for data and child watches on
+// missing nodes, NodeDataChanged for data watches on nodes modified after
+// it, NodeCreated for exist watches on nodes that now exist and
+// NodeChildrenChanged for child watches on nodes whose children changed
+// after it; every other watch is registered again, persistent ones always.
+// The events come in the request's list order (data, exist, child).
+func (t *Tree) SetWatches(req *wire.SetWatchesRequest, w WatcherID, events []WatchEvent) []WatchEvent {
+	ev := func(typ wire.EventType, path string) {
+		events = append(events, WatchEvent{Watcher: w, Event: wire.WatcherEvent{Type: typ, State: wire.StateSyncConnected, Path: path}})
+	}
+	for _, p := range req.DataWatches {
+		switch n := t.lookup(p); {
+		case n == nil:
+			ev(wire.EventNodeDeleted, p)
+		case n.stat.mzxid > req.RelativeZxid:
+			ev(wire.EventNodeDataChanged, p)
+		default:
+			t.watches.add(inData, p, w, modeStandard)
+		}
+	}
+	for _, p := range req.ExistWatches {
+		if t.lookup(p) != nil {
+			ev(wire.EventNodeCreated, p)
+		} else {
+			t.watches.add(inData, p, w, modeStandard)
+		}
+	}
+	for _, p := range req.ChildWatches {
+		switch n := t.lookup(p); {
+		case n == nil:
+			ev(wire.EventNodeDeleted, p)
+		case n.stat.pzxid > req.RelativeZxid:
+			ev(wire.EventNodeChildrenChanged, p)
+		default:
+			t.watches.add(inChild, p, w, modeStandard)
+		}
+	}
+	for _, p := range req.PersistentWatches {
+		t.watches.add(inChild, p, w, modePersistent)
+		t.watches.add(inData, p, w, modePersistent)
+	}
+	for _, p := range req.PersistentRecursiveWatches {
+		t.watches.add(inChild, p, w, modePersistentRecursive)
+		t.watches.add(inData, p, w, modePersistentRecursive)
+	}
+	return events
+}
