@@ -1,0 +1,49 @@
+// Package zab is one replica of a zabd ensemble as a deterministic state
+// machine: the Peer. It composes the session tracker (package sessions) and
+// the znode tree (package datatree) behind ZooKeeper's request pipeline, and
+// it is where ZAB's phases (discovery, synchronization, broadcast) live. A
+// standalone server is an ensemble of one: the same pipeline with a quorum of
+// one member, never a separate path.
+//
+// # Shape
+//
+// The Peer is driven like etcd's raft.RawNode. The shell (zab/server for a
+// real process, sim for the simulator) feeds it events with Step, each with
+// the current time, and collects the effects with Ready:
+//
+//	p.Step(now, zab.RequestReceived{Conn: c, Xid: 7, Op: wire.OpSetData, Body: req})
+//	rd := p.Ready()
+//	// append rd.Appends to the txn log and make them durable, then
+//	//   p.Step(now, zab.LogDurable{Zxid: <last zxid made durable>})
+//	// write rd.Messages to their connections, in slice order
+//	// write rd.Snapshots to the snapshot file, then step SnapshotWritten
+//	// deliver a Tick no later than rd.Wakeup
+//
+// The Peer never reads a clock, sleeps, starts a goroutine, touches a file or
+// a socket, or uses global randomness. Time arrives with every Step as two
+// clocks (Time: monotonic for ticks and session expiry, wall for txn
+// timestamps and TTLs); randomness comes from the Rand the shell hands in.
+// Given the same events at the same times, a Peer produces byte-identical
+// effects: nothing iterates a map into an output.
+//
+// # Durability contract
+//
+// Every message in a Ready may be written at once: the Peer answers a write
+// only after the shell has reported (LogDurable) that its txn, and every txn
+// before it, is durable, and after the txn has been applied. Appends must be
+// written in slice order, Ready after Ready.
+//
+// # Request pipeline
+//
+// Requests are values (datatree.Request: session, cxid, opcode, body, the
+// connection's auth ids): what a follower will forward to its leader. A write
+// is prepared (validated and turned into a txn against the tree plus every
+// txn not yet applied) only where the member leads, proposed with the next
+// zxid, logged, committed once a quorum (here: the member itself, after its
+// own fsync) has acknowledged it, applied to the tree, and answered. Applying
+// matches committed txns from any source to pending requests by (session,
+// cxid). Each session's requests are answered in the order they arrived:
+// a read waits behind the same session's pending writes, while other
+// sessions' reads are answered at once. The watch events a txn fires are
+// queued to their connections before any later reply (watch before data).
+package zab

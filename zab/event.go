@@ -1,0 +1,92 @@
+package zab
+
+import (
+	"time"
+
+	"github.com/zabd/zabd/wire"
+)
+
+// Time is the two clocks a Step happens at. Mono is monotonic (any fixed
+// origin; it drives ticks and session expiry, so a wall-clock jump never
+// expires a session); Wall is milliseconds since the Unix epoch (txn
+// timestamps, TTL ages, new session ids).
+type Time struct {
+	Mono time.Duration
+	Wall int64
+}
+
+// ConnID names a client connection. The shell picks it, unique for the
+// Peer's lifetime; the Peer uses it as the connection's watcher id.
+type ConnID int64
+
+// Event is something that happened to the replica; Step takes one.
+type Event interface{ isEvent() }
+
+// ConnOpened: a client connected. Addr is its IP address as ZooKeeper's ip
+// ACL scheme matches it ("127.0.0.1").
+type ConnOpened struct {
+	Conn ConnID
+	Addr string
+}
+
+// ConnectReceived: the connection's first frame, a ConnectRequest.
+type ConnectReceived struct {
+	Conn ConnID
+	Req  wire.ConnectRequest
+}
+
+// RequestReceived: a later frame, a RequestHeader and its body. DecodeErr
+// says the body did not decode (Body is then nil): an unknown opcode
+// (*wire.UnknownOpError) or a malformed body. DecodeRequest builds it.
+type RequestReceived struct {
+	Conn      ConnID
+	Xid       int32
+	Op        wire.OpCode
+	Body      wire.Record
+	DecodeErr error
+}
+
+// ConnClosed: the connection is gone (the client hung up, or the shell
+// closed it). Its session lives on until it expires or is closed.
+type ConnClosed struct{ Conn ConnID }
+
+// Tick: time has passed; the Peer expires sessions and reaps containers and
+// TTL nodes that are due at the Step's time. Deliver one no later than each
+// Ready's Wakeup.
+type Tick struct{}
+
+// LogDurable: every txn appended up to and including Zxid is durable.
+type LogDurable struct{ Zxid int64 }
+
+// SnapshotWritten: the snapshot that Ready.Snapshots streamed for Zxid is
+// complete on disk (Err nil) or failed.
+type SnapshotWritten struct {
+	Zxid int64
+	Err  error
+}
+
+func (ConnOpened) isEvent()      {}
+func (ConnectReceived) isEvent() {}
+func (RequestReceived) isEvent() {}
+func (ConnClosed) isEvent()      {}
+func (Tick) isEvent()            {}
+func (LogDurable) isEvent()      {}
+func (SnapshotWritten) isEvent() {}
+
+// DecodeRequest turns a request frame (without its length prefix) into a
+// RequestReceived: the header, then the body its opcode calls for. A frame
+// too short for a header gives ok false: ZooKeeper closes such a connection.
+func DecodeRequest(conn ConnID, frame []byte) (ev RequestReceived, ok bool) {
+	d := wire.NewDecoder(frame)
+	var h wire.RequestHeader
+	h.Decode(d)
+	if d.Err() != nil {
+		return RequestReceived{}, false
+	}
+	body, err := wire.DecodeRequest(h.Type, d.Rest())
+	ev = RequestReceived{Conn: conn, Xid: h.Xid, Op: h.Type, Body: body, DecodeErr: err}
+	if err != nil {
+		ev.Body = nil
+	}
+	return ev, true
+}

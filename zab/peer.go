@@ -1,0 +1,230 @@
+package zab
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/zabd/zabd/datatree"
+	"github.com/zabd/zabd/sessions"
+)
+
+// Defaults, as ZooKeeper 3.8 has them.
+const (
+	DefaultTick                   = 2000 * time.Millisecond
+	DefaultSnapCount              = 100000
+	DefaultContainerCheckInterval = 60 * time.Second
+	DefaultCommittedWindow        = 500
+	// StandaloneServerID is the id a standalone ZooKeeper puts in the top
+	// byte of its session ids.
+	StandaloneServerID = 1
+)
+
+// Config is what a Peer needs to know; zero fields take the defaults above.
+type Config struct {
+	// ServerID is this member's id (myid): the top byte of the session ids
+	// it mints. A standalone server uses StandaloneServerID.
+	ServerID int64
+	// Tick is tickTime: the session expiry granularity.
+	Tick time.Duration
+	// SessionLimits bounds negotiated session timeouts; zero means 2 and 20
+	// ticks.
+	SessionLimits sessions.Limits
+	// Passwords derives session passwords (set Secret for the ensemble
+	// secret; see docs/sessions.md).
+	Passwords sessions.Passwords
+	// Tree configures the znode tree (super digest, extended types, quotas).
+	Tree datatree.Config
+	// SnapCount: a snapshot starts after between SnapCount/2 and SnapCount
+	// txns (the point is drawn from Rand, as ZooKeeper draws it).
+	SnapCount int
+	// ContainerCheckInterval is znode.container.checkIntervalMs: how often
+	// empty containers and expired TTL nodes are looked for.
+	ContainerCheckInterval time.Duration
+	// ContainerMaxNeverUsed is znode.container.maxNeverUsedIntervalMs: a
+	// container that never had a child is reaped once this old; 0 (the
+	// default) never reaps it.
+	ContainerMaxNeverUsed time.Duration
+	// CommittedWindow is how many recently committed txns are kept in
+	// memory for DIFF synchronization.
+	CommittedWindow int
+}
+
+func (c *Config) fillDefaults() {
+	if c.Tick <= 0 {
+		c.Tick = DefaultTick
+	}
+	if c.SessionLimits == (sessions.Limits{}) {
+		c.SessionLimits = sessions.DefaultLimits(c.Tick)
+	}
+	if c.SnapCount < 2 {
+		c.SnapCount = DefaultSnapCount
+	}
+	if c.ContainerCheckInterval <= 0 {
+		c.ContainerCheckInterval = DefaultContainerCheckInterval
+	}
+	if c.CommittedWindow <= 0 {
+		c.CommittedWindow = DefaultCommittedWindow
+	}
+}
+
+// Rand is the randomness a Peer draws on (the snapshot point), handed in by
+// the shell so that a seed replays a run. *math/rand/v2.Rand satisfies it.
+type Rand interface {
+	IntN(n int) int
+}
+
+// Restored is the state a Peer starts from: the tree and session table
+// loaded from the newest snapshot, or a fresh tree and no sessions. The
+// txns logged after the snapshot are then fed to Replay, in order, before
+// the first Step.
+type Restored struct {
+	Tree     *datatree.Tree
+	Sessions []sessions.Session
+}
+
+// Peer is one replica. It is not safe for concurrent use: one goroutine (the
+// shell's event loop) calls Step, Ready and Replay.
+type Peer struct {
+	cfg  Config
+	rand Rand
+	now  Time
+
+	tree     *datatree.Tree
+	sessions *sessions.Tracker
+
+	// Leadership. A member prepares requests only while it leads; an
+	// ensemble of one always leads, in epoch 0 (standalone ZooKeeper never
+	// leaves epoch 0, so its zxids continue across restarts).
+	leading bool
+	self    int64
+	quorum  *quorumTracker
+
+	// The txn pipeline, in zxid order: proposed ≥ durable-at-self ≥
+	// committed ≥ applied = tree.LastZxid().
+	lastProposed int64
+	inflight     []proposal // proposed, not yet applied; zxid order
+	window       *committedWindow
+
+	conns  map[ConnID]*conn
+	connOf map[int64]ConnID         // session -> its current connection
+	queues map[int64]*sessionQueue // per session: requests not yet answered
+	// syncWaiters are sessions whose queue head is a sync waiting for its
+	// zxid to be applied, in the order they started waiting.
+	syncWaiters []int64
+
+	nextReap time.Duration // monotonic time of the next container/TTL scan
+
+	snap snapshotState
+
+	out Ready
+	// events is scratch space for the watch events of one apply or read.
+	events []datatree.WatchEvent
+}
+
+// proposal is a txn between Proposed and Applied.
+type proposal struct {
+	txn datatree.Txn
+}
+
+// New returns a Peer that starts from r at time now. Feed it the logged txns
+// with Replay before the first Step.
+func New(cfg Config, now Time, rnd Rand, r Restored) (*Peer, error) {
+	cfg.fillDefaults()
+	if err := sessions.ValidateServerID(cfg.ServerID, cfg.Tree.ExtendedTypesEnabled); err != nil {
+		return nil, fmt.Errorf("zab: %w", err)
+	}
+	tree := r.Tree
+	if tree == nil {
+		tree = datatree.New(cfg.Tree)
+	}
+	p := &Peer{
+		cfg:      cfg,
+		rand:     rnd,
+		now:      now,
+		tree:     tree,
+		sessions: sessions.NewTracker(sessions.Config{ServerID: cfg.ServerID, Tick: cfg.Tick, Limits: cfg.SessionLimits}, now.Mono, now.Wall),
+		leading:  true,
+		self:     cfg.ServerID,
+		quorum:   newQuorumTracker([]int64{cfg.ServerID}),
+		window:   newCommittedWindow(cfg.CommittedWindow),
+		conns:    make(map[ConnID]*conn),
+		connOf:   make(map[int64]ConnID),
+		queues:   make(map[int64]*sessionQueue),
+		nextReap: now.Mono + cfg.ContainerCheckInterval,
+	}
+	for _, s := range r.Sessions {
+		p.sessions.Add(s.ID, s.Timeout, now.Mono)
+	}
+	p.lastProposed = tree.LastZxid()
+	p.quorum.ack(p.self, p.lastProposed)
+	p.snap.rearm(p)
+	return p, nil
+}
+
+// Replay applies a txn read back from the log at start-up: every txn after
+// the snapshot's zxid, in zxid order. Those whose effects a fuzzy snapshot
+// already holds apply harmlessly, as in ZooKeeper.
+func (p *Peer) Replay(txn datatree.Txn) error {
+	if txn.Header.Zxid <= p.lastProposed {
+		return fmt.Errorf("zab: replaying txn 0x%x after 0x%x: the log is out of order", txn.Header.Zxid, p.lastProposed)
+	}
+	p.applyTxn(&txn)
+	p.events = p.events[:0] // nobody watches during replay
+	p.lastProposed = txn.Header.Zxid
+	p.quorum.ack(p.self, txn.Header.Zxid)
+	return nil
+}
+
+// Step feeds one event to the Peer at time now.
+func (p *Peer) Step(now Time, ev Event) {
+	if now.Mono > p.now.Mono {
+		p.now.Mono = now.Mono
+	}
+	p.now.Wall = now.Wall
+	switch e := ev.(type) {
+	case ConnOpened:
+		p.openConn(e.Conn, e.Addr)
+	case ConnectReceived:
+		p.handleConnect(e)
+	case RequestReceived:
+		p.handleRequest(e)
+	case ConnClosed:
+		p.dropConn(e.Conn)
+	case LogDurable:
+		p.handleDurable(e.Zxid)
+	case SnapshotWritten:
+		p.snap.written(p, e)
+	case Tick:
+	}
+	p.expireSessions()
+	p.reapContainers()
+}
+
+// Ready hands over the effects accumulated since the last call.
+func (p *Peer) Ready() Ready {
+	p.snap.advance(p)
+	rd := p.out
+	rd.Wakeup = min(p.sessions.NextExpiry(), p.nextReap)
+	p.out = Ready{}
+	return rd
+}
+
+// LastZxid returns the zxid of the last txn applied to the tree.
+func (p *Peer) LastZxid() int64 { return p.tree.LastZxid() }
+
+// Digest returns the tree digest.
+func (p *Peer) Digest() int64 { return p.tree.Digest() }
+
+// Tree returns the replica's tree, for inspection by tests and tools; it
+// must not be changed.
+func (p *Peer) Tree() *datatree.Tree { return p.tree }
+
+// SessionTable returns the sessions whose creation has been applied, by id.
+func (p *Peer) SessionTable() []sessions.Session { return p.sessions.Table() }
+
+// CommittedSince returns the committed txns after zxid from the in-memory
+// window, and whether the window reaches back that far (what a DIFF
+// synchronization sends).
+func (p *Peer) CommittedSince(zxid int64) ([]datatree.Txn, bool) { return p.window.since(zxid) }
+
+func (p *Peer) send(m Message) { p.out.Messages = append(p.out.Messages, m) }

@@ -1,0 +1,402 @@
+package zab
+
+import (
+	"github.com/zabd/zabd/datatree"
+	"github.com/zabd/zabd/wire"
+)
+
+// pendingKind says how a request travels through the pipeline.
+type pendingKind uint8
+
+const (
+	kindRead    pendingKind = iota // answered from the tree when its turn comes
+	kindWrite                      // a txn: answered once applied
+	kindConnect                    // a new session's createSession txn: answered with a ConnectResponse
+	kindSync                       // answered once every txn proposed before it is applied
+)
+
+// pending is a request waiting for its turn to be answered.
+type pending struct {
+	conn ConnID
+	kind pendingKind
+	req  datatree.Request
+	// zxid: for a write, the zxid it was proposed with; for a sync, the
+	// zxid that must be applied before it is answered.
+	zxid    int64
+	done    bool            // a write's txn has been applied
+	result  datatree.Result // a write's outcome, once done
+	waiting bool            // a sync heading its queue is in syncWaiters
+	timeout int32           // kindConnect: the negotiated timeout
+}
+
+// sessionQueue holds a session's requests in arrival order until they are
+// answered: ZooKeeper answers each session's requests in the order it sent
+// them, so a read waits behind that session's pending writes.
+type sessionQueue struct {
+	items []*pending
+	head  int
+}
+
+func (q *sessionQueue) empty() bool     { return q == nil || q.head == len(q.items) }
+func (q *sessionQueue) front() *pending { return q.items[q.head] }
+func (q *sessionQueue) push(pd *pending) { q.items = append(q.items, pd) }
+
+func (q *sessionQueue) pop() {
+	q.items[q.head] = nil
+	q.head++
+	if q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	}
+}
+
+// firstUnfinishedWrite returns the oldest write of the queue whose txn has
+// not been applied: the one the next applied txn of this session answers.
+func (q *sessionQueue) firstUnfinishedWrite() *pending {
+	for _, pd := range q.items[q.head:] {
+		if (pd.kind == kindWrite || pd.kind == kindConnect) && !pd.done {
+			return pd
+		}
+	}
+	return nil
+}
+
+// requestKinds classifies the opcodes ZooKeeper 3.8 accepts from a client
+// (Request.isValid): those that become txns, and those answered locally.
+var requestKinds = map[wire.OpCode]pendingKind{
+	wire.OpCreate: kindWrite, wire.OpCreate2: kindWrite, wire.OpCreateTTL: kindWrite,
+	wire.OpCreateContainer: kindWrite, wire.OpDelete: kindWrite, wire.OpDeleteContainer: kindWrite,
+	wire.OpSetData: kindWrite, wire.OpSetACL: kindWrite, wire.OpCheck: kindWrite,
+	wire.OpMulti: kindWrite, wire.OpReconfig: kindWrite, wire.OpCloseSession: kindWrite,
+	wire.OpExists: kindRead, wire.OpGetData: kindRead, wire.OpGetChildren: kindRead,
+	wire.OpGetChildren2: kindRead, wire.OpGetACL: kindRead, wire.OpGetAllChildrenNumber: kindRead,
+	wire.OpGetEphemerals: kindRead, wire.OpMultiRead: kindRead, wire.OpAddWatch: kindRead,
+	wire.OpCheckWatches: kindRead, wire.OpRemoveWatches: kindRead, wire.OpSetWatches: kindRead,
+	wire.OpSetWatches2: kindRead, wire.OpPing: kindRead, wire.OpWhoAmI: kindRead,
+	wire.OpSync: kindSync,
+}
+
+// handleRequest takes a request frame from an established connection into
+// the pipeline.
+func (p *Peer) handleRequest(e RequestReceived) {
+	c := p.conns[e.Conn]
+	if c == nil {
+		return // closed meanwhile: nobody to answer
+	}
+	switch c.state {
+	case connAwaitingConnect:
+		p.closeConn(c) // a request before the session is established
+		return
+	case connCreating:
+		c.held = append(c.held, e)
+		return
+	}
+	switch e.Op {
+	case wire.OpAuth:
+		p.handleAuth(c, e)
+		return
+	case wire.OpSASL:
+		// zabd offers no SASL mechanism: the client cannot authenticate
+		// this way, so the connection goes, as when ZooKeeper's SASL fails.
+		p.closeConn(c)
+		return
+	}
+	kind, valid := requestKinds[e.Op]
+	if !valid {
+		// ZooKeeper's UnimplementedRequestProcessor: zxid -1, then close.
+		p.send(Message{Conn: c.id, Header: wire.ReplyHeader{Xid: e.Xid, Zxid: -1, Err: wire.ErrUnimplemented}})
+		p.closeConn(c)
+		return
+	}
+	if !p.sessions.Touch(c.session, p.now.Mono) {
+		// The session is closing or gone; ZooKeeper drops the request and
+		// the session's close closes the connection.
+		return
+	}
+	pd := &pending{conn: c.id, kind: kind, req: datatree.Request{
+		Session: c.session,
+		Cxid:    e.Xid,
+		Op:      e.Op,
+		Body:    treeBody(e.Body),
+		Auth:    c.auth,
+	}}
+	q := p.queues[c.session]
+	switch kind {
+	case kindWrite:
+		p.submitWrite(pd)
+	case kindSync:
+		pd.zxid = p.lastProposed
+		if q.empty() && p.tree.LastZxid() >= pd.zxid {
+			p.answer(pd)
+			return
+		}
+		p.enqueue(pd)
+		p.drain(c.session)
+	default:
+		if q.empty() {
+			p.answer(pd)
+			return
+		}
+		p.enqueue(pd)
+	}
+}
+
+// treeBody adapts the records wire decodes to what datatree takes. A body
+// that failed to decode stays nil: the tree answers MarshallingError.
+func treeBody(b wire.Record) wire.Record {
+	switch b := b.(type) {
+	case *wire.MultiRequest:
+		m := &datatree.MultiRequest{Ops: make([]datatree.MultiOp, len(b.Ops))}
+		for i, op := range b.Ops {
+			m.Ops[i] = datatree.MultiOp{Op: op.Type, Body: op.Body}
+		}
+		return m
+	case *wire.RawPathRequest:
+		return &wire.PathRequest{Path: b.Path}
+	}
+	return b
+}
+
+func (p *Peer) enqueue(pd *pending) {
+	q := p.queues[pd.req.Session]
+	if q == nil {
+		q = &sessionQueue{}
+		p.queues[pd.req.Session] = q
+	}
+	q.push(pd)
+}
+
+// submitWrite prepares a write (this member leads), proposes its txn and
+// queues the request to be answered once the txn is applied.
+func (p *Peer) submitWrite(pd *pending) {
+	pd.zxid = p.propose(&pd.req)
+	p.enqueue(pd)
+}
+
+// propose turns a request into the next txn and hands it to the log.
+// Only a leader calls it.
+func (p *Peer) propose(req *datatree.Request) int64 {
+	zxid := p.lastProposed + 1
+	var txn datatree.Txn
+	if err := p.checkSession(req); err != wire.ErrOK {
+		txn = errorTxn(req, zxid, p.now.Wall, err)
+	} else {
+		txn = p.tree.Prepare(req, zxid, p.now.Wall)
+	}
+	if req.Op == wire.OpCloseSession {
+		// No more touches; and an expiry of this session is moot now.
+		p.sessions.SetClosing(req.Session)
+	}
+	p.lastProposed = zxid
+	p.inflight = append(p.inflight, proposal{txn: txn})
+	p.out.Appends = append(p.out.Appends, txn)
+	return zxid
+}
+
+// checkSession applies ZooKeeper's checkSession to a client's write: the
+// session must be live and served through this member.
+func (p *Peer) checkSession(req *datatree.Request) wire.ErrCode {
+	if req.Internal || req.Op == wire.OpCreateSession || req.Op == wire.OpCloseSession {
+		return wire.ErrOK
+	}
+	if err := p.sessions.Check(req.Session, p.self); err != nil {
+		if code, ok := err.(wire.ErrCode); ok {
+			return code
+		}
+		return wire.ErrSystemError
+	}
+	return wire.ErrOK
+}
+
+// errorTxn is the txn of a write refused before the tree saw it.
+func errorTxn(req *datatree.Request, zxid, wall int64, code wire.ErrCode) datatree.Txn {
+	return datatree.Txn{
+		Header: wire.TxnHeader{ClientID: req.Session, Cxid: req.Cxid, Zxid: zxid, Time: wall, Type: wire.OpError},
+		Body:   &wire.ErrorTxn{Err: code},
+	}
+}
+
+// handleDurable records the member's own log as durable up to zxid, which
+// is its acknowledgement of every proposal up to there, and commits and
+// applies what a quorum now holds.
+func (p *Peer) handleDurable(zxid int64) {
+	p.quorum.ack(p.self, min(zxid, p.lastProposed))
+	committed := p.quorum.committed()
+	n := 0
+	for n < len(p.inflight) && p.inflight[n].txn.Header.Zxid <= committed {
+		p.applyCommitted(&p.inflight[n].txn)
+		n++
+	}
+	p.inflight = p.inflight[n:]
+	if len(p.inflight) == 0 {
+		p.inflight = nil
+	}
+}
+
+// applyCommitted applies a committed txn and answers what it completes:
+// the watch events it fires first, then the reply to its request, then
+// whatever waited behind that request.
+func (p *Peer) applyCommitted(txn *datatree.Txn) {
+	res := p.applyTxn(txn)
+	p.deliverEvents()
+	hdr := &txn.Header
+	if q := p.queues[hdr.ClientID]; !q.empty() {
+		if pd := q.firstUnfinishedWrite(); pd != nil && pd.zxid == hdr.Zxid {
+			pd.done, pd.result = true, res
+			p.drain(hdr.ClientID)
+		}
+	}
+	if hdr.Type == wire.OpCloseSession {
+		if c, ok := p.connOf[hdr.ClientID]; ok {
+			p.closeConn(p.conns[c])
+		}
+		delete(p.queues, hdr.ClientID)
+	}
+	p.wakeSyncWaiters()
+	p.snap.advance(p)
+}
+
+// applyTxn applies a txn to the tree and the session table, whatever its
+// source (this member's proposal, a leader's, the log at start-up), and
+// keeps it in the committed window. The events it fires are left in
+// p.events.
+func (p *Peer) applyTxn(txn *datatree.Txn) datatree.Result {
+	res, events := p.tree.Apply(txn, p.events[:0])
+	p.events = events
+	switch txn.Header.Type {
+	case wire.OpCreateSession:
+		if b, ok := txn.Body.(*wire.CreateSessionTxn); ok {
+			p.sessions.Add(txn.Header.ClientID, b.TimeOut, p.now.Mono)
+		}
+	case wire.OpCloseSession:
+		p.sessions.Remove(txn.Header.ClientID)
+	}
+	p.window.add(*txn)
+	p.snap.txnsSinceSnapshot++
+	return res
+}
+
+// deliverEvents queues the watch events in p.events to their connections.
+func (p *Peer) deliverEvents() {
+	for i := range p.events {
+		ev := &p.events[i]
+		id := ConnID(ev.Watcher)
+		if _, ok := p.conns[id]; !ok {
+			continue
+		}
+		body := ev.Event
+		p.send(Message{Conn: id, Header: wire.ReplyHeader{Xid: wire.XidNotification, Zxid: -1}, Body: &body})
+	}
+	p.events = p.events[:0]
+}
+
+// drain answers the requests at the head of a session's queue until one
+// must still wait: an unapplied write, or a sync whose zxid is not applied.
+func (p *Peer) drain(session int64) {
+	q := p.queues[session]
+	for !q.empty() {
+		pd := q.front()
+		switch pd.kind {
+		case kindWrite, kindConnect:
+			if !pd.done {
+				return
+			}
+		case kindSync:
+			if p.tree.LastZxid() < pd.zxid {
+				if !pd.waiting {
+					pd.waiting = true
+					p.syncWaiters = append(p.syncWaiters, session)
+				}
+				return
+			}
+		}
+		q.pop()
+		p.answer(pd)
+	}
+}
+
+// wakeSyncWaiters answers the syncs whose zxid has now been applied.
+func (p *Peer) wakeSyncWaiters() {
+	if len(p.syncWaiters) == 0 {
+		return
+	}
+	waiters := p.syncWaiters
+	p.syncWaiters = nil
+	for _, s := range waiters {
+		q := p.queues[s]
+		if q.empty() {
+			continue
+		}
+		if pd := q.front(); pd.kind == kindSync && p.tree.LastZxid() >= pd.zxid {
+			p.drain(s)
+		} else {
+			p.syncWaiters = append(p.syncWaiters, s)
+		}
+	}
+}
+
+// answer replies to a request whose turn has come. Reads are answered from
+// the tree now; every reply header carries the last applied zxid, as
+// ZooKeeper's FinalRequestProcessor sets it.
+func (p *Peer) answer(pd *pending) {
+	c := p.conns[pd.conn]
+	if c == nil || c.session != pd.req.Session {
+		return // the connection is gone (or now serves another session)
+	}
+	hdr := wire.ReplyHeader{Xid: pd.req.Cxid, Zxid: p.tree.LastZxid()}
+	switch pd.kind {
+	case kindConnect:
+		p.establish(c, pd.timeout)
+		return
+	case kindWrite:
+		if pd.result.Err == wire.ErrSessionMoved {
+			// ZooKeeper tears such a connection down instead of answering.
+			p.closeConn(c)
+			return
+		}
+		hdr.Err = pd.result.Err
+		p.send(Message{Conn: c.id, Header: hdr, Body: responseBody(&pd.result)})
+		if pd.req.Op == wire.OpCloseSession {
+			p.closeConn(c)
+		}
+		return
+	}
+	switch pd.req.Op {
+	case wire.OpPing:
+		hdr.Xid = wire.XidPing
+		p.send(Message{Conn: c.id, Header: hdr})
+	case wire.OpWhoAmI:
+		p.send(Message{Conn: c.id, Header: hdr, Body: whoAmI(pd.req.Auth)})
+	default:
+		var res datatree.Result
+		res, p.events = p.tree.Read(&pd.req, datatree.WatcherID(c.id), p.events[:0])
+		p.deliverEvents()
+		hdr.Err = res.Err
+		p.send(Message{Conn: c.id, Header: hdr, Body: responseBody(&res)})
+	}
+}
+
+// expireSessions turns every session whose timeout has passed into a
+// closeSession txn of the server's own. Only the leader decides expiry.
+func (p *Peer) expireSessions() {
+	if !p.leading || p.sessions.NextExpiry() > p.now.Mono {
+		return
+	}
+	for _, id := range p.sessions.Expire(p.now.Mono) {
+		req := datatree.Request{Session: id, Op: wire.OpCloseSession}
+		p.propose(&req)
+	}
+}
+
+// reapContainers, every ContainerCheckInterval, submits the server's own
+// deleteContainer / delete requests for empty containers and expired TTL
+// nodes, as ZooKeeper's ContainerManager does; they go through the
+// pipeline like any write, so a node that changed meanwhile survives.
+func (p *Peer) reapContainers() {
+	if !p.leading || p.now.Mono < p.nextReap {
+		return
+	}
+	p.nextReap = p.now.Mono + p.cfg.ContainerCheckInterval
+	for _, req := range p.tree.ReapCandidates(p.now.Wall, p.cfg.ContainerMaxNeverUsed.Milliseconds()) {
+		p.propose(&req)
+	}
+}

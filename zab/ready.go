@@ -1,0 +1,87 @@
+package zab
+
+import (
+	"time"
+
+	"github.com/zabd/zabd/datatree"
+	"github.com/zabd/zabd/sessions"
+	"github.com/zabd/zabd/wire"
+)
+
+// Ready is what the Peer asks of its shell after some Steps. Ready hands it
+// over and starts afresh: the slices belong to the caller.
+type Ready struct {
+	// Appends are txns to write to the log, in zxid order, after every txn
+	// of earlier Readys. Each must be made durable and reported with
+	// LogDurable; one fsync may cover many (group commit).
+	Appends []datatree.Txn
+	// Messages are the replies, notifications, connect responses and
+	// closes to carry out, in order; each connection's messages must be
+	// written in the order they appear here.
+	Messages []Message
+	// Snapshots are pieces of snapshot streams to write, in order.
+	Snapshots []SnapshotChunk
+	// Wakeup is the monotonic time by which the shell must Step a Tick.
+	Wakeup time.Duration
+}
+
+// MessageKind says what a Message asks the shell to do.
+type MessageKind uint8
+
+const (
+	// Reply writes Header and, unless nil, Body as one frame (notifications
+	// are replies with xid -1 and a *wire.WatcherEvent body).
+	Reply MessageKind = iota
+	// Connect writes Body, a *wire.ConnectResponse, as one frame with no
+	// reply header.
+	Connect
+	// Close closes the connection once everything before it is written.
+	Close
+)
+
+// Message is one output for one connection.
+type Message struct {
+	Conn   ConnID
+	Kind   MessageKind
+	Header wire.ReplyHeader
+	Body   wire.Record
+}
+
+// AppendFrame appends the message's frame (length prefix included) to buf;
+// a Close has no frame and appends nothing.
+func (m *Message) AppendFrame(buf []byte) []byte {
+	switch m.Kind {
+	case Reply:
+		if m.Body == nil {
+			return wire.AppendFrame(buf, &m.Header)
+		}
+		return wire.AppendFrame(buf, &m.Header, m.Body)
+	case Connect:
+		return wire.AppendFrame(buf, m.Body)
+	}
+	return buf
+}
+
+// SnapshotChunk is a piece of the snapshot named by Zxid (the last zxid
+// applied when it began). The first chunk carries the session table, every
+// chunk a piece of the tree's serialization (ZooKeeper's DataTree format:
+// the ACL cache, then the nodes), the last one the digest to write after the
+// tree. The shell frames them in its snapshot format (storage.Snapshot:
+// Sessions, WriteTree, Digest) and reports SnapshotWritten.
+type SnapshotChunk struct {
+	Zxid     int64
+	First    bool
+	Sessions []sessions.Session // First only, sorted by id
+	Data     []byte
+	Last     bool
+	Digest   SnapshotDigest // Last only
+}
+
+// SnapshotDigest is the tree digest at the end of a fuzzy snapshot, with the
+// zxid it belongs to: what ZooKeeper 3.8 writes after the tree, and what a
+// restart checks once replay reaches that zxid.
+type SnapshotDigest struct {
+	Zxid    int64
+	Version int32
+	Digest  int64
+}
