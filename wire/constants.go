@@ -62,6 +62,16 @@ func (o OpCode) String() string {
 	return fmt.Sprintf("OpCode(%d)", int32(o))
 }
 
+// ParseOpCode returns the opcode whose String is s.
+func ParseOpCode(s string) (OpCode, bool) {
+	for o, n := range opNames {
+		if n == s {
+			return o, true
+		}
+	}
+	return 0, false
+}
+
 // Known reports whether o is an opcode ZooKeeper 3.8 defines.
 func (o OpCode) Known() bool { _, ok := opNames[o]; return ok }
 

@@ -68,6 +68,16 @@ func (e *Encoder) WriteString(s string) {
 	e.buf = append(e.buf, s...)
 }
 
+// WriteNullableString appends s, or jute's null string (length -1) when
+// null is set. Only fields where ZooKeeper tells null from "" need it.
+func (e *Encoder) WriteNullableString(s string, null bool) {
+	if null {
+		e.WriteInt(-1)
+		return
+	}
+	e.WriteString(s)
+}
+
 // WriteVectorLen appends a vector's element count; nil vectors are written as
 // -1 (jute's null vector) by passing isNil.
 func (e *Encoder) WriteVectorLen(n int, isNil bool) {
@@ -232,11 +242,18 @@ func (d *Decoder) ReadBuffer() []byte {
 
 // ReadString reads a length-prefixed string; jute's null string gives "".
 func (d *Decoder) ReadString() string {
+	s, _ := d.ReadNullableString()
+	return s
+}
+
+// ReadNullableString reads a length-prefixed string and reports whether it
+// was jute's null string (then s is "").
+func (d *Decoder) ReadNullableString() (s string, null bool) {
 	n, isNull := d.readLen("string length")
 	if isNull || d.err != nil {
-		return ""
+		return "", isNull
 	}
-	return string(d.take(n, "string"))
+	return string(d.take(n, "string")), false
 }
 
 // ReadVectorLen reads a vector's element count: -1 for a null vector. Each

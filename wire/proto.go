@@ -226,25 +226,32 @@ func (r *SetACLRequest) Decode(d *Decoder) {
 	r.Version = d.ReadInt()
 }
 
-// ReconfigRequest asks for a membership change.
+// ReconfigRequest asks for a membership change. ZooKeeper tells a null
+// string from an empty one here: newMembers null means an incremental change
+// (joining/leaving), and clients send null for the lists they leave out, so
+// the *Null fields say which strings were jute's null on the wire.
 type ReconfigRequest struct {
 	JoiningServers string
 	LeavingServers string
 	NewMembers     string
 	CurConfigID    int64
+
+	JoiningNull    bool
+	LeavingNull    bool
+	NewMembersNull bool
 }
 
 func (r *ReconfigRequest) Encode(e *Encoder) {
-	e.WriteString(r.JoiningServers)
-	e.WriteString(r.LeavingServers)
-	e.WriteString(r.NewMembers)
+	e.WriteNullableString(r.JoiningServers, r.JoiningNull)
+	e.WriteNullableString(r.LeavingServers, r.LeavingNull)
+	e.WriteNullableString(r.NewMembers, r.NewMembersNull)
 	e.WriteLong(r.CurConfigID)
 }
 
 func (r *ReconfigRequest) Decode(d *Decoder) {
-	r.JoiningServers = d.ReadString()
-	r.LeavingServers = d.ReadString()
-	r.NewMembers = d.ReadString()
+	r.JoiningServers, r.JoiningNull = d.ReadNullableString()
+	r.LeavingServers, r.LeavingNull = d.ReadNullableString()
+	r.NewMembers, r.NewMembersNull = d.ReadNullableString()
 	r.CurConfigID = d.ReadLong()
 }
 
