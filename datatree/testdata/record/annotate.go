@@ -37,7 +37,7 @@ func annotate(lines []trace.Line, log []trace.LogEntry) []trace.Line {
 			}
 			continue
 		}
-		op, known := opCodes[l.Op]
+		op, known := trace.OpCode(l.Op)
 		if !known || !writes[op] {
 			continue
 		}

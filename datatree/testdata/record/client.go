@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
-	"io"
 	"net"
 	"time"
 
@@ -23,6 +21,7 @@ const replyTimeout = 10 * time.Second
 // relative to the replies.
 type conn struct {
 	nc        net.Conn
+	frames    *wire.FrameReader
 	sessionID int64
 	nextXid   int32
 	// events are the notifications read since the last reply.
@@ -36,18 +35,17 @@ func dial(addr string, timeOut int32) (*conn, wire.ConnectResponse, error) {
 	if err != nil {
 		return nil, resp, fmt.Errorf("dial %s: %w", addr, err)
 	}
-	c := &conn{nc: nc, nextXid: 1}
+	c := &conn{nc: nc, frames: wire.NewFrameReader(nc, 0), nextXid: 1}
 	req := wire.ConnectRequest{TimeOut: timeOut, Passwd: make([]byte, 16), HasReadOnly: true}
-	if err := c.writeFrame(wire.Marshal(&req)); err != nil {
+	if err := c.writeFrame(&req); err != nil {
 		nc.Close()
 		return nil, resp, err
 	}
 	frame, err := c.readFrame()
-	if err != nil {
-		nc.Close()
-		return nil, resp, fmt.Errorf("connect response: %w", err)
+	if err == nil {
+		err = wire.Unmarshal(frame, &resp)
 	}
-	if err := wire.Unmarshal(frame, &resp); err != nil {
+	if err != nil {
 		nc.Close()
 		return nil, resp, fmt.Errorf("connect response: %w", err)
 	}
@@ -57,13 +55,11 @@ func dial(addr string, timeOut int32) (*conn, wire.ConnectResponse, error) {
 
 func (c *conn) close() error { return c.nc.Close() }
 
-func (c *conn) writeFrame(body []byte) error {
-	frame := binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(body)), uint32(len(body)))
-	frame = append(frame, body...)
+func (c *conn) writeFrame(recs ...wire.Record) error {
 	if err := c.nc.SetWriteDeadline(time.Now().Add(replyTimeout)); err != nil {
 		return fmt.Errorf("set write deadline: %w", err)
 	}
-	if _, err := c.nc.Write(frame); err != nil {
+	if _, err := c.nc.Write(wire.AppendFrame(nil, recs...)); err != nil {
 		return fmt.Errorf("write frame: %w", err)
 	}
 	return nil
@@ -73,34 +69,23 @@ func (c *conn) readFrame() ([]byte, error) {
 	if err := c.nc.SetReadDeadline(time.Now().Add(replyTimeout)); err != nil {
 		return nil, fmt.Errorf("set read deadline: %w", err)
 	}
-	var lenBuf [4]byte
-	if _, err := io.ReadFull(c.nc, lenBuf[:]); err != nil {
-		return nil, fmt.Errorf("read frame length: %w", err)
-	}
-	n := binary.BigEndian.Uint32(lenBuf[:])
-	if n > 16<<20 {
-		return nil, fmt.Errorf("frame of %d bytes", n)
-	}
-	frame := make([]byte, n)
-	if _, err := io.ReadFull(c.nc, frame); err != nil {
-		return nil, fmt.Errorf("read frame body: %w", err)
-	}
-	return frame, nil
+	return c.frames.ReadFrame()
 }
 
 // call sends one request (xid chosen by the caller for the special xids,
 // else the next one) and returns the reply header, a decoder positioned at
 // the reply body, and the notifications that arrived before the reply.
-func (c *conn) call(xid int32, op wire.OpCode, body []byte) (wire.ReplyHeader, *wire.Decoder, []trace.Event, error) {
+func (c *conn) call(xid int32, op wire.OpCode, body wire.Record) (wire.ReplyHeader, *wire.Decoder, []trace.Event, error) {
 	var hdr wire.ReplyHeader
 	if xid == 0 {
 		xid = c.nextXid
 		c.nextXid++
 	}
-	e := wire.NewEncoder(nil)
-	(&wire.RequestHeader{Xid: xid, Type: op}).Encode(e)
-	e.WriteRaw(body)
-	if err := c.writeFrame(e.Bytes()); err != nil {
+	recs := []wire.Record{&wire.RequestHeader{Xid: xid, Type: op}}
+	if body != nil {
+		recs = append(recs, body)
+	}
+	if err := c.writeFrame(recs...); err != nil {
 		return hdr, nil, nil, err
 	}
 	for {

@@ -75,15 +75,15 @@ func (r *run) Do(s string, op wire.OpCode, req trace.Request) trace.Line {
 	if !ok {
 		return r.fail(fmt.Errorf("%s: session %s is not connected", op, s))
 	}
-	e := wire.NewEncoder(nil)
-	if err := encodeBody(e, op, &req); err != nil {
+	body, err := req.Body(op)
+	if err != nil {
 		return r.fail(err)
 	}
 	xid := int32(0)
 	if op == wire.OpPing {
 		xid = wire.XidPing
 	}
-	hdr, d, events, err := c.call(xid, op, e.Bytes())
+	hdr, d, events, err := c.call(xid, op, body)
 	if err != nil {
 		return r.fail(fmt.Errorf("session %s: %w", s, err))
 	}
@@ -116,7 +116,7 @@ func (r *run) AddAuth(s, scheme, auth string) trace.Line {
 	if !ok {
 		return r.fail(fmt.Errorf("addAuth: session %s is not connected", s))
 	}
-	body := wire.Marshal(&wire.AuthPacket{Scheme: scheme, Auth: []byte(auth)})
+	body := &wire.AuthPacket{Scheme: scheme, Auth: []byte(auth)}
 	hdr, _, events, err := c.call(wire.XidAuth, wire.OpAuth, body)
 	if err != nil {
 		return r.fail(fmt.Errorf("session %s addAuth: %w", s, err))
