@@ -246,10 +246,15 @@ func (t *Tree) prepareCreate(op wire.OpCode, b *wire.CreateRequest, req *Request
 		rec = &wire.CreateTTLTxn{Path: path, Data: b.Data, ACL: acl, ParentCVersion: newCversion, TTL: ttl}
 		owner = ttlOwner(ttl)
 	default:
-		// A create or create2 with the container flag makes a plain node:
-		// its CreateTxn has no room for the kind.
 		rec = &wire.CreateTxn{Path: path, Data: b.Data, ACL: acl, Ephemeral: mode.Ephemeral(), ParentCVersion: newCversion}
-		if mode.Ephemeral() {
+		switch {
+		case mode.Container():
+			// A create or create2 with the container flag makes a plain
+			// node (its CreateTxn has no room for the kind), but ZooKeeper
+			// records the pending node, and so computes the digest it logs,
+			// as a container; so does this, to log the same digest.
+			owner = containerOwner
+		case mode.Ephemeral():
 			owner = req.Session
 		}
 	}
