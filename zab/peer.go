@@ -106,7 +106,7 @@ type Peer struct {
 	window       *committedWindow
 
 	conns  map[ConnID]*conn
-	connOf map[int64]ConnID         // session -> its current connection
+	connOf map[int64]ConnID        // session -> its current connection
 	queues map[int64]*sessionQueue // per session: requests not yet answered
 	// syncWaiters are sessions whose queue head is a sync waiting for its
 	// zxid to be applied, in the order they started waiting.

@@ -37,8 +37,8 @@ type sessionQueue struct {
 	head  int
 }
 
-func (q *sessionQueue) empty() bool     { return q == nil || q.head == len(q.items) }
-func (q *sessionQueue) front() *pending { return q.items[q.head] }
+func (q *sessionQueue) empty() bool      { return q == nil || q.head == len(q.items) }
+func (q *sessionQueue) front() *pending  { return q.items[q.head] }
 func (q *sessionQueue) push(pd *pending) { q.items = append(q.items, pd) }
 
 func (q *sessionQueue) pop() {

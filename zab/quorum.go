@@ -9,7 +9,7 @@ import "slices"
 // The leader counts itself only after its own fsync. With one voter, a
 // proposal commits when the member's own log makes it durable.
 type quorumTracker struct {
-	voters []int64          // member ids, sorted
+	voters []int64         // member ids, sorted
 	acked  map[int64]int64 // voter -> highest zxid acknowledged
 }
 

@@ -1,0 +1,170 @@
+package zab_test
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/zabtest"
+)
+
+// TestExpiryDeletesEphemeralsAndFiresWatches: a session that stops pinging
+// is expired by a closeSession txn of the server's own, which deletes its
+// ephemerals (firing the watches on them) and closes its connection.
+func TestExpiryDeletesEphemeralsAndFiresWatches(t *testing.T) {
+	h := newHarness(t) // tick 2 s: timeouts within [4 s, 40 s]
+	e := h.Session(4000)
+	w := h.Session(30000)
+	e.Create("/eph", "", wire.ModeEphemeral) // 0x3
+	w.Exists("/eph", true)
+	w.GetChildren("/", true)
+	h.Take()
+
+	// The watcher pings; the ephemeral owner stays silent.
+	for range 3 {
+		h.Advance(2 * time.Second)
+		w.Ping()
+	}
+	h.Expect(
+		"c2 reply xid=-2 zxid=0x3 ok",
+		"c2 reply xid=-2 zxid=0x3 ok",
+		"c2 event NodeDeleted /eph",
+		"c2 event NodeChildrenChanged /",
+		"c1 close",
+		"c2 reply xid=-2 zxid=0x4 ok",
+	)
+	last := h.Log[len(h.Log)-1]
+	require.Equal(t, wire.OpCloseSession, last.Header.Type)
+	require.Equal(t, e.Session, last.Header.ClientID)
+	require.Equal(t, []string{"/eph"}, last.Body.(*wire.CloseSessionTxn).Paths2Delete)
+
+	// The expired session cannot come back.
+	e2 := e.Reopen()
+	e2.Connect(4000, 0x4)
+	h.Expect("c3 connect refused", "c3 close")
+}
+
+// TestExpiryUsesTheMonotonicClock: a wall-clock jump expires nothing.
+func TestExpiryUsesTheMonotonicClock(t *testing.T) {
+	h := newHarness(t)
+	a := h.Session(4000)
+	h.JumpWall(24 * time.Hour)
+	a.Exists("/", false)
+	h.Expect("c1 reply xid=1 zxid=0x1 ok {c=0x0 m=0x0 p=0x0 v=0 cv=-1 eph=0x0 n=1}")
+}
+
+// TestExplicitCloseAnswersThenCloses: closeSession fires the session's own
+// watches, then answers, then closes the connection.
+func TestExplicitCloseAnswersThenCloses(t *testing.T) {
+	h := newHarness(t)
+	a := h.Session(10000)
+	a.Create("/mine", "", wire.ModeEphemeral)
+	a.Exists("/mine", true)
+	h.Take()
+	a.Close()
+	h.Expect(
+		"c1 event NodeDeleted /mine",
+		"c1 reply xid=3 zxid=0x3 ok",
+		"c1 close",
+	)
+	require.Empty(t, h.Peer.SessionTable())
+}
+
+// TestReconnectWithRightAndWrongPassword: the right password resumes the
+// session on a new connection (the old one is closed, as ZooKeeper closes
+// it); a wrong one gets timeout 0 and a close, and the session lives on.
+func TestReconnectWithRightAndWrongPassword(t *testing.T) {
+	h := newHarness(t)
+	a := h.Session(10000)
+	a.Create("/e", "", wire.ModeEphemeral) // 0x2
+	h.Take()
+
+	bad := a.Reopen()
+	bad.Passwd = append([]byte(nil), a.Passwd...)
+	bad.Passwd[0] ^= 0xff
+	bad.Connect(10000, 0x2)
+	h.Expect("c1 close", "c2 connect refused", "c2 close")
+
+	good := a.Reopen()
+	good.Connect(20000, 0x2)
+	h.Expect("c3 connect session=0x" + hex(a.Session) + " timeout=20000")
+	good.GetData("/e", false)
+	h.Expect(`c3 reply xid=2 zxid=0x2 ok "" {c=0x2 m=0x2 p=0x2 v=0 cv=0 eph=0x` + hex(a.Session) + ` n=0}`)
+}
+
+// TestClientAheadIsRefused: a client that has seen a zxid this server has
+// not is closed without a response.
+func TestClientAheadIsRefused(t *testing.T) {
+	h := newHarness(t)
+	a := h.Session(10000)
+	n := a.Reopen()
+	n.Connect(10000, 0x99)
+	h.Expect("c2 close")
+	a.Exists("/", false)
+	h.Expect("c1 reply xid=1 zxid=0x1 ok {c=0x0 m=0x0 p=0x0 v=0 cv=-1 eph=0x0 n=1}")
+}
+
+// TestSetWatchesAfterReconnect: watches re-registered with the last zxid
+// the client saw fire at once for what changed since, before the reply,
+// and the rest stay registered.
+func TestSetWatchesAfterReconnect(t *testing.T) {
+	h := newHarness(t)
+	a := h.Session(10000)
+	b := h.Session(10000)
+	a.Create("/changed", "", wire.ModePersistent) // 0x3
+	a.Create("/same", "", wire.ModePersistent)    // 0x4
+	a.Create("/gone", "", wire.ModePersistent)    // 0x5
+	h.Take()
+	seen := int64(5)
+	a.Hangup()
+	b.SetData("/changed", "x", -1) // 0x6
+	b.Delete("/gone", -1)          // 0x7
+	h.Take()
+
+	r := a.Reopen()
+	r.Connect(10000, seen)
+	r.SetWatches(seen, []string{"/changed", "/same", "/gone"}, []string{"/new"}, nil)
+	h.Expect(
+		"c3 connect session=0x"+hex(a.Session)+" timeout=10000",
+		"c3 event NodeDataChanged /changed",
+		"c3 event NodeDeleted /gone",
+		"c3 reply xid=-8 zxid=0x7 ok",
+	)
+	b.SetData("/same", "y", -1)
+	h.Expect(
+		"c3 event NodeDataChanged /same",
+		"c2 reply xid=3 zxid=0x8 ok {c=0x4 m=0x8 p=0x4 v=1 cv=0 eph=0x0 n=0}",
+	)
+}
+
+// TestNewSessionRequestsWaitForCommit: the connect response leaves only
+// once the createSession txn is durable, and requests pipelined behind the
+// connect are served after it.
+func TestNewSessionRequestsWaitForCommit(t *testing.T) {
+	h := newHarness(t)
+	h.Hold()
+	c := h.Open()
+	c.Connect(10000, 0)
+	c.Exists("/", false)
+	h.Expect()
+	require.Equal(t, []int64{1}, h.Pending())
+	h.Release()
+	got := h.Take()
+	require.Len(t, got, 2)
+	require.Regexp(t, `^c1 connect session=0x1[0-9a-f]{14} timeout=10000$`, got[0])
+	require.Equal(t, "c1 reply xid=1 zxid=0x1 ok {c=0x0 m=0x0 p=0x0 v=0 cv=-1 eph=0x0 n=1}", got[1])
+}
+
+// TestTimeoutNegotiation clamps the requested timeout into [2, 20] ticks.
+func TestTimeoutNegotiation(t *testing.T) {
+	h := zabtest.New(t, zab.Config{ServerID: 1, Tick: time.Second}, 1)
+	require.Equal(t, int32(2000), h.Session(1).Timeout)
+	require.Equal(t, int32(20000), h.Session(1_000_000).Timeout)
+	require.Equal(t, int32(7000), h.Session(7000).Timeout)
+}
+
+func hex(v int64) string { return strconv.FormatUint(uint64(v), 16) }
