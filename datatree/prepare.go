@@ -45,14 +45,14 @@ func (t *Tree) Prepare(req *Request, zxid, timeMs int64) Txn {
 
 // prepareMulti prepares each op of a multi in order under the multi's zxid.
 func (t *Tree) prepareMulti(req *Request, hdr *wire.TxnHeader) (wire.Record, wire.ErrCode) {
-	m, ok := req.Body.(*MultiRequest)
+	mops, ok := multiOps(req.Body)
 	if !ok {
 		return nil, wire.ErrMarshallingError
 	}
-	ops := make([]wire.Txn, 0, len(m.Ops))
+	ops := make([]wire.Txn, 0, len(mops))
 	mark := t.markPending()
 	failed := false
-	for _, op := range m.Ops {
+	for _, op := range mops {
 		opType, err := multiOpType(op)
 		if err != wire.ErrOK {
 			// ZooKeeper fails to decode such a multi at all.

@@ -196,11 +196,11 @@ func (t *Tree) Read(req *Request, w WatcherID, events []WatchEvent) (Result, []W
 		}
 		r.Path = b.Path
 	case wire.OpMultiRead:
-		b, ok := req.Body.(*MultiRequest)
+		ops, ok := multiOps(req.Body)
 		if !ok {
 			return badBody(r), events
 		}
-		r = t.multiRead(b, req.Auth)
+		r = t.multiRead(ops, req.Auth)
 	case wire.OpAddWatch:
 		b, ok := req.Body.(*wire.AddWatchRequest)
 		if !ok {
@@ -238,9 +238,9 @@ func badBody(r Result) Result {
 
 // multiRead answers each getData / getChildren op on its own (an error is
 // that op's ErrorResult); any other op makes the request MarshallingError.
-func (t *Tree) multiRead(m *MultiRequest, auth []wire.Id) Result {
-	r := Result{Op: wire.OpMultiRead, Multi: make([]Result, 0, len(m.Ops))}
-	for _, op := range m.Ops {
+func (t *Tree) multiRead(ops []MultiOp, auth []wire.Id) Result {
+	r := Result{Op: wire.OpMultiRead, Multi: make([]Result, 0, len(ops))}
+	for _, op := range ops {
 		b, ok := op.Body.(*wire.PathWatchRequest)
 		if !ok || (op.Op != wire.OpGetData && op.Op != wire.OpGetChildren) {
 			return Result{Op: wire.OpMultiRead, Err: wire.ErrMarshallingError}

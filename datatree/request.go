@@ -1,10 +1,6 @@
 package datatree
 
-import (
-	"fmt"
-
-	"github.com/zabd/zabd/wire"
-)
+import "github.com/zabd/zabd/wire"
 
 // WatcherID names the holder of watches: the caller picks it (one per client
 // connection) and gets it back in every WatchEvent.
@@ -20,7 +16,7 @@ type WatcherID int64
 //	OpDeleteContainer (Internal only)        *wire.PathRequest
 //	OpSetData                                *wire.SetDataRequest
 //	OpSetACL                                 *wire.SetACLRequest
-//	OpMulti, OpMultiRead                     *MultiRequest
+//	OpMulti, OpMultiRead                     *wire.MultiRequest or *MultiRequest
 //	OpCreateSession                          *wire.CreateSessionTxn (negotiated timeout)
 //	OpCloseSession, OpReconfig               ignored (nil is fine)
 //	OpExists, OpGetData, OpGetChildren,
@@ -136,43 +132,40 @@ type Config struct {
 	Warn func(msg string)
 }
 
-// Encode writes the multi framing of ZooKeeper's MultiOperationRecord: per
-// op a MultiHeader{type, false, -1} and its body, then {-1, true, -1}.
-func (m *MultiRequest) Encode(e *wire.Encoder) {
-	for _, op := range m.Ops {
-		h := wire.MultiHeader{Type: op.Op, Done: false, Err: -1}
-		h.Encode(e)
-		if op.Body != nil {
-			op.Body.Encode(e)
-		}
-	}
-	end := wire.MultiHeader{Type: -1, Done: true, Err: -1}
-	end.Encode(e)
+// Encode writes the multi framing (wire.MultiRequest's).
+func (m *MultiRequest) Encode(e *wire.Encoder) { m.toWire().Encode(e) }
+
+// Decode reads the multi framing (wire.MultiRequest's).
+func (m *MultiRequest) Decode(d *wire.Decoder) {
+	var w wire.MultiRequest
+	w.Decode(d)
+	m.Ops = multiOpsOf(&w)
 }
 
-// Decode reads the multi framing; an op type that cannot be in a multi or
-// multiRead is a decoding error, as in ZooKeeper.
-func (m *MultiRequest) Decode(d *wire.Decoder) {
-	m.Ops = nil
-	var h wire.MultiHeader
-	for h.Decode(d); d.Err() == nil && !h.Done; h.Decode(d) {
-		var body wire.Record
-		switch h.Type {
-		case wire.OpCreate, wire.OpCreate2, wire.OpCreateContainer:
-			body = &wire.CreateRequest{}
-		case wire.OpCreateTTL:
-			body = &wire.CreateRequest{HasTTL: true}
-		case wire.OpDelete, wire.OpCheck:
-			body = &wire.PathVersionRequest{}
-		case wire.OpSetData:
-			body = &wire.SetDataRequest{}
-		case wire.OpGetData, wire.OpGetChildren:
-			body = &wire.PathWatchRequest{}
-		default:
-			d.Fail("multi op", fmt.Errorf("op type %v cannot be in a multi", h.Type))
-			return
-		}
-		body.Decode(d)
-		m.Ops = append(m.Ops, MultiOp{Op: h.Type, Body: body})
+func (m *MultiRequest) toWire() *wire.MultiRequest {
+	w := &wire.MultiRequest{Ops: make([]wire.MultiOp, len(m.Ops))}
+	for i, op := range m.Ops {
+		w.Ops[i] = wire.MultiOp{Type: op.Op, Body: op.Body}
 	}
+	return w
+}
+
+func multiOpsOf(w *wire.MultiRequest) []MultiOp {
+	ops := make([]MultiOp, len(w.Ops))
+	for i, op := range w.Ops {
+		ops[i] = MultiOp{Op: op.Type, Body: op.Body}
+	}
+	return ops
+}
+
+// multiOps returns the ops of a multi or multiRead body, which may be a
+// *MultiRequest or a *wire.MultiRequest.
+func multiOps(body wire.Record) ([]MultiOp, bool) {
+	switch b := body.(type) {
+	case *MultiRequest:
+		return b.Ops, true
+	case *wire.MultiRequest:
+		return multiOpsOf(b), true
+	}
+	return nil, false
 }

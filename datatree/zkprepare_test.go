@@ -1,0 +1,116 @@
+package datatree
+
+import (
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zabd/zabd/datatree/testdata/record/trace"
+	"github.com/zabd/zabd/wire"
+)
+
+// TestPrepareMatchesZooKeeperLog re-prepares every write of the recorded
+// golden traces and requires the txn ZooKeeper logged for it: the same
+// header, the same body bytes (sequential names, versions, expanded ACLs,
+// error codes, multi sub-txns) and the same digest. The log's own txn is
+// then applied, so one mismatch does not cascade.
+func TestPrepareMatchesZooKeeperLog(t *testing.T) {
+	for _, sc := range goldenScenarios(t) {
+		t.Run(sc, func(t *testing.T) {
+			dir := filepath.Join(goldenDir, sc)
+			cfg := goldenConfig(t, sc)
+			lines, err := trace.ReadFile(filepath.Join(dir, "trace.jsonl"))
+			require.NoError(t, err)
+			entries, err := trace.ReadTxnLogs(dir)
+			require.NoError(t, err)
+			byZxid := map[int64]trace.Line{}
+			sessions := map[string]int64{}
+			auth := map[string][]wire.Id{}
+			for _, l := range lines {
+				if l.Op == "connect" && l.Resp != nil {
+					sessions[l.Session] = l.Resp.SessionID
+				}
+				if l.Time != 0 {
+					byZxid[l.Zxid] = l
+				}
+			}
+			// Auth as the connection had it when the write was sent: replay
+			// addAuth lines in order up to the write's line.
+			lineIndex := map[int64]int{}
+			for i, l := range lines {
+				if l.Time != 0 {
+					lineIndex[l.Zxid] = i
+				}
+			}
+			authAt := func(upTo int, session string) []wire.Id {
+				ids := []wire.Id{{Scheme: "ip", ID: "127.0.0.1"}}
+				for _, l := range lines[:upTo] {
+					if l.Op == "addAuth" && l.Session == session && l.Err == "ok" {
+						got, code := Authenticate(cfg, l.Req.Scheme, []byte(l.Req.Auth), "127.0.0.1")
+						if code == wire.ErrOK {
+							ids = append(ids, got...)
+						}
+					}
+				}
+				_ = auth
+				return ids
+			}
+			tr := New(cfg)
+			compared := 0
+			for _, e := range entries {
+				l, ok := byZxid[e.Header.Zxid]
+				op, isOp := trace.OpCode(l.Op)
+				if ok && isOp && l.Req != nil && op != wire.OpCreateSession {
+					body, err := l.Req.Body(op)
+					require.NoError(t, err)
+					req := &Request{Session: sessions[l.Session], Cxid: e.Header.Cxid, Op: op, Body: body,
+						Auth: authAt(lineIndex[e.Header.Zxid], l.Session), Internal: l.Session == "server"}
+					if op == wire.OpDeleteContainer && l.Session == "server" {
+						req.Session = 0
+					}
+					got := tr.Prepare(req, e.Header.Zxid, e.Header.Time)
+					compareTxn(t, e, got, l)
+					compared++
+				} else if ok && l.Op == "closeSession" {
+					got := tr.Prepare(&Request{Session: sessions[l.Session], Cxid: e.Header.Cxid, Op: wire.OpCloseSession}, e.Header.Zxid, e.Header.Time)
+					compareTxn(t, e, got, l)
+					compared++
+				}
+				txn := logTxn(e)
+				tr.Apply(&txn, nil)
+			}
+			t.Logf("%d txns of %d compared", compared, len(entries))
+			require.NotZero(t, compared)
+		})
+	}
+}
+
+func compareTxn(t *testing.T, want trace.LogEntry, got Txn, l trace.Line) {
+	t.Helper()
+	what := l.Session + " " + l.Op + " " + pathOf(l) + " " + l.Note
+	if !assert.Equal(t, want.Header, got.Header, "header: %s", what) {
+		return
+	}
+	if cs, ok := want.Body.(*wire.CloseSessionTxn); ok {
+		// ZooKeeper lists the paths in hash-set order; ours are sorted.
+		sorted := &wire.CloseSessionTxn{Paths2Delete: append(cs.Paths2Delete[:0:0], cs.Paths2Delete...)}
+		sort.Strings(sorted.Paths2Delete)
+		assert.Equal(t, wire.Marshal(sorted), wire.Marshal(got.Body), "closeSession paths: %s", what)
+	} else {
+		assert.Equal(t, wire.Marshal(want.Body), wire.Marshal(got.Body), "body %#v vs %#v: %s", want.Body, got.Body, what)
+	}
+	if want.Digest == nil {
+		assert.Zero(t, got.Digest.Version, "digest: %s", what)
+	} else {
+		assert.Equal(t, *want.Digest, got.Digest, "digest: %s", what)
+	}
+}
+
+func pathOf(l trace.Line) string {
+	if l.Req == nil {
+		return ""
+	}
+	return l.Req.Path
+}
