@@ -23,7 +23,7 @@ var DefaultLimits = Limits{
 	MaxClients: 6,
 	MaxOps:     60,
 	MaxFaults:  8,
-	SafetyMs:   30_000,
+	SafetyMs:   10_000,
 	LivenessMs: 60_000,
 }
 

@@ -3,6 +3,7 @@ package simclient
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"time"
 
 	"github.com/zabd/zabd/wire"
@@ -166,7 +167,9 @@ func (c *Client) Connected(conn ConnID, resp wire.ConnectResponse) {
 		c.session, c.passwd = resp.SessionID, resp.Passwd
 		c.timeout = time.Duration(resp.TimeOut) * time.Millisecond
 		c.state = connected
-		c.event(wire.EventNone, wire.StateSyncConnected, "")
+		c.seq++
+		c.env.Record(Entry{Kind: "event", Client: c.cfg.ID, Session: c.session, Seq: c.seq, Return: c.env.Now(),
+			Type: wire.EventNone, State: wire.StateSyncConnected, Timeout: resp.TimeOut})
 		if code, req, any := c.watches.setWatches(c.lastZxid); any {
 			c.send(wire.RequestHeader{Xid: wire.XidSetWatches, Type: code}, req)
 		}
@@ -210,9 +213,11 @@ func (c *Client) loseConnection() {
 	c.redialLater()
 }
 
-// Reply is a frame the server sent on conn after the connect response:
-// a reply, a notification (xid -1), a ping reply or a setWatches reply.
-func (c *Client) Reply(conn ConnID, hdr wire.ReplyHeader, body []byte) {
+// Reply is a frame the server sent on conn after the connect response: a
+// reply, a notification (xid -1, body *wire.WatcherEvent), a ping reply or a
+// setWatches reply. body is the decoded record (nil when the reply has none);
+// it must be of the type ZooKeeper's protocol gives that op's reply.
+func (c *Client) Reply(conn ConnID, hdr wire.ReplyHeader, body wire.Record) {
 	c.deliver(func() {
 		if conn != c.conn || c.state != connected {
 			return
@@ -220,12 +225,12 @@ func (c *Client) Reply(conn ConnID, hdr wire.ReplyHeader, body []byte) {
 		c.lastRecv = c.env.Now()
 		switch hdr.Xid {
 		case wire.XidNotification:
-			var ev wire.WatcherEvent
-			if err := wire.Unmarshal(body, &ev); err != nil {
-				c.env.Violation(c, fmt.Sprintf("undecodable notification: %v", err))
+			ev, ok := body.(*wire.WatcherEvent)
+			if !ok {
+				c.env.Violation(c, fmt.Sprintf("notification with a %T body", body))
 				return
 			}
-			c.watches.fired(ev)
+			c.watches.fired(*ev)
 			c.event(ev.Type, ev.State, ev.Path)
 			return
 		case wire.XidPing, wire.XidSetWatches:
@@ -240,12 +245,11 @@ func (c *Client) Reply(conn ConnID, hdr wire.ReplyHeader, body []byte) {
 		c.pending = c.pending[1:]
 		res := Result{Err: hdr.Err, Zxid: hdr.Zxid}
 		if hdr.Err == wire.ErrOK && p.op.Code != wire.OpCloseSession {
-			rec, err := wire.DecodeResponse(p.op.Code, body)
-			if err != nil {
-				c.env.Violation(c, fmt.Sprintf("undecodable reply to %s: %v", p.op.Name, err))
+			if err := checkBodyType(p.op.Code, body); err != nil {
+				c.env.Violation(c, fmt.Sprintf("reply to %s (xid %d): %v", p.op.Name, hdr.Xid, err))
 				return
 			}
-			fill(&res, p.op, rec)
+			fill(&res, p.op, body)
 		}
 		c.complete(p, res, c.env.Now())
 		if p.op.Code == wire.OpCloseSession {
@@ -256,6 +260,23 @@ func (c *Client) Reply(conn ConnID, hdr wire.ReplyHeader, body []byte) {
 		}
 		c.pump()
 	})
+}
+
+// checkBodyType demands the body type ZooKeeper's protocol gives a
+// successful reply to op (the type wire.NewResponse returns); no body is
+// accepted where that type carries nothing.
+func checkBodyType(op wire.OpCode, body wire.Record) error {
+	want, err := wire.NewResponse(op)
+	if err != nil {
+		return err
+	}
+	if _, empty := want.(*wire.Empty); empty && body == nil {
+		return nil
+	}
+	if reflect.TypeOf(want) != reflect.TypeOf(body) {
+		return fmt.Errorf("body is %T, want %T", body, want)
+	}
+	return nil
 }
 
 func (c *Client) outstanding() string {

@@ -77,7 +77,7 @@ func (e *stubEnv) Send(conn ConnID, hdr wire.RequestHeader, body wire.Record) {
 	if e.silent {
 		return
 	}
-	var out []byte
+	var out wire.Record
 	rh := wire.ReplyHeader{Xid: hdr.Xid}
 	switch hdr.Xid {
 	case wire.XidPing, wire.XidSetWatches:
@@ -94,7 +94,7 @@ func (e *stubEnv) Send(conn ConnID, hdr wire.RequestHeader, body wire.Record) {
 				m.Results = append(m.Results, wire.MultiResult{Type: op.Type, Body: b})
 			}
 		}
-		out = wire.Marshal(resp)
+		out = resp
 	}
 	e.q.After(time.Millisecond, func() {
 		if conn == e.conn {
@@ -244,8 +244,10 @@ func TestOutOfOrderReplyIsAViolation(t *testing.T) {
 	run(e, 5, 6)
 	e.q.RunUntil(10 * time.Millisecond)
 	e.c.Reply(e.conn, wire.ReplyHeader{Xid: 999, Zxid: 1}, nil)
-	require.Len(t, e.violations, 1)
+	e.c.Reply(e.conn, wire.ReplyHeader{Xid: wire.XidNotification, Zxid: -1}, &wire.StatResponse{})
+	require.Len(t, e.violations, 2)
 	require.Contains(t, e.violations[0], "xid 999")
+	require.Contains(t, e.violations[1], "notification with a *wire.StatResponse body")
 }
 
 func TestSameSeedSameHistory(t *testing.T) {

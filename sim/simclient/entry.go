@@ -22,9 +22,10 @@ type Entry struct {
 
 	// Events: Type is the watch event type (EventNone for a session state
 	// change, then State says which).
-	Type  wire.EventType
-	State wire.KeeperState
-	Path  string
+	Type    wire.EventType
+	State   wire.KeeperState
+	Path    string
+	Timeout int32 // SyncConnected: the negotiated session timeout in ms
 }
 
 // Op is an operation as the client issued it.

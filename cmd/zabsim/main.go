@@ -1,0 +1,218 @@
+// Command zabsim runs the deterministic simulator and checks histories.
+//
+//	zabsim -seed N [-v] [-history FILE]      run one seed
+//	zabsim -seeds A..B [-shrink]             run a range, with a progress line on a terminal
+//	zabsim -schedule FILE [-v] [-history F]  replay a (shrunk or hand-written) schedule
+//	zabsim check FILE                        run every checker on a history file
+//
+// A failing run prints its failures, its schedule and the command that
+// replays it; -shrink also cuts the schedule down to a minimal failing one
+// and prints it as JSON for -schedule. Exit status: 0 when everything
+// passed, 1 when a run or a check failed, 2 on bad usage.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zabd/zabd/linearizability"
+	"github.com/zabd/zabd/sim"
+	"github.com/zabd/zabd/sim/faults"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "check" {
+		return check(args[1:], stdout, stderr)
+	}
+	fs := flag.NewFlagSet("zabsim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	seed := fs.Int64("seed", 0, "run this one seed")
+	seeds := fs.String("seeds", "", "run a range of seeds, A..B inclusive")
+	schedule := fs.String("schedule", "", "replay the schedule in this JSON file")
+	verbose := fs.Bool("v", false, "print the readable trace")
+	history := fs.String("history", "", "write the run's history (JSON Lines) to this file")
+	shrink := fs.Bool("shrink", false, "shrink a failing run to a minimal failing schedule")
+	bugs := fs.String("bugs", "", "comma-separated deliberately broken core behaviours to switch on: "+strings.Join(sim.BugNames(), ", "))
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	opts := sim.Options{}
+	var err error
+	if opts.Bugs, err = sim.ParseBugs(*bugs); err != nil {
+		fmt.Fprintln(stderr, "zabsim:", err)
+		return 2
+	}
+	chosen := 0
+	for _, set := range []bool{*seed != 0, *seeds != "", *schedule != ""} {
+		if set {
+			chosen++
+		}
+	}
+	if chosen != 1 || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "zabsim: give exactly one of -seed N, -seeds A..B, -schedule FILE (or: zabsim check FILE)")
+		fs.Usage()
+		return 2
+	}
+	if *verbose {
+		opts.Trace = stdout
+	}
+	switch {
+	case *seeds != "":
+		from, to, err := parseRange(*seeds)
+		if err != nil {
+			fmt.Fprintln(stderr, "zabsim:", err)
+			return 2
+		}
+		return sweep(from, to, opts, *shrink, stdout, stderr)
+	case *schedule != "":
+		s, err := faults.Load(*schedule)
+		if err != nil {
+			fmt.Fprintln(stderr, "zabsim:", err)
+			return 2
+		}
+		return one(s, fmt.Sprintf("-schedule %s", *schedule), opts, *shrink, *history, stdout, stderr)
+	default:
+		return one(sim.ScheduleForSeed(*seed), fmt.Sprintf("-seed %d", *seed), opts, *shrink, *history, stdout, stderr)
+	}
+}
+
+// one runs a single schedule and reports on it.
+func one(s *faults.Schedule, replay string, opts sim.Options, shrink bool, historyFile string, stdout, stderr io.Writer) int {
+	start := time.Now()
+	res := sim.Run(s, opts)
+	elapsed := time.Since(start)
+	if historyFile != "" {
+		if err := writeHistory(historyFile, res); err != nil {
+			fmt.Fprintln(stderr, "zabsim:", err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stdout, "%s: %s simulated in %s (%.0f× real time), %d ops, %d events\n",
+		replay, res.Stats.SimTime.Round(time.Millisecond), elapsed.Round(time.Millisecond),
+		res.Stats.SimTime.Seconds()/elapsed.Seconds(), res.Stats.Ops, res.Stats.Events)
+	if !res.Failed() {
+		fmt.Fprintln(stdout, "ok")
+		return 0
+	}
+	report(res, replay, opts, shrink, stdout)
+	return 1
+}
+
+func report(res *sim.Result, replay string, opts sim.Options, shrink bool, out io.Writer) {
+	fmt.Fprintln(out, "FAILED")
+	for _, f := range res.Failures {
+		fmt.Fprintf(out, "  %s\n", f)
+	}
+	fmt.Fprint(out, res.Schedule.String())
+	fmt.Fprintf(out, "replay: go run ./cmd/zabsim %s%s -v\n", replay, bugFlag(opts))
+	if shrink {
+		sh := sim.Shrink(res, opts, 300)
+		fmt.Fprintf(out, "shrunk in %d runs; it fails with: %s\nsave as FILE and replay with go run ./cmd/zabsim -schedule FILE%s -v:\n%s",
+			sh.Runs, sh.Result.Failures[0], bugFlag(opts), sh.Schedule.MarshalIndented())
+	}
+}
+
+func bugFlag(opts sim.Options) string {
+	if names := sim.FormatBugs(opts.Bugs); names != "" {
+		return " -bugs " + names
+	}
+	return ""
+}
+
+// sweep runs seeds from..to and reports every failure.
+func sweep(from, to int64, opts sim.Options, shrink bool, stdout, stderr io.Writer) int {
+	if opts.Trace != nil {
+		fmt.Fprintln(stderr, "zabsim: -v prints one run's trace; use it with -seed N")
+		return 2
+	}
+	progress := isTerminal(stderr)
+	failed := 0
+	start := time.Now()
+	var simTime time.Duration
+	ops := 0
+	for seed := from; seed <= to; seed++ {
+		res := sim.Run(sim.ScheduleForSeed(seed), opts)
+		simTime += res.Stats.SimTime
+		ops += res.Stats.Ops
+		if res.Failed() {
+			failed++
+			if progress {
+				fmt.Fprint(stderr, "\r\033[K")
+			}
+			fmt.Fprintf(stdout, "seed %d: ", seed)
+			report(res, fmt.Sprintf("-seed %d", seed), opts, shrink, stdout)
+		}
+		if progress {
+			el := time.Since(start).Seconds()
+			fmt.Fprintf(stderr, "\rseed %d (%d/%d)  failed %d  %.0f× real time  %.0f ops/s ",
+				seed, seed-from+1, to-from+1, failed, simTime.Seconds()/el, float64(ops)/el)
+		}
+	}
+	if progress {
+		fmt.Fprintln(stderr)
+	}
+	fmt.Fprintf(stdout, "%d seeds, %d failed, %s\n", to-from+1, failed, time.Since(start).Round(time.Millisecond))
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+func parseRange(s string) (from, to int64, err error) {
+	a, b, ok := strings.Cut(s, "..")
+	if ok {
+		from, err = strconv.ParseInt(a, 10, 64)
+		if err == nil {
+			to, err = strconv.ParseInt(b, 10, 64)
+		}
+	}
+	if !ok || err != nil || from > to {
+		return 0, 0, fmt.Errorf("-seeds %q: want A..B with A <= B", s)
+	}
+	return from, to, nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func writeHistory(path string, res *sim.Result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	werr := linearizability.WriteHistory(f, res.LinearizabilityHistory())
+	return errors.Join(werr, f.Close())
+}
+
+// check runs every checker on a history file.
+func check(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "usage: zabsim check FILE")
+		return 2
+	}
+	ok, err := linearizability.CheckFile(args[0], stdout)
+	if err != nil {
+		fmt.Fprintln(stderr, "zabsim check:", err)
+		return 2
+	}
+	if !ok {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,73 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Bugs are deliberately broken replica behaviours, switched on only to show
+// that the simulator catches each of them (tests and `zabsim -bugs`).
+type Bugs struct {
+	// ReplyBeforeFsync: the replica is told its txns are durable as soon as
+	// they are appended, so it answers writes before the fsync.
+	ReplyBeforeFsync bool
+	// WatchAfterReply: a watch event is written after the reply that
+	// follows it on its connection.
+	WatchAfterReply bool
+	// ExpireWithoutCloseTxn: closeSession txns are applied but never
+	// logged, so a restart brings expired sessions and their ephemerals back.
+	ExpireWithoutCloseTxn bool
+	// ReadOvertakesWrite: a session's read is answered before that
+	// session's earlier write.
+	ReadOvertakesWrite bool
+}
+
+// bugSwitches names every switch, in a fixed order, for flags and reports.
+var bugSwitches = []struct {
+	name string
+	on   func(*Bugs) *bool
+}{
+	{"reply-before-fsync", func(b *Bugs) *bool { return &b.ReplyBeforeFsync }},
+	{"watch-after-reply", func(b *Bugs) *bool { return &b.WatchAfterReply }},
+	{"expire-without-close-txn", func(b *Bugs) *bool { return &b.ExpireWithoutCloseTxn }},
+	{"read-overtakes-write", func(b *Bugs) *bool { return &b.ReadOvertakesWrite }},
+}
+
+// BugNames lists the names ParseBugs accepts.
+func BugNames() []string {
+	names := make([]string, len(bugSwitches))
+	for i, s := range bugSwitches {
+		names[i] = s.name
+	}
+	return names
+}
+
+// ParseBugs reads a comma-separated list of bug names ("" is none).
+func ParseBugs(list string) (Bugs, error) {
+	var b Bugs
+	if list == "" {
+		return b, nil
+	}
+next:
+	for _, name := range strings.Split(list, ",") {
+		for _, s := range bugSwitches {
+			if s.name == strings.TrimSpace(name) {
+				*s.on(&b) = true
+				continue next
+			}
+		}
+		return b, fmt.Errorf("unknown bug %q (known: %s)", name, strings.Join(BugNames(), ", "))
+	}
+	return b, nil
+}
+
+// FormatBugs is the inverse of ParseBugs.
+func FormatBugs(b Bugs) string {
+	var on []string
+	for _, s := range bugSwitches {
+		if *s.on(&b) {
+			on = append(on, s.name)
+		}
+	}
+	return strings.Join(on, ",")
+}

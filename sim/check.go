@@ -1,0 +1,34 @@
+package sim
+
+import (
+	"github.com/zabd/zabd/linearizability"
+)
+
+// KindHistory prefixes the failure kinds of the history checkers; the
+// guarantee's name follows, so the shrinker keeps to the same guarantee.
+const KindHistory = "history: "
+
+// LinearizabilityHistory is the run's history in the linearizability
+// package's format, ready for its checkers or for a history file.
+func (r *Result) LinearizabilityHistory() linearizability.History {
+	h := make(linearizability.History, len(r.History))
+	for i := range r.History {
+		h[i] = historyEntry(&r.History[i])
+	}
+	return h
+}
+
+// checkHistory runs every checker of the linearizability package over the
+// run's history and turns each violation into a failure.
+func (w *world) checkHistory() {
+	h := make(linearizability.History, len(w.history))
+	for i := range w.history {
+		h[i] = historyEntry(&w.history[i])
+	}
+	report := linearizability.CheckAll(h, linearizability.Options{})
+	for _, g := range linearizability.Guarantees {
+		for _, v := range report.Violations[g] {
+			w.fail(KindHistory+g, "%s", v.Explanation)
+		}
+	}
+}

@@ -1,0 +1,569 @@
+package sim
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	mathrand "math/rand"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zabd/zabd/datatree"
+	"github.com/zabd/zabd/sim/faults"
+	"github.com/zabd/zabd/sim/simclient"
+	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/storage"
+	"github.com/zabd/zabd/zab/storage/vfs"
+)
+
+// The simulated disk's behaviour outside injected faults: after a crash each
+// unsynced sector survives with even odds (real disks reorder writes).
+var healthyDisk = vfs.SimConfig{SectorSize: 512, KeepUnsynced: 0.5}
+
+const (
+	dataDir     = "/data"
+	fsyncBase   = 200 * time.Microsecond // an fsync takes fsyncBase..2×fsyncBase
+	restartWait = 100 * time.Millisecond // a stopped process is restarted this long after
+	// logPrealloc keeps the simulated log files small: the in-memory disk
+	// copies whole files on a crash.
+	logPrealloc = 64 << 10
+)
+
+// server is one zabd process: a zab.Peer over a storage.Store on a simulated
+// disk, and the shell between them (what zab/server does with real files and
+// sockets). It outlives crashes: each start is a new incarnation (gen).
+type server struct {
+	w    *world
+	id   int
+	disk *vfs.Sim
+	cfg  vfs.SimConfig // the disk's fault settings now
+
+	up    bool
+	gen   int
+	peer  *zab.Peer
+	log   *storage.Log
+	conns map[zab.ConnID]*conn
+
+	syncing  bool          // an fsync is in flight
+	tickAt   time.Duration // the armed Tick, if any (0: none)
+	appended int64         // last zxid appended this incarnation
+
+	// What must survive: the highest zxid ever reported durable to a Peer,
+	// and the tree digest after each appended zxid that may still survive.
+	durable int64
+	digests map[int64]int64
+
+	corrupted    *flippedBit // durable data corrupted: a refusal to start is correct
+	failNextSync bool
+	noSpaceUntil time.Duration
+	slowUntil    time.Duration
+	slowDelay    time.Duration
+	restarting   bool // a restart is scheduled
+}
+
+// flippedBit remembers a corruption so that it can be undone after the
+// server rightly refused to start.
+type flippedBit struct {
+	file string
+	off  int64
+	bit  uint
+}
+
+func newServer(w *world, id int) *server {
+	s := &server{w: w, id: id, cfg: healthyDisk, digests: map[int64]int64{}}
+	rng := mathrand.New(mathrand.NewSource(w.streams.DeriveSeed(fmt.Sprintf("disk/%d", id))))
+	s.disk = vfs.NewSim(healthyDisk, rng)
+	return s
+}
+
+func (s *server) now() zab.Time {
+	return zab.Time{Mono: s.w.clock.Mono(), Wall: s.w.clock.WallMillis()}
+}
+
+// start recovers from disk and starts a new incarnation of the Peer.
+func (s *server) start() {
+	s.restarting = false
+	w := s.w
+	store, err := storage.Open(storage.Options{
+		FS: s.disk, Dir: dataDir, SnapCount: 1 << 30, PreallocSize: logPrealloc,
+		Rand: mathrand.New(mathrand.NewSource(w.streams.DeriveSeed(fmt.Sprintf("log/%d/%d", s.id, s.gen)))),
+	})
+	if err != nil {
+		w.fail(KindRecovery, "server %d: open storage: %v", s.id, err)
+		return
+	}
+	rec, err := store.Recover(func(*wire.Decoder) error {
+		return errors.New("the simulator writes no snapshots")
+	})
+	if err != nil {
+		s.refused(err)
+		return
+	}
+	peer, err := zab.New(zab.Config{
+		ServerID:               zab.StandaloneServerID,
+		Tick:                   ms(w.sched.TickMs),
+		Tree:                   datatree.Config{ExtendedTypesEnabled: true},
+		SnapCount:              1 << 30,
+		ContainerCheckInterval: time.Second,
+	}, s.now(), w.streams.Stream(fmt.Sprintf("peer/%d/%d", s.id, s.gen)), zab.Restored{})
+	if err != nil {
+		w.fail(KindRecovery, "server %d: new peer: %v", s.id, err)
+		return
+	}
+	if err := replay(peer, rec); err != nil {
+		w.fail(KindRecovery, "server %d: replay: %v", s.id, err)
+		return
+	}
+	last := peer.LastZxid()
+	w.tr.logf("server %d: started (incarnation %d), recovered to zxid 0x%x digest %d, %d warnings", s.id, s.gen, last, peer.Digest(), len(rec.Warnings))
+	for _, warn := range rec.Warnings {
+		w.tr.logf("server %d: recovery: %s", s.id, warn)
+	}
+	if last < s.durable {
+		w.fail(KindDurability, "server %d recovered to zxid 0x%x but 0x%x had been reported durable (warnings: %q)", s.id, last, s.durable, rec.Warnings)
+		return
+	}
+	if want, ok := s.digests[last]; ok && want != peer.Digest() {
+		w.fail(KindDurability, "server %d: tree digest after replay to 0x%x is %d, but it was %d when that txn was applied", s.id, last, peer.Digest(), want)
+		return
+	}
+	for z := range s.digests { // zxids past the recovered end will be reused
+		if z > last {
+			delete(s.digests, z)
+		}
+	}
+	s.corrupted = nil
+	s.durable = last // what recovery read back survived the crash: it is on disk
+	s.peer, s.log, s.up = peer, rec.Log, true
+	s.appended = last
+	s.conns = map[zab.ConnID]*conn{}
+	s.tickAt = 0
+	s.drain()
+}
+
+// replay feeds the txns logged after the snapshot to the new Peer.
+func replay(peer *zab.Peer, rec *storage.Recovery) error {
+	it, err := rec.Log.Iterator(rec.Snapshot.Zxid + 1)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.Next() {
+		e, err := wire.DecodeTxnEntry(it.Entry())
+		if err != nil {
+			return fmt.Errorf("txn 0x%x: %w", it.Zxid(), err)
+		}
+		txn := datatree.Txn{Header: e.Header, Body: e.Body}
+		if e.Digest != nil {
+			txn.Digest = *e.Digest
+		}
+		if err := peer.Replay(txn); err != nil {
+			return err
+		}
+	}
+	return it.Err()
+}
+
+// refused handles a failed recovery: correct only when durable data was
+// corrupted, and then only with an error that names file and offset.
+func (s *server) refused(err error) {
+	w := s.w
+	var c *storage.CorruptError
+	named := errors.As(err, &c) && c.File != ""
+	w.tr.logf("server %d: refused to start: %v", s.id, err)
+	switch {
+	case s.corrupted == nil:
+		w.fail(KindRecovery, "server %d refused to start although no durable data was corrupted: %v", s.id, err)
+	case !named:
+		w.fail(KindRecovery, "server %d refused to start without naming file and offset: %v", s.id, err)
+	default:
+		// The right answer. Undo the corruption (an operator restoring the
+		// file) and start again: now everything durable must come back.
+		f := s.corrupted
+		if ferr := s.disk.FlipBit(f.file, f.off, f.bit); ferr != nil {
+			w.fail(KindRecovery, "server %d: undo corruption of %s: %v", s.id, f.file, ferr)
+			return
+		}
+		s.corrupted = nil
+		s.scheduleRestart(restartWait)
+	}
+}
+
+func (s *server) scheduleRestart(after time.Duration) {
+	if s.restarting {
+		return
+	}
+	s.restarting = true
+	gen := s.gen
+	s.w.q.After(after, func() {
+		if s.gen == gen && !s.up {
+			s.start()
+		}
+	})
+}
+
+// crash stops the process at once; the disk keeps what a crash keeps.
+func (s *server) crash(why string, torn bool) {
+	if !s.up {
+		return
+	}
+	s.w.tr.logf("server %d: crash (%s)", s.id, why)
+	s.up = false
+	s.gen++
+	s.peer, s.log = nil, nil
+	s.syncing = false
+	for _, id := range s.openConns() {
+		s.w.closeConn(simclient.ConnID(id), "server crashed")
+	}
+	cfg := s.cfg
+	if torn {
+		cfg.TornSector = 0.5
+	}
+	s.disk.SetConfig(cfg)
+	s.disk.Crash()
+	s.disk.SetConfig(s.cfg)
+}
+
+func (s *server) openConns() []zab.ConnID {
+	var ids []zab.ConnID
+	for id, cn := range s.conns {
+		if cn.open {
+			ids = append(ids, id)
+		}
+	}
+	sortConnIDs(ids)
+	return ids
+}
+
+// inject applies a server fault.
+func (s *server) inject(f faults.Fault) {
+	switch f.Kind {
+	case faults.Crash:
+		s.crash("injected", f.Torn)
+		s.restarting = false
+		s.scheduleRestart(ms(f.DownMs))
+	case faults.BitFlip:
+		if !s.up {
+			return
+		}
+		s.crash("injected before corrupting its disk", false)
+		s.corruptDurable()
+		s.restarting = false
+		s.scheduleRestart(restartWait)
+	case faults.NoSpace:
+		s.noSpaceUntil = s.w.clock.Mono() + ms(f.ForMs)
+		s.cfg.WriteNoSpace = 1
+		s.disk.SetConfig(s.cfg)
+		s.w.q.At(s.noSpaceUntil, func() {
+			if s.w.clock.Mono() >= s.noSpaceUntil {
+				s.cfg.WriteNoSpace = 0
+				s.disk.SetConfig(s.cfg)
+			}
+		})
+	case faults.SlowFsync:
+		s.slowUntil = s.w.clock.Mono() + ms(f.ForMs)
+		s.slowDelay = ms(f.Delay)
+	case faults.FailFsync:
+		s.failNextSync = true
+	}
+}
+
+// heal ends every disk fault and restarts the server if it is down.
+func (s *server) heal() {
+	s.cfg = healthyDisk
+	s.disk.SetConfig(s.cfg)
+	s.failNextSync = false
+	s.noSpaceUntil, s.slowUntil = 0, 0
+	if !s.up {
+		s.scheduleRestart(restartWait)
+	}
+}
+
+// finish crashes and recovers the server once more at the end of the run:
+// everything reported durable must come back with the same digest.
+func (s *server) finish() {
+	if !s.up {
+		return
+	}
+	s.crash("final recovery check", true)
+	s.start()
+}
+
+// corruptDurable flips one bit inside the records of a log file that has a
+// successor: every record there is durable (a file is complete and synced
+// before the next is created), so the only correct recovery is a refusal
+// naming file and offset. The newest file is left alone: a damaged record at
+// its end looks exactly like a torn write, which recovery rightly cuts off,
+// and storage does not claim to tell the two apart (see docs/simulator.md).
+func (s *server) corruptDurable() {
+	dir := dataDir + "/" + storage.VersionDir
+	names, err := s.disk.List(dir)
+	if err != nil {
+		s.w.fail(KindRecovery, "server %d: list %s: %v", s.id, dir, err)
+		return
+	}
+	type logFile struct {
+		name string
+		zxid uint64
+	}
+	var logs []logFile
+	for _, n := range names {
+		if hex, ok := strings.CutPrefix(n, "log."); ok {
+			if z, err := strconv.ParseUint(hex, 16, 64); err == nil {
+				logs = append(logs, logFile{n, z})
+			}
+		}
+	}
+	slices.SortFunc(logs, func(a, b logFile) int { return cmp.Compare(a.zxid, b.zxid) })
+	if len(logs) < 2 {
+		return // no log file with a successor: nothing to corrupt that recovery could know was durable
+	}
+	r := s.w.streams.Stream(fmt.Sprintf("corrupt/%d/%d", s.id, s.gen))
+	name := dir + "/" + logs[r.IntN(len(logs)-1)].name
+	end, err := s.recordsEnd(name)
+	if err != nil {
+		s.w.fail(KindRecovery, "server %d: read %s: %v", s.id, name, err)
+		return
+	}
+	if end <= 16 {
+		return // only the file header: no txn in it
+	}
+	f := &flippedBit{file: name, off: r.Int64N(end), bit: uint(r.IntN(8))}
+	if err := s.disk.FlipBit(f.file, f.off, f.bit); err != nil {
+		s.w.fail(KindRecovery, "server %d: corrupt %s: %v", s.id, name, err)
+		return
+	}
+	s.w.tr.logf("server %d: flipped bit %d of %s at offset %d", s.id, f.bit, f.file, f.off)
+	s.corrupted = f
+}
+
+// recordsEnd is where a log file's non-zero bytes end (its records; the
+// preallocated rest is zeros).
+func (s *server) recordsEnd(name string) (int64, error) {
+	f, err := s.disk.Open(name)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	size, err := f.Size()
+	if err != nil {
+		return 0, err
+	}
+	buf := make([]byte, size)
+	if _, err := f.ReadAt(buf, 0); err != nil {
+		return 0, err
+	}
+	end := len(buf)
+	for end > 0 && buf[end-1] == 0 {
+		end--
+	}
+	return int64(end), nil
+}
+
+// Events from the network.
+
+func (s *server) connect(cn *conn, req wire.ConnectRequest) {
+	if !s.live(cn) {
+		return
+	}
+	id := zab.ConnID(cn.id)
+	s.conns[id] = cn
+	s.peer.Step(s.now(), zab.ConnOpened{Conn: id, Addr: "127.0.0.1"})
+	s.step(zab.ConnectReceived{Conn: id, Req: req})
+}
+
+func (s *server) request(cn *conn, hdr wire.RequestHeader, body wire.Record) {
+	if !s.live(cn) {
+		return
+	}
+	s.step(zab.RequestReceived{Conn: zab.ConnID(cn.id), Xid: hdr.Xid, Op: hdr.Type, Body: body})
+}
+
+func (s *server) connClosed(cn *conn) {
+	if s.up && cn.gen == s.gen {
+		delete(s.conns, zab.ConnID(cn.id))
+		s.step(zab.ConnClosed{Conn: zab.ConnID(cn.id)})
+	}
+}
+
+// live reports whether a frame on cn reaches the running incarnation.
+func (s *server) live(cn *conn) bool { return s.up && cn.gen == s.gen && cn.open }
+
+// step feeds the Peer one event and carries out what it asks.
+func (s *server) step(ev zab.Event) {
+	s.peer.Step(s.now(), ev)
+	s.drain()
+}
+
+// drain carries out the Peer's effects: appends (then an fsync), messages,
+// and the next wake-up.
+func (s *server) drain() {
+	rd := s.peer.Ready()
+	if len(rd.Appends) > 0 {
+		if !s.appendTxns(rd.Appends) {
+			return
+		}
+		s.startSync()
+	}
+	for i := range rd.Messages {
+		s.send(&rd.Messages[i])
+	}
+	s.armTick(rd.Wakeup)
+}
+
+// appendTxns writes txns to the log and checks that zxids strictly increase.
+// A failed write is fatal for the process, as storage demands.
+func (s *server) appendTxns(txns []datatree.Txn) bool {
+	enc := wire.NewEncoder(nil)
+	for i := range txns {
+		t := &txns[i]
+		z := t.Header.Zxid
+		if z <= s.appended {
+			s.w.fail(KindZxid, "server %d appended txn 0x%x after 0x%x", s.id, z, s.appended)
+			return false
+		}
+		enc.Reset()
+		entry := wire.TxnEntry{Header: t.Header, Body: t.Body}
+		if t.Digest.Version != 0 {
+			entry.Digest = &t.Digest
+			s.digests[z] = t.Digest.TreeDigest
+		} else if prev, ok := s.digests[s.appended]; ok {
+			s.digests[z] = prev // an error txn leaves the tree as it was
+		}
+		entry.Encode(enc)
+		if _, err := s.log.Append(enc.Bytes()); err != nil {
+			s.stopOnIOError("append", err)
+			return false
+		}
+		s.appended = z
+		if s.w.tr.on() {
+			s.w.tr.logf("server %d: append txn 0x%x %s session=0x%x cxid=%d", s.id, z, t.Header.Type, t.Header.ClientID, t.Header.Cxid)
+		}
+	}
+	return true
+}
+
+// stopOnIOError ends the process after a failed write or fsync: storage
+// errors are fatal, never retried. The supervisor restarts it.
+func (s *server) stopOnIOError(what string, err error) {
+	if !errors.Is(err, storage.ErrFailed) {
+		s.w.fail(KindRecovery, "server %d: %s failed without marking the log failed: %v", s.id, what, err)
+		return
+	}
+	s.crash(fmt.Sprintf("%s failed: %v", what, err), false)
+	s.scheduleRestart(restartWait + max(0, s.noSpaceUntil-s.w.clock.Mono()))
+}
+
+// startSync begins an fsync of everything appended, unless one is in flight
+// (group commit: the next one covers what arrives meanwhile).
+func (s *server) startSync() {
+	if s.syncing || !s.up {
+		return
+	}
+	s.syncing = true
+	w := s.w
+	delay := fsyncBase + time.Duration(w.net.Int64N(int64(fsyncBase)))
+	if w.clock.Mono() < s.slowUntil {
+		delay += s.slowDelay
+	}
+	if s.failNextSync {
+		s.failNextSync = false
+		s.cfg.SyncFail = 1
+		s.disk.SetConfig(s.cfg)
+	}
+	gen := s.gen
+	w.q.After(delay, func() {
+		if s.gen != gen || !s.up {
+			return
+		}
+		s.syncing = false
+		durable, err := s.log.Sync()
+		if s.cfg.SyncFail != 0 {
+			s.cfg.SyncFail = 0
+			s.disk.SetConfig(s.cfg)
+		}
+		if err != nil {
+			s.stopOnIOError("fsync", err)
+			return
+		}
+		if extra := s.disk.TakeSyncDelay(); extra > 0 {
+			// A slow fsync: the data is durable now, the report comes later.
+			s.syncing = true
+			w.q.After(extra, func() {
+				if s.gen == gen && s.up {
+					s.syncing = false
+					s.reportDurable(durable)
+				}
+			})
+			return
+		}
+		s.reportDurable(durable)
+	})
+}
+
+func (s *server) reportDurable(durable int64) {
+	if durable > s.durable {
+		s.durable = durable
+	}
+	s.w.tr.logf("server %d: durable to 0x%x", s.id, durable)
+	s.step(zab.LogDurable{Zxid: durable})
+	if s.up && s.appended > durable {
+		s.startSync()
+	}
+}
+
+// send carries one message to its connection. Every reply header's zxid
+// must already be durable: the server answers nothing it could lose.
+func (s *server) send(m *zab.Message) {
+	w := s.w
+	cn := s.conns[m.Conn]
+	if cn == nil || !cn.open {
+		return
+	}
+	switch m.Kind {
+	case zab.Reply:
+		if m.Header.Zxid > s.durable {
+			w.fail(KindDurability, "server %d answered client %d xid %d with zxid 0x%x before it was durable (durable to 0x%x)",
+				s.id, cn.client.ID(), m.Header.Xid, m.Header.Zxid, s.durable)
+		}
+		hdr, body, id := m.Header, m.Body, cn.id
+		if w.tr.on() && hdr.Xid != wire.XidPing {
+			w.tr.logf("server %d -> client %d xid=%d zxid=0x%x %s %s", s.id, cn.client.ID(), hdr.Xid, hdr.Zxid, hdr.Err.String(), describe(body))
+		}
+		w.deliverAt(&cn.toClient, func() { cn.client.Reply(id, hdr, body) })
+	case zab.Connect:
+		resp, ok := m.Body.(*wire.ConnectResponse)
+		if !ok {
+			w.fail(KindProtocol, "server %d: connect response body is %T", s.id, m.Body)
+			return
+		}
+		r, id := *resp, cn.id
+		w.tr.logf("server %d -> client %d connect session=0x%x timeout=%d", s.id, cn.client.ID(), r.SessionID, r.TimeOut)
+		w.deliverAt(&cn.toClient, func() { cn.client.Connected(id, r) })
+	case zab.Close:
+		w.closeConn(cn.id, "closed by the server")
+	}
+}
+
+// armTick schedules the Tick the Peer asked for. A wake-up in the past runs
+// a millisecond from now, so a Peer that keeps asking for the past cannot
+// stall simulated time.
+func (s *server) armTick(at time.Duration) {
+	now := s.w.clock.Mono()
+	at = max(at, now+time.Millisecond)
+	if s.tickAt != 0 && s.tickAt <= at {
+		return
+	}
+	s.tickAt = at
+	gen := s.gen
+	s.w.q.At(at, func() {
+		if s.gen != gen || !s.up || s.tickAt != at {
+			return
+		}
+		s.tickAt = 0
+		s.step(zab.Tick{})
+	})
+}

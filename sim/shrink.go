@@ -1,0 +1,104 @@
+package sim
+
+import (
+	"slices"
+
+	"github.com/zabd/zabd/sim/faults"
+)
+
+// ShrinkResult is the smallest failing schedule the shrinker found.
+type ShrinkResult struct {
+	Schedule *faults.Schedule
+	Result   *Result // its run
+	Runs     int     // simulations the shrinker ran
+}
+
+// Shrink cuts a failing schedule down — fewer faults, fewer clients, fewer
+// operations, shorter fault durations — keeping each cut that still fails
+// with a failure of the same kind as the original's first one, until no
+// single cut does or maxRuns simulations have run. The result replays with
+// Run (and `zabsim -schedule FILE`).
+func Shrink(failing *Result, opts Options, maxRuns int) ShrinkResult {
+	opts.Trace = nil
+	kind := failing.Failures[0].Kind
+	best := ShrinkResult{Schedule: failing.Schedule, Result: failing}
+	try := func(s *faults.Schedule) bool {
+		if best.Runs >= maxRuns || s.Validate() != nil {
+			return false
+		}
+		best.Runs++
+		r := Run(s, opts)
+		if !r.Failed() || r.Failures[0].Kind != kind {
+			return false
+		}
+		best.Schedule, best.Result = s, r
+		return true
+	}
+	for progress := true; progress && best.Runs < maxRuns; {
+		progress = false
+		for _, cand := range candidates(best.Schedule) {
+			if try(cand) {
+				progress = true
+				break // restart from the smaller schedule: its candidates differ
+			}
+		}
+	}
+	return best
+}
+
+// candidates lists one-step reductions of s, the boldest first so that big
+// cuts are tried before small ones.
+func candidates(s *faults.Schedule) []*faults.Schedule {
+	var out []*faults.Schedule
+	if len(s.Faults) > 1 {
+		c := s.Clone()
+		c.Faults = c.Faults[len(c.Faults)/2:]
+		out = append(out, c)
+		c = s.Clone()
+		c.Faults = c.Faults[:len(c.Faults)/2]
+		out = append(out, c)
+	}
+	for i := len(s.Faults) - 1; i >= 0; i-- {
+		c := s.Clone()
+		c.Faults = slices.Delete(c.Faults, i, i+1)
+		out = append(out, c)
+	}
+	for _, n := range fewer(s.Clients) {
+		out = append(out, withClients(s, n))
+	}
+	for _, n := range fewer(s.OpsPerClient) {
+		c := s.Clone()
+		c.OpsPerClient = n
+		out = append(out, c)
+	}
+	for i, f := range s.Faults {
+		shorter := f
+		shorter.DownMs /= 2
+		shorter.ForMs /= 2
+		if shorter != f {
+			c := s.Clone()
+			c.Faults[i] = shorter
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// fewer proposes smaller counts than n: 1, half, and one less.
+func fewer(n int) []int {
+	var out []int
+	for _, m := range []int{1, n / 2, n - 1} {
+		if m >= 1 && m < n && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// withClients keeps the first n clients and the faults that concern them.
+func withClients(s *faults.Schedule, n int) *faults.Schedule {
+	c := s.Clone()
+	c.Clients = n
+	c.Faults = slices.DeleteFunc(c.Faults, func(f faults.Fault) bool { return f.Client > n })
+	return c
+}

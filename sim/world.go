@@ -1,0 +1,372 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/zabd/zabd/sim/faults"
+	"github.com/zabd/zabd/sim/randstream"
+	"github.com/zabd/zabd/sim/simclient"
+	"github.com/zabd/zabd/sim/vtime"
+	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab"
+)
+
+// wallStart is the simulated wall-clock time at monotonic 0: fixed, so that
+// txn timestamps (and so digests) are the same on every run.
+var wallStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Failure is one thing a run found wrong. Kind groups failures for the
+// shrinker (a shrunk schedule must fail with the same kind); Msg explains it.
+type Failure struct {
+	Kind string
+	At   time.Duration
+	Msg  string
+}
+
+func (f Failure) String() string { return fmt.Sprintf("%s at %s: %s", f.Kind, fmtMono(f.At), f.Msg) }
+
+// Failure kinds.
+const (
+	KindProtocol   = "protocol"   // a client saw a malformed or misordered reply
+	KindDurability = "durability" // an acknowledged txn was lost, or replay changed the tree
+	KindZxid       = "zxid"       // zxids did not strictly increase
+	KindRecovery   = "recovery"   // start-up refused without cause, or refused without naming file and offset
+	KindLiveness   = "liveness"   // work did not finish after the faults stopped
+)
+
+// Options tune a run beyond its schedule.
+type Options struct {
+	// Trace receives the readable trace; nil disables tracing (and its cost).
+	Trace io.Writer
+	// Bugs switches on deliberately broken replica behaviour.
+	Bugs Bugs
+	// SkipCheckers leaves out the history checkers at the end (the
+	// invariants checked during the run still apply).
+	SkipCheckers bool
+}
+
+// Stats measure a run.
+type Stats struct {
+	SimTime time.Duration // monotonic time simulated
+	Events  int           // events run off the queue
+	Ops     int           // client operations completed (any outcome)
+}
+
+// Result is what a run found.
+type Result struct {
+	Schedule *faults.Schedule
+	Failures []Failure
+	History  []simclient.Entry
+	Stats    Stats
+}
+
+// Failed reports whether anything was found wrong.
+func (r *Result) Failed() bool { return len(r.Failures) > 0 }
+
+// conn is one client connection: a pair of in-order pipes between a client
+// and one incarnation of a server.
+type conn struct {
+	id       simclient.ConnID
+	client   *simclient.Client
+	server   *server
+	gen      int           // the server incarnation it belongs to
+	open     bool          // neither side has closed it
+	toServer time.Duration // last delivery time in each direction, for FIFO
+	toClient time.Duration
+}
+
+// world is one simulation run.
+type world struct {
+	sched    *faults.Schedule
+	opts     Options
+	clock    *vtime.Clock
+	q        *vtime.Queue
+	streams  randstream.Streams
+	net      *rand.Rand
+	tr       tracer
+	servers  []*server
+	clients  []*simclient.Client
+	conns    map[simclient.ConnID]*conn
+	nextConn simclient.ConnID
+	history  []simclient.Entry
+	failures []Failure
+	events   int // events run
+	ops      int // client operations completed
+}
+
+// Run simulates sched and checks everything it can. It is deterministic:
+// the same schedule and options give the same result and the same trace.
+func Run(sched *faults.Schedule, opts Options) *Result {
+	w := newWorld(sched, opts)
+	w.run()
+	return &Result{Schedule: sched, Failures: w.failures, History: w.history,
+		Stats: Stats{SimTime: w.clock.Mono(), Events: w.events, Ops: w.ops}}
+}
+
+func newWorld(sched *faults.Schedule, opts Options) *world {
+	clock := vtime.NewClock(wallStart)
+	w := &world{
+		sched: sched, opts: opts, clock: clock, q: vtime.NewQueue(clock),
+		streams: randstream.New(sched.Seed), conns: map[simclient.ConnID]*conn{},
+	}
+	w.tr = tracer{w: opts.Trace, clock: clock}
+	w.net = w.streams.Stream("net")
+	for i := range sched.Servers {
+		w.servers = append(w.servers, newServer(w, i))
+	}
+	// Clients spread their work over the safety phase, so that faults land
+	// while they work: on average one operation per SafetyMs/OpsPerClient.
+	think := time.Millisecond
+	if sched.OpsPerClient > 0 {
+		think = max(think, 2*ms(sched.SafetyMs)/time.Duration(sched.OpsPerClient))
+	}
+	for i := 1; i <= sched.Clients; i++ {
+		cfg := simclient.Config{ID: i, SessionTimeout: ms(sched.SessionTimeoutMs), Ops: sched.OpsPerClient,
+			MaxOutstanding: 3, MaxThink: think}
+		w.clients = append(w.clients, simclient.New(cfg, w, w.streams.Stream(fmt.Sprintf("client/%d", i))))
+	}
+	return w
+}
+
+func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+
+func (w *world) fail(kind, format string, args ...any) {
+	f := Failure{Kind: kind, At: w.clock.Mono(), Msg: fmt.Sprintf(format, args...)}
+	w.failures = append(w.failures, f)
+	w.tr.logf("FAILURE %s", f)
+}
+
+func (w *world) run() {
+	if w.tr.on() {
+		io.WriteString(w.opts.Trace, w.sched.String())
+	}
+	for _, s := range w.servers {
+		s.start()
+	}
+	for _, c := range w.clients {
+		c.Start()
+	}
+	for _, f := range w.sched.Faults {
+		f := f
+		w.q.At(f.At(), func() { w.inject(f) })
+	}
+	safety := ms(w.sched.SafetyMs)
+	end := safety + ms(w.sched.LivenessMs)
+	w.q.At(safety, w.heal)
+	lastFault := time.Duration(0)
+	if n := len(w.sched.Faults); n > 0 {
+		lastFault = w.sched.Faults[n-1].At()
+	}
+	for {
+		at, ok := w.q.NextAt()
+		if !ok || at > end || (w.allDone() && w.clock.Mono() >= lastFault) {
+			break
+		}
+		w.q.Step()
+		w.events++
+		if len(w.failures) > 0 {
+			return // the first failure is the interesting one; its trace ends here
+		}
+	}
+	w.finish()
+}
+
+func (w *world) allDone() bool {
+	for _, c := range w.clients {
+		if !c.Done() {
+			return false
+		}
+	}
+	return true
+}
+
+// inject carries out one fault of the schedule.
+func (w *world) inject(f faults.Fault) {
+	w.tr.logf("fault %s", f)
+	switch f.Kind {
+	case faults.Drop:
+		for _, id := range w.openConnsOf(w.clients[f.Client-1]) {
+			w.closeConn(id, "dropped by the network")
+		}
+	case faults.Pause:
+		w.clients[f.Client-1].Pause(ms(f.ForMs))
+	case faults.ClockJump:
+		w.clock.JumpWall(ms(f.JumpMs))
+	default:
+		w.servers[f.Server].inject(f)
+	}
+}
+
+// heal starts the liveness phase: faults stop, and every server that is down
+// restarts with a healthy disk.
+func (w *world) heal() {
+	w.tr.logf("liveness phase: faults healed")
+	for _, s := range w.servers {
+		s.heal()
+	}
+}
+
+// finish checks what must hold at the end of a run.
+func (w *world) finish() {
+	for _, c := range w.clients {
+		if !c.Done() {
+			w.fail(KindLiveness, "%s did not finish %s into the liveness phase", c.Progress(), fmtMono(ms(w.sched.LivenessMs)))
+		}
+	}
+	for _, s := range w.servers {
+		s.finish()
+	}
+	if len(w.failures) == 0 && !w.opts.SkipCheckers {
+		w.checkHistory()
+	}
+}
+
+func (w *world) openConnsOf(c *simclient.Client) []simclient.ConnID {
+	var ids []simclient.ConnID
+	for id, cn := range w.conns {
+		if cn.client == c && cn.open {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids) // map order must not reach the trace
+	return ids
+}
+
+// latency draws a one-way network delay.
+func (w *world) latency() time.Duration {
+	return 100*time.Microsecond + time.Duration(w.net.Int64N(int64(2*time.Millisecond)))
+}
+
+// deliverAt schedules f on one direction of a connection, never before what
+// was sent earlier that way (TCP keeps order).
+func (w *world) deliverAt(last *time.Duration, f func()) {
+	at := w.clock.Mono() + w.latency()
+	if at < *last {
+		at = *last
+	}
+	*last = at
+	w.q.At(at, f)
+}
+
+// closeConn closes a connection from the network's side: both ends learn of
+// it after a delay.
+func (w *world) closeConn(id simclient.ConnID, why string) {
+	cn := w.conns[id]
+	if cn == nil || !cn.open {
+		return
+	}
+	cn.open = false
+	w.tr.logf("conn %d (client %d) closed: %s", id, cn.client.ID(), why)
+	w.deliverAt(&cn.toClient, func() {
+		delete(w.conns, id)
+		cn.client.Lost(id)
+	})
+	w.deliverAt(&cn.toServer, func() { cn.server.connClosed(cn) })
+}
+
+// The simclient.Env of every client.
+
+func (w *world) Now() time.Duration              { return w.clock.Mono() }
+func (w *world) After(d time.Duration, f func()) { w.q.After(d, f) }
+
+func (w *world) Dial(c *simclient.Client, req *wire.ConnectRequest) simclient.ConnID {
+	w.nextConn++
+	id := w.nextConn
+	s := w.servers[0] // the ensemble of one; with more, a seeded choice
+	if !s.up {
+		w.tr.logf("client %d: connect refused: server %d is down", c.ID(), s.id)
+		w.q.After(w.latency(), func() { c.Lost(id) })
+		return id
+	}
+	cn := &conn{id: id, client: c, server: s, gen: s.gen, open: true}
+	w.conns[id] = cn
+	w.tr.logf("client %d: conn %d connect session=0x%x last-zxid=0x%x", c.ID(), id, req.SessionID, req.LastZxidSeen)
+	r := *req
+	w.deliverAt(&cn.toServer, func() { s.connect(cn, r) })
+	return id
+}
+
+func (w *world) Send(id simclient.ConnID, hdr wire.RequestHeader, body wire.Record) {
+	cn := w.conns[id]
+	if cn == nil || !cn.open {
+		return // lost on a closed connection; the client hears of the close
+	}
+	if w.tr.on() && hdr.Xid != wire.XidPing {
+		w.tr.logf("client %d -> xid=%d %s %s", cn.client.ID(), hdr.Xid, hdr.Type, describe(body))
+	}
+	w.deliverAt(&cn.toServer, func() { cn.server.request(cn, hdr, body) })
+}
+
+func (w *world) Hangup(id simclient.ConnID) {
+	cn := w.conns[id]
+	if cn == nil {
+		return
+	}
+	delete(w.conns, id)
+	if !cn.open {
+		return
+	}
+	cn.open = false
+	w.deliverAt(&cn.toServer, func() { cn.server.connClosed(cn) })
+}
+
+func (w *world) Record(e simclient.Entry) {
+	if e.Kind == "op" {
+		w.ops++
+	}
+	if w.tr.on() {
+		w.tr.logf("client %d history %s", e.Client, describeEntry(&e))
+	}
+	w.history = append(w.history, e)
+}
+
+func (w *world) Violation(c *simclient.Client, msg string) {
+	w.fail(KindProtocol, "client %d: %s", c.ID(), msg)
+}
+
+// describe prints a request or reply body for the trace: field values
+// only, never pointers, so the trace is the same in every process.
+func describe(r wire.Record) string {
+	switch b := r.(type) {
+	case nil:
+		return ""
+	case *wire.MultiRequest:
+		parts := make([]string, len(b.Ops))
+		for i, op := range b.Ops {
+			parts[i] = op.Type.String() + " " + describe(op.Body)
+		}
+		return "[" + strings.Join(parts, "; ") + "]"
+	case *wire.MultiResponse:
+		parts := make([]string, len(b.Results))
+		for i, res := range b.Results {
+			parts[i] = res.Type.String() + " " + describe(res.Body)
+		}
+		return "[" + strings.Join(parts, "; ") + "]"
+	case *wire.ErrorResponse:
+		return b.Err.String()
+	case *wire.SetDataRequest:
+		return fmt.Sprintf("%s %q version=%d", b.Path, b.Data, b.Version)
+	case *wire.CreateRequest:
+		return fmt.Sprintf("%s %q %s ttl=%d", b.Path, b.Data, b.Flags, b.TTL)
+	case *wire.GetDataResponse:
+		return fmt.Sprintf("%q %+v", b.Data, b.Stat)
+	}
+	return fmt.Sprintf("%+v", r)
+}
+
+func describeEntry(e *simclient.Entry) string {
+	if e.Kind == "event" {
+		if e.Type == wire.EventNone {
+			return fmt.Sprintf("event %s session=0x%x", e.State, e.Session)
+		}
+		return fmt.Sprintf("event %s %s", e.Type, e.Path)
+	}
+	return fmt.Sprintf("op %s %s -> %s zxid=0x%x", e.Op.Name, e.Op.Path, e.Result.Err.String(), e.Result.Zxid)
+}
+
+func sortConnIDs(ids []zab.ConnID) { slices.Sort(ids) }
