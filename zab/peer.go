@@ -44,6 +44,9 @@ type Config struct {
 	// container that never had a child is reaped once this old; 0 (the
 	// default) never reaps it.
 	ContainerMaxNeverUsed time.Duration
+	// SnapshotStepNodes bounds how many znodes one step of a fuzzy
+	// snapshot serializes between applies (default 1024).
+	SnapshotStepNodes int
 	// CommittedWindow is how many recently committed txns are kept in
 	// memory for DIFF synchronization.
 	CommittedWindow int
@@ -61,6 +64,9 @@ func (c *Config) fillDefaults() {
 	}
 	if c.ContainerCheckInterval <= 0 {
 		c.ContainerCheckInterval = DefaultContainerCheckInterval
+	}
+	if c.SnapshotStepNodes <= 0 {
+		c.SnapshotStepNodes = defaultSnapshotStepNodes
 	}
 	if c.CommittedWindow <= 0 {
 		c.CommittedWindow = DefaultCommittedWindow
@@ -80,6 +86,10 @@ type Rand interface {
 type Restored struct {
 	Tree     *datatree.Tree
 	Sessions []sessions.Session
+	// Digest, if set, is the digest the snapshot recorded after its tree:
+	// Replay checks the tree against it once it reaches Digest.Zxid, as
+	// ZooKeeper does after loading a fuzzy snapshot.
+	Digest *SnapshotDigest
 }
 
 // Peer is one replica. It is not safe for concurrent use: one goroutine (the
@@ -114,7 +124,8 @@ type Peer struct {
 
 	nextReap time.Duration // monotonic time of the next container/TTL scan
 
-	snap snapshotState
+	snap        snapshotState
+	digestCheck *SnapshotDigest // the restored snapshot's digest, until replay reaches it
 
 	out Ready
 	// events is scratch space for the watch events of one apply or read.
@@ -158,7 +169,25 @@ func New(cfg Config, now Time, rnd Rand, r Restored) (*Peer, error) {
 	p.lastProposed = tree.LastZxid()
 	p.quorum.ack(p.self, p.lastProposed)
 	p.snap.rearm(p)
+	p.digestCheck = r.Digest
+	if err := p.checkDigest(); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkDigest compares the tree with the restored snapshot's digest once
+// replay has reached its zxid.
+func (p *Peer) checkDigest() error {
+	d := p.digestCheck
+	if d == nil || p.tree.LastZxid() < d.Zxid {
+		return nil
+	}
+	p.digestCheck = nil
+	if d.Version == datatree.DigestVersion && p.tree.LastZxid() == d.Zxid && p.tree.Digest() != d.Digest {
+		return fmt.Errorf("zab: tree digest %#x at zxid 0x%x differs from the snapshot's %#x: the snapshot and the log disagree", p.tree.Digest(), d.Zxid, d.Digest)
+	}
+	return nil
 }
 
 // Replay applies a txn read back from the log at start-up: every txn after
@@ -172,7 +201,7 @@ func (p *Peer) Replay(txn datatree.Txn) error {
 	p.events = p.events[:0] // nobody watches during replay
 	p.lastProposed = txn.Header.Zxid
 	p.quorum.ack(p.self, txn.Header.Zxid)
-	return nil
+	return p.checkDigest()
 }
 
 // Step feeds one event to the Peer at time now.
@@ -193,7 +222,7 @@ func (p *Peer) Step(now Time, ev Event) {
 	case LogDurable:
 		p.handleDurable(e.Zxid)
 	case SnapshotWritten:
-		p.snap.written(p, e)
+		p.snap.written(e)
 	case Tick:
 	}
 	p.expireSessions()

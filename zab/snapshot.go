@@ -1,7 +1,17 @@
 package zab
 
+import (
+	"github.com/zabd/zabd/datatree"
+	"github.com/zabd/zabd/wire"
+)
+
+// defaultSnapshotStepNodes bounds the work one step of a fuzzy snapshot
+// does between applies, so a snapshot never pauses writes for long.
+const defaultSnapshotStepNodes = 1024
+
 // snapshotState decides when a snapshot starts and advances the fuzzy
-// serialization between applies.
+// serialization between applies, one bounded step at a time, handing the
+// bytes to the shell as SnapshotChunks.
 type snapshotState struct {
 	txnsSinceSnapshot int
 	// threshold: a snapshot starts once more txns than this have been
@@ -9,6 +19,10 @@ type snapshotState struct {
 	// below SnapCount/2, as ZooKeeper's SyncRequestProcessor draws it, so
 	// that members of an ensemble do not all snapshot at once).
 	threshold int
+	running   *datatree.Snapshot // being serialized
+	// unwritten: a snapshot was fully handed over and the shell has not yet
+	// reported it written; no new one starts meanwhile.
+	unwritten bool
 }
 
 // rearm draws the next snapshot point.
@@ -16,8 +30,38 @@ func (s *snapshotState) rearm(p *Peer) {
 	s.threshold = p.cfg.SnapCount/2 + p.rand.IntN(p.cfg.SnapCount/2)
 }
 
-// advance starts a snapshot when one is due.
-func (s *snapshotState) advance(p *Peer) {}
+// advance takes one step of the running snapshot, or starts one when due.
+func (s *snapshotState) advance(p *Peer) {
+	if s.running == nil {
+		if s.txnsSinceSnapshot <= s.threshold {
+			return
+		}
+		s.txnsSinceSnapshot = 0
+		s.rearm(p)
+		if s.unwritten {
+			// As ZooKeeper does when its snapshot thread is still busy:
+			// skip this one.
+			return
+		}
+		s.running = p.tree.StartSnapshot()
+		p.out.Snapshots = append(p.out.Snapshots, SnapshotChunk{
+			Zxid:     s.running.Zxid(),
+			First:    true,
+			Sessions: p.sessions.Table(),
+		})
+	}
+	var e wire.Encoder
+	done := s.running.Step(&e, p.cfg.SnapshotStepNodes)
+	chunk := SnapshotChunk{Zxid: s.running.Zxid(), Data: e.Bytes()}
+	if done {
+		chunk.Last = true
+		chunk.Digest = SnapshotDigest{Zxid: p.tree.LastZxid(), Version: datatree.DigestVersion, Digest: p.tree.Digest()}
+		s.running = nil
+		s.unwritten = true
+	}
+	p.out.Snapshots = append(p.out.Snapshots, chunk)
+}
 
-// written handles the shell's report that a snapshot is on disk.
-func (s *snapshotState) written(p *Peer, e SnapshotWritten) {}
+// written handles the shell's report that a snapshot is on disk (or that
+// writing it failed: the next one will be tried at the next snapshot point).
+func (s *snapshotState) written(SnapshotWritten) { s.unwritten = false }

@@ -1,0 +1,100 @@
+package zab_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/zabtest"
+)
+
+// TestRestartFromSnapshotAndLog: snapshots taken every few txns while
+// writes go on (two nodes per step, so each spans many applies), then a
+// crash; the restarted Peer, from the newest snapshot plus the log after
+// it, has the same digest, zxid and session table, keeps the sessions
+// (a reconnect works, a silent session expires after a fresh full timeout
+// and takes its ephemeral with it), and continues the zxids.
+func TestRestartFromSnapshotAndLog(t *testing.T) {
+	h := zabtest.New(t, zab.Config{ServerID: 1, SnapCount: 10, SnapshotStepNodes: 2}, 7)
+	a := h.Session(10000)
+	b := h.Session(10000)
+	b.Create("/b-eph", "", wire.ModeEphemeral)
+	for i := range 40 {
+		a.Create(fmt.Sprintf("/n%02d", i), "v", wire.ModePersistent)
+		if i%3 == 0 {
+			a.SetData(fmt.Sprintf("/n%02d", i/2), fmt.Sprint(i), -1)
+		}
+		if i%7 == 0 {
+			a.Delete(fmt.Sprintf("/n%02d", i/3), -1)
+		}
+	}
+	require.GreaterOrEqual(t, len(h.Snapshots), 3, "several snapshots taken")
+	last := h.Snapshots[len(h.Snapshots)-1]
+	require.Less(t, last.Zxid, last.Digest.Zxid, "the last snapshot overlapped applies (fuzzy)")
+	require.Less(t, last.Digest.Zxid, h.Peer.LastZxid(), "txns follow the last snapshot in the log")
+
+	digest, zxid, table := h.Peer.Digest(), h.Peer.LastZxid(), h.Peer.SessionTable()
+	h.Take()
+	require.NoError(t, h.Restart())
+	require.Equal(t, digest, h.Peer.Digest())
+	require.Equal(t, zxid, h.Peer.LastZxid())
+	require.Equal(t, table, h.Peer.SessionTable())
+
+	ra := a.Reopen()
+	ra.Connect(10000, zxid)
+	ra.Exists("/b-eph", false)
+	got := h.Take()
+	require.Len(t, got, 2)
+	require.Equal(t, fmt.Sprintf("c3 connect session=0x%x timeout=10000", a.Session), got[0])
+	require.Contains(t, got[1], " ok ")
+
+	// b never comes back: a full timeout after the restart it expires.
+	for range 6 {
+		h.Advance(2 * time.Second)
+		ra.Ping()
+	}
+	x := ra.Exists("/b-eph", false)
+	got = h.Take()
+	require.Equal(t, fmt.Sprintf("c3 reply xid=%d zxid=0x%x NoNode", x, zxid+1), got[len(got)-1])
+}
+
+// TestRestartLosesOnlyUnacknowledgedWrites: writes never made durable are
+// never answered, and after a crash they are gone; the zxids continue after
+// the durable ones.
+func TestRestartLosesOnlyUnacknowledgedWrites(t *testing.T) {
+	h := newHarness(t)
+	a := h.Session(10000)
+	a.Create("/kept", "", wire.ModePersistent) // 0x2
+	h.Hold()
+	a.Create("/lost", "", wire.ModePersistent) // 0x3, never durable
+	h.Expect("c1 reply xid=1 zxid=0x2 ok /kept")
+	require.NoError(t, h.Restart())
+	require.Equal(t, int64(2), h.Peer.LastZxid())
+	h.Release()
+	r := a.Reopen()
+	r.Connect(10000, 2)
+	r.Exists("/lost", false)
+	r.Create("/next", "", wire.ModePersistent)
+	h.Expect(
+		fmt.Sprintf("c2 connect session=0x%x timeout=10000", a.Session),
+		"c2 reply xid=3 zxid=0x2 NoNode",
+		"c2 reply xid=4 zxid=0x3 ok /next",
+	)
+}
+
+// TestRestartRefusesADigestMismatch: a snapshot whose recorded digest the
+// replayed tree does not reach is reported, not served.
+func TestRestartRefusesADigestMismatch(t *testing.T) {
+	h := zabtest.New(t, zab.Config{ServerID: 1, SnapCount: 4}, 3)
+	a := h.Session(10000)
+	for i := range 10 {
+		a.Create(fmt.Sprintf("/d%d", i), "", wire.ModePersistent)
+	}
+	require.NotEmpty(t, h.Snapshots)
+	h.Snapshots[len(h.Snapshots)-1].Digest.Digest++
+	require.ErrorContains(t, h.Restart(), "differs from the snapshot")
+}
