@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/zabd/zabd/zab/storage/vfs"
 )
 
 // Store is one server's data directory: txn log, snapshots and epoch files
@@ -264,6 +266,20 @@ func (s *Store) quarantine(r *Recovery, f logFile, bad *CorruptError, later []lo
 		s.warn(r, "moved log file %s to %s", g.name, q)
 	}
 	q := quarantineName(f.name, bad.Offset)
+	if bad.Offset == 0 && len(later) == 0 {
+		empty, err := s.allZero(f.name)
+		if err != nil {
+			return err
+		}
+		if empty {
+			// Created, never written: nothing to keep.
+			if err := fsys.Remove(join(s.dir, f.name)); err != nil {
+				return fmt.Errorf("remove %s: %w", f.name, err)
+			}
+			s.warn(r, "removed txn log %s, which holds nothing but zeros", f.name)
+			return fsys.SyncDir(s.dir)
+		}
+	}
 	if bad.Offset == 0 {
 		if err := fsys.Rename(join(s.dir, f.name), join(s.dir, q)); err != nil {
 			return fmt.Errorf("quarantine %s: %w", f.name, err)
@@ -296,6 +312,15 @@ func (s *Store) quarantine(r *Recovery, f logFile, bad *CorruptError, later []lo
 	}
 	s.warn(r, "txn log %s ends at offset %d (%s); moved the %d bytes after it to %s", f.name, bad.Offset, bad.Reason, len(tail), q)
 	return nil
+}
+
+// allZero reports whether a file holds no byte but zeros.
+func (s *Store) allZero(name string) (bool, error) {
+	data, err := vfs.ReadFull(s.opts.FS, join(s.dir, name))
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", name, err)
+	}
+	return firstNonZero(data) < 0, nil
 }
 
 func trimZeros(b []byte) []byte {
