@@ -119,8 +119,13 @@ func (t *Tree) applyMulti(hdr *wire.TxnHeader, m *wire.MultiTxn, events []WatchE
 			// A sub-op that fails when applied answers as an error result.
 			sr = Result{Op: wire.OpError, Err: sr.Err}
 		}
-		if subHdr.Type == wire.OpError {
+		switch {
+		case subHdr.Type == wire.OpError:
 			sr.Op = wire.OpError
+		case sr.Op == wire.OpCreateTTL || sr.Op == wire.OpCreateContainer:
+			sr.Op = wire.OpCreate2 // answered with path and stat
+		case sr.Op == wire.OpDeleteContainer:
+			sr.Op = wire.OpDelete
 		}
 		r.Multi = append(r.Multi, sr)
 	}
