@@ -335,7 +335,9 @@ func (c *Client) complete(p pending, res Result, now time.Duration) {
 		switch p.op.Code {
 		case wire.OpRemoveWatches:
 			if res.Err == wire.ErrOK {
-				c.watches.removed(p.op)
+				for _, ev := range c.watches.removed(p.op) {
+					c.event(ev, wire.StateSyncConnected, p.op.Path)
+				}
 			}
 		default:
 			c.watches.registered(p.op, res.Err)
