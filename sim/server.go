@@ -103,10 +103,10 @@ func (s *server) start() {
 		return
 	}
 	peer, err := zab.New(zab.Config{
-		ServerID:               zab.StandaloneServerID,
-		Tick:                   ms(w.sched.TickMs),
-		Tree:                   datatree.Config{ExtendedTypesEnabled: true},
-		SnapCount:              1 << 30,
+		ServerID:  zab.StandaloneServerID,
+		Tick:      ms(w.sched.TickMs),
+		Tree:      datatree.Config{ExtendedTypesEnabled: true},
+		SnapCount: 1 << 30,
 		// No container or TTL reaping within a run: the history checkers do not
 		// yet model deletions the server makes on its own (docs/simulator.md).
 		ContainerCheckInterval: 24 * time.Hour,
