@@ -426,9 +426,9 @@ func keptAliveExpired(h History, f sessionFacts) []Violation {
 // equals the acknowledged writes in zxid order plus some of those whose
 // outcome is unknown: no acknowledged write is lost.
 func CheckDurability(h History) []Violation {
-	var lastWrite int64
+	var lastWrite int64 // session closes after the final reads do not count
 	for i := range h {
-		if e := &h[i]; e.IsWrite() {
+		if e := &h[i]; e.IsWrite() && e.Op != OpClose {
 			lastWrite = max(lastWrite, e.Call)
 			if e.Returned() {
 				lastWrite = max(lastWrite, *e.Return)
