@@ -68,7 +68,7 @@ func (t *testTree) load(d *wire.Decoder) error {
 	t.entries = map[int64][]byte{}
 	t.nodes = map[string]testNode{}
 	n := d.ReadInt()
-	for range max(n, 0) {
+	for i := int32(0); i < n && d.Err() == nil; i++ {
 		d.ReadLong()
 		d.ReadACLs()
 	}
