@@ -198,15 +198,14 @@ func (s PeerState) String() string {
 
 // Notification is a leader-election vote, packed by hand (not jute) into an
 // election message: state int, leader long, zxid long, electionEpoch long,
-// peerEpoch long, version int, then (version > 1) config length int and the
-// config's bytes.
+// peerEpoch long, version int, config length int and the config's bytes.
 type Notification struct {
 	State         PeerState
 	Leader        int64
 	Zxid          int64
 	ElectionEpoch int64
 	PeerEpoch     int64
-	Version       int32
+	Version       int32  // NotificationVersion in 3.8; the config is read only when > 1
 	Config        []byte // the sender's quorum config, in zoo.cfg dynamic syntax
 }
 
@@ -216,8 +215,8 @@ const (
 	notificationSizeNoVersion   = 40 // peerEpoch, and a version field that is not read
 )
 
-// Encode writes the layout of the notification's Version: the config only
-// when Version > 1, as ZooKeeper's reader expects.
+// Encode writes the full layout ZooKeeper 3.8 sends, config included
+// whatever the Version (a reader ignores it when Version <= 1).
 func (r *Notification) Encode(e *Encoder) {
 	e.WriteInt(int32(r.State))
 	e.WriteLong(r.Leader)
@@ -225,15 +224,15 @@ func (r *Notification) Encode(e *Encoder) {
 	e.WriteLong(r.ElectionEpoch)
 	e.WriteLong(r.PeerEpoch)
 	e.WriteInt(r.Version)
-	if r.Version > 1 {
-		e.WriteInt(int32(len(r.Config)))
-		e.WriteRaw(r.Config)
-	}
+	e.WriteInt(int32(len(r.Config)))
+	e.WriteRaw(r.Config)
 }
 
 // Decode reads a notification from a Decoder holding exactly one election
 // message, accepting the layouts ZooKeeper 3.8 accepts: 28 bytes (peerEpoch
 // taken from the zxid's high half), 40 bytes (version 0), or the full layout.
+// Like ZooKeeper it ignores bytes after what the version calls for, so the
+// whole message is consumed.
 func (r *Notification) Decode(d *Decoder) {
 	size := d.Remaining()
 	if size < notificationSizeNoPeerEpoch {
@@ -241,6 +240,7 @@ func (r *Notification) Decode(d *Decoder) {
 		return
 	}
 	*r = Notification{}
+	defer func() { d.take(d.Remaining(), "rest of notification") }()
 	r.State = PeerState(d.ReadInt())
 	r.Leader = d.ReadLong()
 	r.Zxid = d.ReadLong()
@@ -251,7 +251,6 @@ func (r *Notification) Decode(d *Decoder) {
 	}
 	r.PeerEpoch = d.ReadLong()
 	if size == notificationSizeNoVersion {
-		d.take(4, "ignored version")
 		return
 	}
 	r.Version = d.ReadInt()
