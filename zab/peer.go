@@ -234,7 +234,12 @@ func (p *Peer) Ready() Ready {
 	p.snap.advance(p)
 	rd := p.out
 	rd.Wakeup = min(p.sessions.NextExpiry(), p.nextReap)
-	p.out = Ready{}
+	// The caller owns rd's slices now; start the next ones at the size
+	// this one reached, so a steady load does not regrow them.
+	p.out = Ready{
+		Appends:  make([]datatree.Txn, 0, len(rd.Appends)),
+		Messages: make([]Message, 0, len(rd.Messages)),
+	}
 	return rd
 }
 

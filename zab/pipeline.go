@@ -226,10 +226,11 @@ func (p *Peer) handleDurable(zxid int64) {
 		p.applyCommitted(&p.inflight[n].txn)
 		n++
 	}
-	p.inflight = p.inflight[n:]
-	if len(p.inflight) == 0 {
-		p.inflight = nil
-	}
+	// Shift the rest to the front, keeping the backing array for the
+	// proposals to come.
+	rest := copy(p.inflight, p.inflight[n:])
+	clear(p.inflight[rest:])
+	p.inflight = p.inflight[:rest]
 }
 
 // applyCommitted applies a committed txn and answers what it completes:
