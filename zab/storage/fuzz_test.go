@@ -81,7 +81,7 @@ func FuzzRecoverLog(f *testing.F) {
 // *CorruptError or a snapshot, never a panic.
 func FuzzParseSnapshot(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := ParseSnapshot(data, "snapshot.1", newTestTree().load)
+		_, err := ParseSnapshot(data, "snapshot.1", 1, newTestTree().load)
 		var c *CorruptError
 		if err != nil && !errors.As(err, &c) {
 			t.Fatalf("error %v is not a CorruptError", err)

@@ -64,7 +64,7 @@ func (t *testTree) write(w io.Writer) error {
 	return err
 }
 
-func (t *testTree) load(d *wire.Decoder) error {
+func (t *testTree) load(d *wire.Decoder, _ int64) error {
 	t.entries = map[int64][]byte{}
 	t.nodes = map[string]testNode{}
 	n := d.ReadInt()

@@ -64,10 +64,13 @@ type SnapshotInfo struct {
 }
 
 // TreeLoader reads the ACL cache and the nodes from d, leaving d just after
-// them. Recovery may call it more than once (when a snapshot turns out
-// corrupt it tries an older one), so it must start from an empty tree on
-// every call. Offsets in d are file offsets.
-type TreeLoader func(d *wire.Decoder) error
+// them; zxid is the snapshot's (the tree's last applied zxid). Recovery may
+// call it more than once (when a snapshot turns out corrupt it tries an
+// older one), so it must build a new tree on every call. Offsets in d are
+// file offsets. With the datatree:
+//
+//	func(d *wire.Decoder, zxid int64) (err error) { tree, err = datatree.Load(cfg, d, zxid); return err }
+type TreeLoader func(d *wire.Decoder, zxid int64) error
 
 // checksumWriter buffers writes to a file and keeps the running Adler32.
 type checksumWriter struct {
@@ -178,9 +181,7 @@ func ReadSnapshotFile(fs vfs.FS, path string, loadTree TreeLoader) (SnapshotInfo
 	if err != nil {
 		return SnapshotInfo{}, fmt.Errorf("read %s: %w", name, err)
 	}
-	info, err := ParseSnapshot(data, name, loadTree)
-	info.Name, info.Zxid = name, zxid
-	return info, err
+	return ParseSnapshot(data, name, zxid, loadTree)
 }
 
 func baseName(p string) string {
@@ -192,10 +193,11 @@ func baseName(p string) string {
 	return p
 }
 
-// ParseSnapshot checks and decodes a whole snapshot file's bytes; name is
-// used in errors, which are *CorruptError for anything malformed.
-func ParseSnapshot(data []byte, name string, loadTree TreeLoader) (SnapshotInfo, error) {
-	var info SnapshotInfo
+// ParseSnapshot checks and decodes a whole snapshot file's bytes (zxid is
+// the one its name gives); name is used in errors, which are *CorruptError
+// for anything malformed.
+func ParseSnapshot(data []byte, name string, zxid int64, loadTree TreeLoader) (SnapshotInfo, error) {
+	info := SnapshotInfo{Name: name, Zxid: zxid}
 	corrupt := func(off int, format string, args ...any) (SnapshotInfo, error) {
 		return info, &CorruptError{File: name, Offset: int64(off), Reason: fmt.Sprintf(format, args...)}
 	}
@@ -219,8 +221,8 @@ func ParseSnapshot(data []byte, name string, loadTree TreeLoader) (SnapshotInfo,
 		info.Sessions[i] = Session{ID: d.ReadLong(), Timeout: d.ReadInt()}
 	}
 	treeAt := d.Offset()
-	if err := loadTree(d); err != nil {
-		off := treeAt
+	if err := loadTree(d, zxid); err != nil {
+		off := max(treeAt, d.Offset())
 		var de *wire.DecodeError
 		if errors.As(err, &de) {
 			off = de.Offset

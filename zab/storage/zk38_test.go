@@ -9,12 +9,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zabd/zabd/datatree"
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab/storage/vfs"
 )
 
-// expectedNode is one node of testdata/zk38/expected.json, the tree
-// ZooKeeper 3.8 served from the recorded data directory.
+// expectedNode is one node of an expected.json: the tree a ZooKeeper server
+// served, as kazoo read it.
 type expectedNode struct {
 	Data        string `json:"data"`
 	Czxid       int64  `json:"czxid"`
@@ -27,10 +28,11 @@ type expectedNode struct {
 	Aversion    int32  `json:"aversion"`
 	Ephemeral   int64  `json:"ephemeralOwner"`
 	NumChildren int32  `json:"numChildren"`
+	DataLength  int32  `json:"dataLength"`
 }
 
 // copyZK38 copies the recorded data directory to a temporary one, since
-// recovery may write (it never should here).
+// recovery may write.
 func copyZK38(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -46,10 +48,11 @@ func copyZK38(t *testing.T) string {
 	return dir
 }
 
-// TestReadZooKeeper38DataDir recovers from a data directory that ZooKeeper
-// 3.8 wrote (testdata/zk38, see its README): the newest snapshot loads,
-// every logged txn after it decodes, and the snapshot's nodes that no later
-// txn touched match what ZooKeeper served.
+// TestReadZooKeeper38DataDir starts from a data directory ZooKeeper 3.8
+// wrote (testdata/zk38, see its README): recovery loads the newest snapshot
+// into a datatree and replays the log after it, and the tree is then the
+// one ZooKeeper served, every path, data and stat, with the digests
+// ZooKeeper logged.
 func TestReadZooKeeper38DataDir(t *testing.T) {
 	dir := copyZK38(t)
 	raw, err := os.ReadFile(filepath.Join("testdata", "zk38", "expected.json"))
@@ -59,83 +62,70 @@ func TestReadZooKeeper38DataDir(t *testing.T) {
 
 	s, err := Open(Options{FS: vfs.OS{}, Dir: dir, Rand: rand.New(rand.NewSource(1))})
 	require.NoError(t, err)
-	tree := newTestTree()
-	rec, err := s.Recover(tree.load)
+	var tree *datatree.Tree
+	rec, err := s.Recover(func(d *wire.Decoder, zxid int64) (err error) {
+		tree, err = datatree.Load(datatree.Config{}, d, zxid)
+		return err
+	})
 	require.NoError(t, err)
 	require.Empty(t, rec.Warnings)
 	require.Equal(t, SnapshotName(0x30), rec.Snapshot.Name)
 	require.NotNil(t, rec.Snapshot.Digest, "3.8 writes the digest section")
 
+	replay(t, tree, rec)
+	requireTree(t, tree, expected, []wire.Id{{Scheme: "digest", ID: datatree.DigestID("u:p")}})
+}
+
+// replay applies the log after the snapshot, checking each txn's logged
+// digest against the tree's.
+func replay(t *testing.T, tree *datatree.Tree, rec *Recovery) {
+	t.Helper()
 	it, err := rec.Log.Iterator(rec.Snapshot.Zxid + 1)
 	require.NoError(t, err)
-	touched := map[string]bool{}
-	var last int64
+	defer it.Close()
 	for it.Next() {
 		e, err := wire.DecodeTxnEntry(it.Entry())
 		require.NoError(t, err)
-		require.Greater(t, e.Header.Zxid, last)
-		last = e.Header.Zxid
-		markTouched(touched, e.Body)
+		txn := datatree.Txn{Header: e.Header, Body: e.Body}
+		if e.Digest != nil {
+			txn.Digest = *e.Digest
+		}
+		tree.Apply(&txn, nil)
+		if e.Digest != nil {
+			require.Equal(t, e.Digest.TreeDigest, tree.Digest(), "digest after zxid %#x", e.Header.Zxid)
+		}
 	}
 	require.NoError(t, it.Err())
-	require.NoError(t, it.Close())
-	require.Equal(t, last, rec.LastZxid)
-
-	compared := 0
-	for path, want := range expected {
-		key := path
-		if path == "/" {
-			key = ""
-		}
-		got, ok := tree.nodes[key]
-		if touched[path] || (!ok && want.Czxid > rec.Snapshot.Zxid) {
-			continue
-		}
-		require.True(t, ok, "snapshot lacks %s", path)
-		require.Equal(t, want.Data, string(got.data), path)
-		require.Equal(t, want.Czxid, got.stat.Czxid, path)
-		require.Equal(t, want.Mzxid, got.stat.Mzxid, path)
-		require.Equal(t, want.Version, got.stat.Version, path)
-		require.Equal(t, want.Ctime, got.stat.Ctime, path)
-		compared++
-	}
-	require.Greater(t, compared, 20)
+	require.Equal(t, rec.LastZxid, tree.LastZxid())
 }
 
-// markTouched records the paths a txn changes (and their parents, whose
-// child stats change), so the test compares only untouched snapshot nodes.
-func markTouched(touched map[string]bool, body wire.Record) {
-	mark := func(p string) {
-		touched[p] = true
-		if i := len(p) - 1; i > 0 {
-			for i > 0 && p[i] != '/' {
-				i--
-			}
-			parent := p[:i]
-			if parent == "" {
-				parent = "/"
-			}
-			touched[parent] = true
-		}
-	}
-	switch b := body.(type) {
-	case *wire.CreateTxn:
-		mark(b.Path)
-	case *wire.DeleteTxn:
-		mark(b.Path)
-	case *wire.SetDataTxn:
-		mark(b.Path)
-	case *wire.SetACLTxn:
-		mark(b.Path)
-	case *wire.CloseSessionTxn:
-		for _, p := range b.Paths2Delete {
-			mark(p)
-		}
-	case *wire.MultiTxn:
-		for _, sub := range b.Txns {
-			if r, err := wire.DecodeTxnBody(sub.Type, wire.NewDecoder(sub.Data)); err == nil {
-				markTouched(touched, r)
+// requireTree checks that tree holds exactly the expected nodes.
+func requireTree(t *testing.T, tree *datatree.Tree, expected map[string]expectedNode, auth []wire.Id) {
+	t.Helper()
+	seen := 0
+	var walk func(path string)
+	walk = func(path string) {
+		want, ok := expected[path]
+		require.True(t, ok, "the tree has %s, the server did not", path)
+		seen++
+		data, st, code := tree.GetData(path, auth, false, 0)
+		require.Equal(t, wire.ErrOK, code, path)
+		require.Equal(t, want.Data, string(data), path)
+		require.Equal(t, want, expectedNode{
+			Data: want.Data, Czxid: st.Czxid, Mzxid: st.Mzxid, Pzxid: st.Pzxid, Ctime: st.Ctime, Mtime: st.Mtime,
+			Version: st.Version, Cversion: st.Cversion, Aversion: st.Aversion, Ephemeral: st.EphemeralOwner,
+			NumChildren: st.NumChildren, DataLength: st.DataLength,
+		}, path)
+		children, _, code := tree.GetChildren(path, auth, false, 0)
+		require.Equal(t, wire.ErrOK, code, path)
+		for _, c := range children {
+			if path == "/" {
+				walk("/" + c)
+			} else {
+				walk(path + "/" + c)
 			}
 		}
 	}
+	walk("/")
+	require.Equal(t, len(expected), seen, "nodes the server had and the tree lacks")
 }
