@@ -86,6 +86,8 @@ func (p *Peer) handleConnect(e ConnectReceived) {
 		p.closeConn(c)
 		return
 	}
+	// The session is served through this member from now on.
+	_ = p.sessions.SetOwner(req.SessionID, p.self) // cannot fail: just revalidated
 	p.bind(c, req.SessionID)
 	p.establish(c, timeout)
 }

@@ -168,3 +168,28 @@ func TestTimeoutNegotiation(t *testing.T) {
 }
 
 func hex(v int64) string { return strconv.FormatUint(uint64(v), 16) }
+
+// TestTouchesReportedKeepSessionsAlive: touches another member reports keep
+// a session alive, and make that member its owner: a write of the session
+// arriving here is then SessionMoved, which closes the connection.
+func TestTouchesReportedKeepSessionsAlive(t *testing.T) {
+	h := newHarness(t)
+	a := h.Session(4000)
+	for range 5 {
+		h.Advance(2 * time.Second)
+		h.Step(zab.TouchesReported{From: 2, Sessions: []int64{a.Session}})
+	}
+	require.Len(t, h.Peer.SessionTable(), 1, "still alive after 10 s on a 4 s timeout")
+	a.Create("/moved", "", wire.ModePersistent)
+	h.Expect("c1 close")
+	require.Equal(t, wire.OpError, h.Log[len(h.Log)-1].Header.Type)
+	require.Equal(t, &wire.ErrorTxn{Err: wire.ErrSessionMoved}, h.Log[len(h.Log)-1].Body)
+
+	// Reconnecting here moves the session back.
+	r := a.Reopen()
+	r.Connect(4000, h.Peer.LastZxid())
+	r.Create("/back", "", wire.ModePersistent)
+	got := h.Take()
+	require.Len(t, got, 2)
+	require.Contains(t, got[1], "ok /back")
+}
