@@ -1,0 +1,270 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab/server/fourlw"
+)
+
+// httpServer is one of the optional HTTP endpoints (admin, metrics).
+type httpServer struct {
+	name string
+	srv  *http.Server
+	l    net.Listener
+}
+
+// AdminAddr and MetricsAddr are the bound addresses of the admin server and
+// the metrics endpoint, nil when off.
+func (s *Server) AdminAddr() net.Addr   { return s.httpAddr("admin") }
+func (s *Server) MetricsAddr() net.Addr { return s.httpAddr("metrics") }
+
+func (s *Server) httpAddr(name string) net.Addr {
+	for _, h := range s.http {
+		if h.name == name {
+			return h.l.Addr()
+		}
+	}
+	return nil
+}
+
+// startHTTP starts the admin server and the metrics endpoint the config
+// asks for.
+func (s *Server) startHTTP() error {
+	if s.cfg.AdminEnabled {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/commands", s.serveCommandList)
+		mux.HandleFunc("/commands/", s.serveCommand)
+		if err := s.listenHTTP("admin", s.cfg.AdminAddr(), mux); err != nil {
+			return err
+		}
+	}
+	if s.cfg.MetricsEnabled {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/metrics", s.serveMetrics)
+		if err := s.listenHTTP("metrics", s.cfg.MetricsAddr(), mux); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Server) listenHTTP(name, addr string, h http.Handler) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("%s server: %w", name, err)
+	}
+	hs := &httpServer{name: name, l: l, srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}}
+	s.http = append(s.http, hs)
+	go func() {
+		if err := hs.srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error(name+" server failed", "err", err)
+		}
+	}()
+	s.log.Info(name+" server listening", "addr", l.Addr().String())
+	return nil
+}
+
+func (s *Server) stopHTTP() {
+	for _, h := range s.http {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		h.srv.Shutdown(ctx)
+		cancel()
+	}
+}
+
+// adminCommands maps ZooKeeper's admin command names (and the four-letter
+// words, which ZooKeeper accepts as aliases) to the primary name.
+var adminCommands = map[string]string{
+	"ruok": "ruok", "server_stats": "server_stats", "srvr": "server_stats", "stats": "stats", "stat": "stats",
+	"monitor": "monitor", "mntr": "monitor", "configuration": "configuration", "conf": "configuration",
+	"connections": "connections", "cons": "connections", "connection_stat_reset": "connection_stat_reset",
+	"crst": "connection_stat_reset", "stat_reset": "stat_reset", "srst": "stat_reset",
+	"environment": "environment", "envi": "environment", "watch_summary": "watch_summary", "wchs": "watch_summary",
+	"watches": "watches", "wchc": "watches", "watches_by_path": "watches_by_path", "wchp": "watches_by_path",
+	"dump": "dump", "dirs": "dirs", "is_read_only": "is_read_only", "isro": "is_read_only",
+	"digests": "digests", "hash": "digests",
+}
+
+func (s *Server) serveCommandList(w http.ResponseWriter, _ *http.Request) {
+	var names []string
+	for name, primary := range adminCommands {
+		if name == primary {
+			names = append(names, name)
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"commands": names})
+}
+
+// serveCommand answers /commands/<name> with ZooKeeper's JSON shape: the
+// command's fields plus "command" and "error".
+func (s *Server) serveCommand(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimPrefix(r.URL.Path, "/commands/")
+	primary, ok := adminCommands[name]
+	if !ok {
+		writeJSON(w, http.StatusNotFound, map[string]any{"command": name, "error": "Unknown command: " + name})
+		return
+	}
+	st, ok := s.status()
+	if !ok {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"command": primary, "error": "server is stopping"})
+		return
+	}
+	out := adminFields(primary, st)
+	out["command"] = primary
+	out["error"] = nil
+	writeJSON(w, http.StatusOK, out)
+}
+
+func adminFields(name string, st *statusSnapshot) map[string]any {
+	stats := st.stats
+	serverStats := map[string]any{
+		"version": stats.Version, "read_only": false, "server_state": stats.Mode,
+		"min_latency": stats.MinLatency, "avg_latency": stats.AvgLatency, "max_latency": stats.MaxLatency,
+		"packets_received": stats.PacketsReceived, "packets_sent": stats.PacketsSent,
+		"num_alive_client_connections": stats.AliveConnections, "outstanding_requests": stats.OutstandingRequests,
+		"last_processed_zxid": stats.LastZxid, "data_dir_size": st.dataDirSize, "log_dir_size": st.logDirSize,
+	}
+	switch name {
+	case "ruok", "connection_stat_reset", "stat_reset":
+		if name == "connection_stat_reset" {
+			st.ResetConnectionStats()
+		} else if name == "stat_reset" {
+			st.ResetServerStats()
+		}
+		return map[string]any{}
+	case "server_stats":
+		return map[string]any{"version": stats.Version, "read_only": false, "server_stats": serverStats, "node_count": stats.NodeCount}
+	case "stats":
+		return map[string]any{"version": stats.Version, "read_only": false, "server_stats": serverStats,
+			"node_count": stats.NodeCount, "connections": connectionsJSON(st.conns)}
+	case "monitor":
+		m := map[string]any{}
+		for _, metric := range st.metrics {
+			switch {
+			case metric.Text != "":
+				m[metric.Name] = metric.Text
+			default:
+				m[metric.Name] = metric.Value
+			}
+		}
+		return m
+	case "configuration":
+		m := map[string]any{}
+		for _, kv := range st.conf {
+			m[kv.Key] = kv.Value
+		}
+		return m
+	case "environment":
+		m := map[string]any{}
+		for _, kv := range st.env {
+			m[kv.Key] = kv.Value
+		}
+		return m
+	case "connections":
+		return map[string]any{"connections": connectionsJSON(st.conns), "secure_connections": []any{}}
+	case "watch_summary":
+		watchCount := 0.0
+		for _, m := range st.metrics {
+			if m.Name == "watch_count" {
+				watchCount = m.Value
+			}
+		}
+		return map[string]any{"num_total_watches": watchCount}
+	case "watches":
+		return map[string]any{"session_id_to_watched_paths": map[string]any{}}
+	case "watches_by_path":
+		return map[string]any{"path_to_session_ids": map[string]any{}}
+	case "dump":
+		expiry := map[string][]int64{}
+		for _, set := range st.expiry {
+			expiry[fmt.Sprint(set.At.UnixMilli())] = set.Sessions
+		}
+		eph := map[string][]string{}
+		for _, e := range st.ephemerals {
+			eph[fmt.Sprint(e.SessionID)] = e.Paths
+		}
+		return map[string]any{"expiry_time_to_session_ids": expiry, "session_id_to_ephemeral_paths": eph}
+	case "dirs":
+		return map[string]any{"datadir_size": st.dataDirSize, "logdir_size": st.logDirSize}
+	case "is_read_only":
+		return map[string]any{"read_only": false}
+	case "digests":
+		return map[string]any{"digests": []any{}}
+	}
+	return map[string]any{}
+}
+
+func connectionsJSON(conns []fourlw.Connection) []map[string]any {
+	out := []map[string]any{}
+	for _, c := range conns {
+		m := map[string]any{"remote_socket_address": c.Remote, "outstanding_requests": c.Queued,
+			"packets_received": c.Received, "packets_sent": c.Sent}
+		if c.HasSession {
+			m["session_id"] = fmt.Sprintf("0x%x", c.SessionID)
+			m["last_operation"] = c.LastOp
+			m["session_timeout"] = c.Timeout.Milliseconds()
+			m["last_cxid"] = fmt.Sprintf("0x%x", c.LastCxid)
+			m["last_zxid"] = fmt.Sprintf("0x%x", c.LastZxid)
+			m["min_latency"], m["avg_latency"], m["max_latency"] = c.MinLatency, c.AvgLatency, c.MaxLatency
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+// serveMetrics writes the mntr figures in Prometheus' text format, under
+// ZooKeeper's Prometheus names (mntr's without the zk_ prefix); text-valued
+// ones are skipped.
+func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
+	st, ok := s.status()
+	if !ok {
+		http.Error(w, "server is stopping", http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	var b strings.Builder
+	for _, m := range st.metrics {
+		if m.Text != "" {
+			continue
+		}
+		fmt.Fprintf(&b, "# TYPE %s gauge\n%s %s\n", m.Name, m.Name, fourlw.JavaDouble(m.Value))
+	}
+	w.Write([]byte(b.String()))
+}
+
+// answerFourLetterWord answers a four-letter word on the client port and
+// lets the reader close the connection.
+func (s *Server) answerFourLetterWord(c *conn, word string) {
+	if word == wire.TelnetClose {
+		return
+	}
+	c.nc.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	if !s.cfg.FourLetterWordEnabled(word) {
+		fourlw.Run(c.nc, word, nil, s.cfg.FourLetterWordEnabled)
+		return
+	}
+	st, ok := s.status()
+	if !ok {
+		return
+	}
+	if err := fourlw.Run(c.nc, word, st, s.cfg.FourLetterWordEnabled); err != nil {
+		s.log.Debug("four-letter word answer not delivered", "word", word, "remote", c.remote, "err", err)
+	}
+	s.log.Info("four-letter word answered", "word", word, "remote", c.remote)
+}

@@ -1,0 +1,177 @@
+package server
+
+import (
+	"math"
+	"time"
+
+	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab"
+)
+
+// maxEventsPerReady bounds how many events the loop steps before it collects
+// Ready: enough to batch a burst of pipelined writes into one append (and
+// one fsync), few enough to keep replies flowing.
+const maxEventsPerReady = 256
+
+// loop is the event loop: the only goroutine that touches the Peer and the
+// connection table.
+func (s *Server) loop() {
+	defer close(s.loopDone)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		select {
+		case in := <-s.events:
+			s.step(in)
+			s.stepWaiting()
+		case <-s.disk.durableSignal:
+			if err := s.disk.failure(); err != nil {
+				s.fatal(err)
+				s.shutdownLoop()
+				return
+			}
+			s.peer.Step(s.now(), zab.LogDurable{Zxid: s.disk.durable.Load()})
+		case w := <-s.snapshots.written:
+			s.peer.Step(s.now(), w)
+		case <-timer.C:
+			s.peer.Step(s.now(), zab.Tick{})
+		case fn := <-s.queries:
+			fn()
+			continue
+		case <-s.stopping:
+			s.shutdownLoop()
+			return
+		}
+		s.flushReady(timer)
+	}
+}
+
+// stepWaiting steps the events already waiting, up to maxEventsPerReady in
+// all, so that their effects share one Ready.
+func (s *Server) stepWaiting() {
+	for n := 1; n < maxEventsPerReady; n++ {
+		select {
+		case in := <-s.events:
+			s.step(in)
+		default:
+			return
+		}
+	}
+}
+
+// step feeds one connection event to the Peer, keeping the shell's table of
+// connections and its counters.
+func (s *Server) step(in inbound) {
+	c := in.conn
+	switch ev := in.ev.(type) {
+	case zab.ConnOpened:
+		s.conns[c.id] = c
+		s.log.Info("connection opened", c.logAttrs()...)
+	case zab.ConnClosed:
+		delete(s.conns, c.id)
+		s.log.Info("connection closed", append(c.logAttrs(), "session", sessionHex(c.session))...)
+	case zab.RequestReceived:
+		s.stats.received++
+		c.inflight[ev.Xid] = time.Now()
+		c.lastOp, c.hasLastOp, c.lastCxid = ev.Op, true, ev.Xid
+	case zab.ConnectReceived:
+		s.stats.received++
+	}
+	s.peer.Step(s.now(), in.ev)
+}
+
+// flushReady carries out the Peer's effects.
+func (s *Server) flushReady(timer *time.Timer) {
+	rd := s.peer.Ready()
+	if len(rd.Appends) > 0 {
+		s.disk.in <- rd.Appends
+	}
+	now := time.Now()
+	for i := range rd.Messages {
+		s.dispatch(&rd.Messages[i], now)
+	}
+	for _, chunk := range rd.Snapshots {
+		s.snapshots.in <- chunk
+	}
+	wait := rd.Wakeup - s.now().Mono
+	if wait < time.Millisecond {
+		wait = time.Millisecond
+	}
+	timer.Reset(wait)
+}
+
+// dispatch queues one message on its connection.
+func (s *Server) dispatch(m *zab.Message, now time.Time) {
+	c := s.conns[m.Conn]
+	if c == nil {
+		return // the connection went while its reply was being made
+	}
+	switch m.Kind {
+	case zab.Close:
+		c.closeAfterQueued()
+		return
+	case zab.Connect:
+		if resp, ok := m.Body.(*wire.ConnectResponse); ok && resp.TimeOut > 0 {
+			if c.session == 0 || c.session != resp.SessionID {
+				s.log.Info("session established", append(c.logAttrs(), "session", sessionHex(resp.SessionID), "timeout_ms", resp.TimeOut)...)
+			}
+			c.session, c.timeout = resp.SessionID, time.Duration(resp.TimeOut)*time.Millisecond
+		}
+	case zab.Reply:
+		if m.Header.Xid != wire.XidNotification {
+			s.stats.sent++
+			if t, ok := c.inflight[m.Header.Xid]; ok {
+				delete(c.inflight, m.Header.Xid)
+				ms := now.Sub(t).Milliseconds()
+				s.stats.latency.add(ms)
+				c.latency.add(ms)
+			}
+			if m.Header.Zxid > 0 {
+				c.lastZxid = m.Header.Zxid
+			}
+			c.lastResp = now
+		}
+	}
+	c.enqueue(m.AppendFrame(nil))
+}
+
+// shutdownLoop ends the loop's part of a stop: the disk goroutine gets no
+// more txns and finishes the fsync in flight; every connection closes.
+func (s *Server) shutdownLoop() {
+	close(s.disk.in)
+	close(s.snapshots.in)
+	for _, c := range s.conns {
+		c.nc.Close()
+	}
+	s.wg.Wait()
+}
+
+// latencyStats keeps min/avg/max of request latencies in ms.
+type latencyStats struct {
+	count, total, min, max int64
+}
+
+func (l *latencyStats) add(ms int64) {
+	if l.count == 0 || ms < l.min {
+		l.min = ms
+	}
+	l.max = max(l.max, ms)
+	l.count++
+	l.total += ms
+}
+
+// avg is the mean rounded half-up to 4 decimals, as ZooKeeper reports it.
+func (l *latencyStats) avg() float64 {
+	if l.count == 0 {
+		return 0
+	}
+	return math.Floor(float64(l.total)/float64(l.count)*1e4+0.5) / 1e4
+}
+
+// serverStats are the server-wide counters of srvr and mntr.
+type serverStats struct {
+	received, sent int64
+	latency        latencyStats
+}
+
+func (st *serverStats) reset() { *st = serverStats{} }

@@ -1,0 +1,348 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/zabd/zabd/datatree"
+	"github.com/zabd/zabd/sessions"
+	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/server/config"
+	"github.com/zabd/zabd/zab/storage"
+	"github.com/zabd/zabd/zab/storage/vfs"
+)
+
+// Version is what srvr, stat, mntr and envi report: ZooKeeper's version
+// line, so that tools keyed on "3.8" accept zabd, with zabd named in it.
+const Version = "3.8.0-zabd, built on 2026-11-21 00:00 UTC"
+
+// DefaultMaxQueuedBytes bounds the replies and events waiting for one
+// connection's writer: a client that stops reading is disconnected when its
+// backlog passes this.
+const DefaultMaxQueuedBytes = 16 << 20
+
+// Options configures a Server.
+type Options struct {
+	Config *config.Config
+	Log    *slog.Logger // nil: slog.Default()
+	// FS is the file system under the data directories; nil means the real
+	// one. Tests wrap it to record fsyncs.
+	FS vfs.FS
+	// Listener, if set, is used instead of listening on the config's
+	// client address (tests pass one bound to 127.0.0.1:0).
+	Listener net.Listener
+	// MaxQueuedBytes overrides DefaultMaxQueuedBytes.
+	MaxQueuedBytes int
+	// AllowDataLoss lets recovery start past damage that loses durable txns.
+	AllowDataLoss bool
+	// Seed seeds the randomness handed to the core and the log (snapshot
+	// and roll points); 0 draws one.
+	Seed uint64
+}
+
+// Server is a running standalone zabd.
+type Server struct {
+	cfg            *config.Config
+	log            *slog.Logger
+	maxQueuedBytes int
+	started        time.Time
+	monoStart      time.Time
+
+	listener net.Listener
+	store    *storage.Store
+	wal      *storage.Log
+	peer     *zab.Peer
+
+	events    chan inbound
+	queries   chan func()
+	disk      *diskWriter
+	snapshots *snapshotWriter
+
+	// Owned by the event loop.
+	conns map[zab.ConnID]*conn
+	stats serverStats
+
+	admission admission
+	// Counters of connections the shell closed or refused.
+	slowReaders atomic.Int64
+	refused     atomic.Int64
+
+	nextConn  zab.ConnID
+	connMu    sync.Mutex
+	wg        sync.WaitGroup
+	stopOnce  sync.Once
+	stopping  chan struct{}
+	loopDone  chan struct{}
+	fatalErr  error
+	fatalOnce sync.Once
+	http      []*httpServer
+}
+
+// inbound is an event from a connection's reader, with the connection so
+// that the event loop can register it.
+type inbound struct {
+	conn *conn
+	ev   zab.Event
+}
+
+// New recovers the data directory and builds the replica; Serve starts it.
+func New(opts Options) (*Server, error) {
+	cfg := opts.Config
+	if cfg == nil {
+		return nil, errors.New("server: no config")
+	}
+	log := opts.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	seed := opts.Seed
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	fsys := opts.FS
+	if fsys == nil {
+		fsys = vfs.OS{}
+	}
+	if !cfg.ForceSync {
+		fsys = noSyncFS{fsys}
+		log.Warn("forceSync=no: txns are not fsynced; a machine crash can lose acknowledged writes")
+	}
+	s := &Server{
+		cfg: cfg, log: log, maxQueuedBytes: opts.MaxQueuedBytes,
+		started: time.Now(), monoStart: time.Now(),
+		events: make(chan inbound, 1024), queries: make(chan func()),
+		conns: map[zab.ConnID]*conn{}, stopping: make(chan struct{}), loopDone: make(chan struct{}),
+		admission: admission{perIP: map[string]int{}, max: cfg.MaxClientCnxns},
+	}
+	if s.maxQueuedBytes <= 0 {
+		s.maxQueuedBytes = DefaultMaxQueuedBytes
+	}
+	s.stats.reset()
+	if err := s.recover(fsys, seed, opts.AllowDataLoss); err != nil {
+		return nil, err
+	}
+	s.listener = opts.Listener
+	if s.listener == nil {
+		addr := cfg.ClientAddr()
+		if addr == "" {
+			return nil, errors.New("server: no client port configured")
+		}
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			s.wal.Close()
+			return nil, fmt.Errorf("listen for clients: %w", err)
+		}
+		s.listener = l
+	}
+	return s, nil
+}
+
+// recover opens storage, loads the newest snapshot, replays the log and
+// builds the Peer.
+func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
+	cfg := s.cfg
+	if cfg.DataLogDir != cfg.DataDir {
+		s.log.Warn("dataLogDir differs from dataDir: zabd keeps log and snapshots together in dataDir", "dataDir", cfg.DataDir, "dataLogDir", cfg.DataLogDir)
+	}
+	s.log.Info("recovery: opening data directory", "dir", cfg.DataDir)
+	store, err := storage.Open(storage.Options{
+		FS: fsys, Dir: cfg.DataDir, SnapCount: cfg.SnapCount,
+		Rand: newMathRand(seed), AllowDataLoss: allowDataLoss,
+		Logf: func(format string, args ...any) { s.log.Warn("recovery: " + fmt.Sprintf(format, args...)) },
+	})
+	if err != nil {
+		return fmt.Errorf("open data directory: %w", err)
+	}
+	treeCfg := datatree.Config{
+		SuperDigest: cfg.SuperDigest, ExtendedTypesEnabled: cfg.ExtendedTypesEnabled, EnforceQuota: cfg.EnforceQuota,
+		Warn: func(msg string) { s.log.Warn(msg) },
+	}
+	var tree *datatree.Tree
+	rec, err := store.Recover(loadTree(treeCfg, &tree))
+	if err != nil {
+		return fmt.Errorf("recover %s: %w", cfg.DataDir, err)
+	}
+	var restored zab.Restored
+	if rec.Snapshot.Name != "" {
+		restored.Tree = tree
+		s.log.Info("recovery: loaded snapshot", "file", rec.Snapshot.Name, "zxid", zxidHex(rec.Snapshot.Zxid), "sessions", len(rec.Snapshot.Sessions))
+		for _, sess := range rec.Snapshot.Sessions {
+			restored.Sessions = append(restored.Sessions, sessions.Session{ID: sess.ID, Timeout: sess.Timeout})
+		}
+		if d := rec.Snapshot.Digest; d != nil {
+			restored.Digest = &zab.SnapshotDigest{Zxid: d.Zxid, Version: d.Version, Digest: d.Digest}
+		}
+	} else {
+		s.log.Info("recovery: no snapshot, starting from an empty tree")
+	}
+	peer, err := zab.New(zab.Config{
+		ServerID:               zab.StandaloneServerID,
+		Tick:                   cfg.TickTime,
+		SessionLimits:          sessions.Limits{MinMillis: int32(cfg.MinSessionTimeout.Milliseconds()), MaxMillis: int32(cfg.MaxSessionTimeout.Milliseconds())},
+		Tree:                   treeCfg,
+		SnapCount:              cfg.SnapCount,
+		ContainerCheckInterval: cfg.ContainerCheckInterval,
+	}, s.now(), rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), restored)
+	if err != nil {
+		return err
+	}
+	replayed, err := replayLog(rec.Log, rec.Snapshot.Zxid, peer)
+	if err != nil {
+		return fmt.Errorf("replay the txn log: %w", err)
+	}
+	s.log.Info("recovery: replayed txn log", "txns", replayed, "last_zxid", zxidHex(rec.LastZxid))
+	s.store, s.wal, s.peer = store, rec.Log, peer
+	return nil
+}
+
+// now reads the two clocks the core wants.
+func (s *Server) now() zab.Time {
+	return zab.Time{Mono: time.Since(s.monoStart), Wall: time.Now().UnixMilli()}
+}
+
+// Addr is the client listener's address.
+func (s *Server) Addr() net.Addr { return s.listener.Addr() }
+
+// Serve runs the server until ctx ends or Stop is called, then stops
+// gracefully: listeners close, the fsync in flight finishes, the log is
+// closed. It returns a fatal error (a failed log write) if one stopped it.
+func (s *Server) Serve(ctx context.Context) error {
+	s.disk = newDiskWriter(s.wal, s.log)
+	s.snapshots = newSnapshotWriter(s.store, s.log, s.stopping)
+	s.wg.Add(1)
+	go func() { defer s.wg.Done(); s.disk.run() }()
+	s.wg.Add(1)
+	go func() { defer s.wg.Done(); s.snapshots.run() }()
+	go s.loop()
+	if err := s.startHTTP(); err != nil {
+		s.Stop()
+		<-s.loopDone
+		return err
+	}
+	s.log.Info("serving clients", "addr", s.listener.Addr().String(), "data_dir", s.cfg.DataDir)
+	acceptDone := make(chan struct{})
+	go func() { defer close(acceptDone); s.acceptLoop() }()
+	select {
+	case <-ctx.Done():
+	case <-s.stopping:
+	}
+	s.Stop()
+	<-acceptDone
+	<-s.loopDone
+	return s.fatalErr
+}
+
+// Stop begins a graceful stop; Serve returns when it is complete.
+func (s *Server) Stop() {
+	s.stopOnce.Do(func() {
+		close(s.stopping)
+		s.listener.Close()
+		s.stopHTTP()
+	})
+}
+
+// fatal stops the server because its state can no longer be trusted.
+func (s *Server) fatal(err error) {
+	s.fatalOnce.Do(func() {
+		s.fatalErr = err
+		s.log.Error("stopping: fatal error", "err", err)
+	})
+	s.Stop()
+}
+
+// acceptLoop admits connections until the listener closes.
+func (s *Server) acceptLoop() {
+	var readers sync.WaitGroup
+	defer readers.Wait()
+	for {
+		nc, err := s.listener.Accept()
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				s.log.Error("accept failed", "err", err)
+			}
+			return
+		}
+		s.connMu.Lock()
+		s.nextConn++
+		id := s.nextConn
+		s.connMu.Unlock()
+		c := newConn(s, id, nc)
+		if !s.admission.admit(c.ip) {
+			s.refused.Add(1)
+			s.log.Warn("refusing connection: too many connections from this address",
+				"remote", c.remote, "max_client_cnxns", s.cfg.MaxClientCnxns)
+			nc.Close()
+			continue
+		}
+		done := make(chan struct{})
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			defer s.admission.release(c.ip)
+			defer close(done)
+			nc.SetReadDeadline(time.Now().Add(sessionlessTimeout))
+			c.readLoop()
+		}()
+		go c.writeLoop(done)
+	}
+}
+
+// sessionlessTimeout is how long a new connection may take to send its
+// first frame (ZooKeeper's zookeeper.nio.sessionlessCnxnTimeout default).
+const sessionlessTimeout = 10 * time.Second
+
+// deliver hands an event to the event loop; after a stop it is dropped.
+func (s *Server) deliver(c *conn, ev zab.Event) {
+	select {
+	case s.events <- inbound{conn: c, ev: ev}:
+	case <-s.loopDone:
+	}
+}
+
+// query runs fn on the event loop (where the Peer and the connection table
+// may be read) and waits for it; false if the loop has stopped.
+func (s *Server) query(fn func()) bool {
+	done := make(chan struct{})
+	select {
+	case s.queries <- func() { fn(); close(done) }:
+		<-done
+		return true
+	case <-s.loopDone:
+		return false
+	}
+}
+
+// admission counts connections per client IP for maxClientCnxns.
+type admission struct {
+	mu    sync.Mutex
+	perIP map[string]int
+	max   int // 0: no limit
+}
+
+func (a *admission) admit(ip string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.max > 0 && a.perIP[ip] >= a.max {
+		return false
+	}
+	a.perIP[ip]++
+	return true
+}
+
+func (a *admission) release(ip string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.perIP[ip]--; a.perIP[ip] <= 0 {
+		delete(a.perIP, ip)
+	}
+}
+
+func zxidHex(z int64) string    { return fmt.Sprintf("0x%x", z) }
+func sessionHex(s int64) string { return fmt.Sprintf("0x%x", s) }

@@ -1,0 +1,267 @@
+package server
+
+import (
+	"cmp"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab/server/fourlw"
+	"github.com/zabd/zabd/zab/storage"
+)
+
+// statusSnapshot is a consistent copy of what the four-letter words, the
+// admin server and /metrics report, taken on the event loop.
+type statusSnapshot struct {
+	stats       fourlw.ServerStats
+	conns       []fourlw.Connection
+	ephemerals  []fourlw.SessionEphemerals
+	expiry      []fourlw.ExpirySet
+	metrics     []fourlw.Metric
+	conf        []fourlw.KeyValue
+	env         []fourlw.KeyValue
+	dataDirSize int64
+	logDirSize  int64
+	srv         *Server
+}
+
+// status takes a statusSnapshot; false if the server has stopped.
+func (s *Server) status() (*statusSnapshot, bool) {
+	st := &statusSnapshot{srv: s}
+	ok := s.query(func() { s.fillStatus(st) })
+	if ok {
+		st.dataDirSize = dirSize(filepath.Join(s.cfg.DataDir, storage.VersionDir))
+		st.logDirSize = st.dataDirSize
+		st.conf = s.confLines(st.dataDirSize)
+		st.env = envLines()
+	}
+	return st, ok
+}
+
+// fillStatus runs on the event loop.
+func (s *Server) fillStatus(st *statusSnapshot) {
+	tree := s.peer.Tree()
+	now := time.Now()
+	outstanding := int64(0)
+	for _, c := range s.conns {
+		outstanding += int64(len(c.inflight))
+	}
+	st.stats = fourlw.ServerStats{
+		Version: Version, Mode: "standalone",
+		MinLatency: s.stats.latency.min, AvgLatency: s.stats.latency.avg(), MaxLatency: s.stats.latency.max,
+		PacketsReceived: s.stats.received, PacketsSent: s.stats.sent,
+		AliveConnections: len(s.conns), OutstandingRequests: outstanding,
+		LastZxid: s.peer.LastZxid(), NodeCount: tree.NodeCount(),
+	}
+	conns := make([]*conn, 0, len(s.conns))
+	for _, c := range s.conns {
+		conns = append(conns, c)
+	}
+	slices.SortFunc(conns, func(a, b *conn) int { return cmp.Compare(a.id, b.id) })
+	for _, c := range conns {
+		fc := fourlw.Connection{
+			Remote: c.remote, InterestOpsShown: 1, Queued: int64(c.queuedBytes()),
+			Received: c.received.Load(), Sent: c.sent.Load(),
+			Expires: now.Add(c.timeout).Truncate(s.cfg.TickTime),
+		}
+		if c.session != 0 {
+			fc.HasSession, fc.SessionID, fc.Established, fc.Timeout = true, c.session, c.opened, c.timeout
+			fc.LastOp, fc.LastCxid, fc.LastZxid, fc.LastResponse = lastOpName(c), c.lastCxid, c.lastZxid, c.lastResp
+			fc.LastLatency, fc.MinLatency, fc.MaxLatency = c.latency.max, c.latency.min, c.latency.max
+			fc.AvgLatency = int64(c.latency.avg())
+		}
+		st.conns = append(st.conns, fc)
+	}
+	slices.SortStableFunc(st.conns, func(a, b fourlw.Connection) int { return a.Expires.Compare(b.Expires) })
+	table := s.peer.SessionTable()
+	ephemeralCount := 0
+	for _, id := range tree.Sessions() {
+		paths := tree.Ephemerals(id)
+		ephemeralCount += len(paths)
+		st.ephemerals = append(st.ephemerals, fourlw.SessionEphemerals{SessionID: id, Paths: paths})
+	}
+	byExpiry := map[time.Time][]int64{}
+	for _, sess := range table {
+		at := now.Add(time.Duration(sess.Timeout) * time.Millisecond).Truncate(s.cfg.TickTime)
+		byExpiry[at] = append(byExpiry[at], sess.ID)
+	}
+	for _, at := range slices.SortedFunc(mapKeys(byExpiry), func(a, b time.Time) int { return a.Compare(b) }) {
+		st.expiry = append(st.expiry, fourlw.ExpirySet{At: at, Sessions: byExpiry[at]})
+	}
+	fsyncs := s.disk.fsyncs.Load()
+	st.metrics = []fourlw.Metric{
+		{Name: "version", Text: Version},
+		{Name: "server_state", Text: "standalone"},
+		{Name: "ephemerals_count", Value: float64(ephemeralCount)},
+		{Name: "num_alive_connections", Value: float64(len(s.conns))},
+		{Name: "avg_latency", Value: s.stats.latency.avg(), Float: true},
+		{Name: "outstanding_requests", Value: float64(outstanding)},
+		{Name: "znode_count", Value: float64(tree.NodeCount())},
+		{Name: "global_sessions", Value: float64(len(table))},
+		{Name: "local_sessions", Value: 0},
+		{Name: "packets_sent", Value: float64(s.stats.sent)},
+		{Name: "packets_received", Value: float64(s.stats.received)},
+		{Name: "watch_count", Value: float64(tree.WatchCount())},
+		{Name: "min_latency", Value: float64(s.stats.latency.min)},
+		{Name: "max_latency", Value: float64(s.stats.latency.max)},
+		{Name: "open_file_descriptor_count", Value: float64(openFDs())},
+		{Name: "max_file_descriptor_count", Value: float64(maxFDs())},
+		{Name: "uptime", Value: float64(time.Since(s.started).Milliseconds())},
+		{Name: "last_zxid", Text: zxidHex(s.peer.LastZxid())},
+		{Name: "snap_count", Value: float64(s.snapshots.count.Load())},
+		{Name: "cnt_fsynctime", Value: float64(fsyncs)},
+		{Name: "sum_fsynctime", Value: float64(time.Duration(s.disk.fsyncNanos.Load()).Milliseconds())},
+		{Name: "zabd_txns_per_fsync", Value: ratio(s.disk.batchTxns.Load(), fsyncs), Float: true},
+		{Name: "zabd_slow_reader_disconnects", Value: float64(s.slowReaders.Load())},
+		{Name: "zabd_connections_refused", Value: float64(s.refused.Load())},
+	}
+}
+
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
+	return func(yield func(K) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// lastOpName is ZooKeeper's four-letter abbreviation of a connection's last
+// request type (ServerCnxn's lop field).
+func lastOpName(c *conn) string {
+	if !c.hasLastOp {
+		return "NA"
+	}
+	if name, ok := opAbbrev[c.lastOp]; ok {
+		return name
+	}
+	return "NA"
+}
+
+var opAbbrev = map[wire.OpCode]string{
+	1: "CREA", 2: "DELE", 3: "EXIS", 4: "GETD", 5: "SETD", 6: "GETA", 7: "SETA", 8: "GETC",
+	9: "SYNC", 11: "PING", 12: "GETC", 13: "CHEC", 14: "MULT", 15: "CREA", 17: "CHKW",
+	18: "REMW", 19: "CREA", 21: "CREA", 22: "MLTR", 101: "SETW", 103: "GETE", 104: "GETACN",
+	105: "STW2", 106: "ADDW", 107: "WHOA", -11: "CLOS",
+}
+
+// confLines are conf's key=value lines, as ZooKeeper 3.8 prints them for a
+// standalone server.
+func (s *Server) confLines(dataSize int64) []fourlw.KeyValue {
+	port := "0"
+	if a, ok := s.listener.Addr().(*net.TCPAddr); ok {
+		port = strconv.Itoa(a.Port)
+	}
+	dir := filepath.Join(s.cfg.DataDir, storage.VersionDir)
+	size := strconv.FormatInt(dataSize, 10)
+	return []fourlw.KeyValue{
+		{Key: "clientPort", Value: port},
+		{Key: "secureClientPort", Value: "-1"},
+		{Key: "dataDir", Value: dir},
+		{Key: "dataDirSize", Value: size},
+		{Key: "dataLogDir", Value: dir},
+		{Key: "dataLogSize", Value: size},
+		{Key: "tickTime", Value: strconv.FormatInt(s.cfg.TickTime.Milliseconds(), 10)},
+		{Key: "maxClientCnxns", Value: strconv.Itoa(s.cfg.MaxClientCnxns)},
+		{Key: "minSessionTimeout", Value: strconv.FormatInt(s.cfg.MinSessionTimeout.Milliseconds(), 10)},
+		{Key: "maxSessionTimeout", Value: strconv.FormatInt(s.cfg.MaxSessionTimeout.Milliseconds(), 10)},
+		{Key: "clientPortListenBacklog", Value: "-1"},
+		{Key: "serverId", Value: "0"},
+	}
+}
+
+// envLines are envi's lines: ZooKeeper's keys where a Go process has an
+// equivalent.
+func envLines() []fourlw.KeyValue {
+	host, _ := os.Hostname()
+	wd, _ := os.Getwd()
+	user := os.Getenv("USER")
+	home, _ := os.UserHomeDir()
+	return []fourlw.KeyValue{
+		{Key: "zookeeper.version", Value: Version},
+		{Key: "host.name", Value: host},
+		{Key: "go.version", Value: runtime.Version()},
+		{Key: "os.name", Value: runtime.GOOS},
+		{Key: "os.arch", Value: runtime.GOARCH},
+		{Key: "user.name", Value: user},
+		{Key: "user.home", Value: home},
+		{Key: "user.dir", Value: wd},
+		{Key: "os.cpus", Value: strconv.Itoa(runtime.NumCPU())},
+	}
+}
+
+// dirSize sums the sizes of the files in dir.
+func dirSize(dir string) int64 {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var total int64
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			total += info.Size()
+		}
+	}
+	return total
+}
+
+func openFDs() int {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return 0
+	}
+	return len(entries)
+}
+
+func maxFDs() uint64 {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return 0
+	}
+	return lim.Cur
+}
+
+// The statusSnapshot is the fourlw.Source the words render.
+func (st *statusSnapshot) Stats() fourlw.ServerStats              { return st.stats }
+func (st *statusSnapshot) Connections() []fourlw.Connection       { return st.conns }
+func (st *statusSnapshot) Conf() []fourlw.KeyValue                { return st.conf }
+func (st *statusSnapshot) Env() []fourlw.KeyValue                 { return st.env }
+func (st *statusSnapshot) DirSizes() (int64, int64)               { return st.dataDirSize, st.logDirSize }
+func (st *statusSnapshot) SessionExpiry() []fourlw.ExpirySet      { return st.expiry }
+func (st *statusSnapshot) Ephemerals() []fourlw.SessionEphemerals { return st.ephemerals }
+func (st *statusSnapshot) Metrics() []fourlw.Metric               { return st.metrics }
+func (st *statusSnapshot) ReadOnly() bool                         { return false }
+
+// WatchesBySession and WatchesByPath are empty: the tree does not list its
+// watches yet (see docs/zabd.md); wchs still counts them through mntr's
+// watch_count.
+func (st *statusSnapshot) WatchesBySession() []fourlw.SessionWatches { return nil }
+func (st *statusSnapshot) WatchesByPath() []fourlw.PathWatches       { return nil }
+
+func (st *statusSnapshot) ResetConnectionStats() {
+	st.srv.query(func() {
+		for _, c := range st.srv.conns {
+			c.latency = latencyStats{}
+			c.received.Store(0)
+			c.sent.Store(0)
+		}
+	})
+}
+
+func (st *statusSnapshot) ResetServerStats() {
+	st.srv.query(func() { st.srv.stats.reset() })
+}
