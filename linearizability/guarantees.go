@@ -49,6 +49,26 @@ func successfulWrites(h History) map[string][]pathWrite {
 	return out
 }
 
+// unknownDeletes are the paths that a delete of unknown outcome names.
+func unknownDeletes(h History) map[string]bool {
+	out := map[string]bool{}
+	for i := range h {
+		e := &h[i]
+		if !e.OutcomeUnknown() {
+			continue
+		}
+		if e.Op == OpDelete {
+			out[e.Path] = true
+		}
+		for _, s := range e.Ops {
+			if s.Op == OpDelete {
+				out[s.Path] = true
+			}
+		}
+	}
+	return out
+}
+
 // createsEphemeral reports whether write e creates path as an ephemeral.
 func createsEphemeral(e *Entry, path string) bool {
 	if e.Op == OpCreate {
@@ -97,6 +117,7 @@ func CheckSyncRead(h History) []Violation {
 		}
 		return m
 	}
+	mayDelete := unknownDeletes(h)
 	var out []Violation
 	lastSync := map[int64]*Entry{}
 	for _, e := range bySeq(h) {
@@ -120,7 +141,7 @@ func CheckSyncRead(h History) []Violation {
 				Explanation: fmt.Sprintf("%s follows %s, yet its zxid is below %v, a write acknowledged before the sync was called", e.describe(), sync.describe(), Hex64(need))})
 			continue
 		}
-		if why := staleAfter(writes[e.Path], e, sync.Call); why != "" {
+		if why := staleAfter(writes[e.Path], e, sync.Call, mayDelete[e.Path]); why != "" {
 			out = append(out, Violation{Guarantee: GuaranteeSyncRead, Entries: []*Entry{e, sync},
 				Explanation: fmt.Sprintf("%s follows %s, yet %s", e.describe(), sync.describe(), why)})
 		}
@@ -130,7 +151,7 @@ func CheckSyncRead(h History) []Violation {
 
 // staleAfter explains how read r shows its path older than the last write
 // acknowledged before time t, or "".
-func staleAfter(ws []pathWrite, r *Entry, t int64) string {
+func staleAfter(ws []pathWrite, r *Entry, t int64, mayBeDeleted bool) string {
 	var last *pathWrite
 	for i := range ws {
 		if ret := ws[i].e.Return; *ret < t && (last == nil || ws[i].zxid > last.zxid) {
@@ -142,8 +163,8 @@ func staleAfter(ws []pathWrite, r *Entry, t int64) string {
 	}
 	switch {
 	case r.Err == errNoNode && !last.deleted:
-		if createsEphemeral(last.e, r.Path) {
-			return "" // its session may have ended since
+		if createsEphemeral(last.e, r.Path) || mayBeDeleted {
+			return "" // its session may have ended since, or a delete of unknown outcome took effect
 		}
 		for _, w := range ws {
 			if w.deleted && w.zxid > last.zxid {
