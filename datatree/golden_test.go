@@ -158,6 +158,15 @@ func (r *replayer) line(n int, l *trace.Line) {
 	require.NotNil(r.t, s, "%s: session not connected", r.where)
 	switch l.Op {
 	case "ping":
+	case "disconnect":
+		// The server drops a closed connection's watches; the session lives on.
+		r.tree.RemoveWatcher(s.watcher)
+	case "reconnect":
+		// A new connection: new watcher, and only the address as identity
+		// (auth is per connection).
+		s.watcher = r.nextWatcher
+		r.nextWatcher++
+		s.auth = []wire.Id{{Scheme: "ip", ID: goldenClientAddr}}
 	case "addAuth":
 		r.addAuth(s, l)
 	case wire.OpWhoAmI.String():

@@ -29,6 +29,9 @@ func annotate(lines []trace.Line, log []trace.LogEntry) []trace.Line {
 	claimed := map[int64]bool{}
 	for i := range lines {
 		l := &lines[i]
+		if l.Op == "reconnect" {
+			continue
+		}
 		if l.Op == "connect" {
 			ids[l.Session] = l.Resp.SessionID
 			if z, ok := sessionOf[l.Resp.SessionID]; ok {

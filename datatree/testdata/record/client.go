@@ -23,20 +23,22 @@ type conn struct {
 	nc        net.Conn
 	frames    *wire.FrameReader
 	sessionID int64
-	nextXid   int32
+	passwd    []byte
+	// lastZxid is the highest zxid seen in a reply, what a reconnect reports.
+	lastZxid int64
+	nextXid  int32
 	// events are the notifications read since the last reply.
 	events []trace.Event
 }
 
-// dial opens a session (ConnectRequest with session id 0).
-func dial(addr string, timeOut int32) (*conn, wire.ConnectResponse, error) {
+// dial opens a session (req's session id 0) or resumes one.
+func dial(addr string, req wire.ConnectRequest) (*conn, wire.ConnectResponse, error) {
 	var resp wire.ConnectResponse
 	nc, err := net.DialTimeout("tcp", addr, replyTimeout)
 	if err != nil {
 		return nil, resp, fmt.Errorf("dial %s: %w", addr, err)
 	}
-	c := &conn{nc: nc, frames: wire.NewFrameReader(nc, 0), nextXid: 1}
-	req := wire.ConnectRequest{TimeOut: timeOut, Passwd: make([]byte, 16), HasReadOnly: true}
+	c := &conn{nc: nc, frames: wire.NewFrameReader(nc, 0), nextXid: 1, lastZxid: req.LastZxidSeen}
 	if err := c.writeFrame(&req); err != nil {
 		nc.Close()
 		return nil, resp, err
@@ -49,7 +51,7 @@ func dial(addr string, timeOut int32) (*conn, wire.ConnectResponse, error) {
 		nc.Close()
 		return nil, resp, fmt.Errorf("connect response: %w", err)
 	}
-	c.sessionID = resp.SessionID
+	c.sessionID, c.passwd = resp.SessionID, resp.Passwd
 	return c, resp, nil
 }
 
@@ -109,6 +111,9 @@ func (c *conn) call(xid int32, op wire.OpCode, body wire.Record) (wire.ReplyHead
 		}
 		if hdr.Xid != xid {
 			return hdr, nil, nil, fmt.Errorf("%s: reply xid %d, want %d", op, hdr.Xid, xid)
+		}
+		if hdr.Zxid > c.lastZxid {
+			c.lastZxid = hdr.Zxid
 		}
 		events := c.events
 		c.events = nil

@@ -115,7 +115,7 @@ func recordScenario(out, jars string, sc scenario) (manifestEntry, error) {
 		return entry, err
 	}
 	defer os.RemoveAll(srv.dir)
-	r := &run{srv: srv, conns: map[string]*conn{}}
+	r := &run{srv: srv, conns: map[string]*conn{}, parked: map[string]*conn{}}
 	sc.script(r)
 	r.DrainAll()
 	r.closeConns()

@@ -19,9 +19,12 @@ const sessionTimeout = 30000
 type run struct {
 	srv   *server
 	conns map[string]*conn
-	lines []trace.Line
-	note  string
-	err   error
+	// parked holds disconnected sessions' old connections (id, password,
+	// last zxid) until they reconnect.
+	parked map[string]*conn
+	lines  []trace.Line
+	note   string
+	err    error
 }
 
 // writes are the ops after which the recorder drains the other sessions, so
@@ -56,13 +59,61 @@ func (r *run) Connect(s string) trace.Line {
 	if _, dup := r.conns[s]; dup {
 		return r.fail(fmt.Errorf("session %s already connected", s))
 	}
-	c, resp, err := dial(r.srv.addr, sessionTimeout)
+	c, resp, err := dial(r.srv.addr, wire.ConnectRequest{TimeOut: sessionTimeout, Passwd: make([]byte, 16), HasReadOnly: true})
 	if err != nil {
 		return r.fail(fmt.Errorf("connect %s: %w", s, err))
 	}
 	r.conns[s] = c
 	return r.emit(trace.Line{Session: s, Op: "connect", Req: &trace.Request{TimeOut: sessionTimeout}, Err: wire.ErrOK.String(),
 		Resp: &trace.Response{SessionID: resp.SessionID, TimeOut: resp.TimeOut}})
+}
+
+// Disconnect closes session s's TCP connection; the session lives on.
+func (r *run) Disconnect(s string) trace.Line {
+	if r.err != nil {
+		return trace.Line{}
+	}
+	c, ok := r.conns[s]
+	if !ok {
+		return r.fail(fmt.Errorf("disconnect: session %s is not connected", s))
+	}
+	c.close()
+	delete(r.conns, s)
+	r.parked[s] = c
+	return r.emit(trace.Line{Session: s, Op: "disconnect", Err: wire.ErrOK.String()})
+}
+
+// Reconnect resumes session s (disconnected before) on a new connection,
+// reporting the last zxid it saw.
+func (r *run) Reconnect(s string) trace.Line {
+	if r.err != nil {
+		return trace.Line{}
+	}
+	old, ok := r.parked[s]
+	if !ok {
+		return r.fail(fmt.Errorf("reconnect: session %s was not disconnected", s))
+	}
+	delete(r.parked, s)
+	req := wire.ConnectRequest{TimeOut: sessionTimeout, SessionID: old.sessionID, Passwd: old.passwd,
+		LastZxidSeen: old.lastZxid, HasReadOnly: true}
+	c, resp, err := dial(r.srv.addr, req)
+	if err != nil {
+		return r.fail(fmt.Errorf("reconnect %s: %w", s, err))
+	}
+	r.conns[s] = c
+	return r.emit(trace.Line{Session: s, Op: "reconnect", Req: &trace.Request{TimeOut: sessionTimeout, LastZxidSeen: old.lastZxid},
+		Err: wire.ErrOK.String(), Resp: &trace.Response{SessionID: resp.SessionID, TimeOut: resp.TimeOut}})
+}
+
+// LastZxid is the highest zxid session s has seen in a reply.
+func (r *run) LastZxid(s string) int64 {
+	if c, ok := r.conns[s]; ok {
+		return c.lastZxid
+	}
+	if c, ok := r.parked[s]; ok {
+		return c.lastZxid
+	}
+	return 0
 }
 
 // Do sends one request of session s and records its reply; after a write it
@@ -80,8 +131,11 @@ func (r *run) Do(s string, op wire.OpCode, req trace.Request) trace.Line {
 		return r.fail(err)
 	}
 	xid := int32(0)
-	if op == wire.OpPing {
+	switch op {
+	case wire.OpPing:
 		xid = wire.XidPing
+	case wire.OpSetWatches, wire.OpSetWatches2:
+		xid = wire.XidSetWatches
 	}
 	hdr, d, events, err := c.call(xid, op, body)
 	if err != nil {

@@ -22,6 +22,7 @@ var opCodes = func() map[string]wire.OpCode {
 		wire.OpMultiRead, wire.OpRemoveWatches, wire.OpCheckWatches, wire.OpAddWatch,
 		wire.OpGetEphemerals, wire.OpGetAllChildrenNumber, wire.OpWhoAmI, wire.OpCloseSession,
 		wire.OpDeleteContainer, wire.OpPing, wire.OpCreateSession, wire.OpError,
+		wire.OpSetWatches, wire.OpSetWatches2,
 	} {
 		m[op.String()] = op
 	}
@@ -87,6 +88,13 @@ func (r *Request) Body(op wire.OpCode) (wire.Record, error) {
 			m.Ops = append(m.Ops, wire.MultiOp{Type: sub, Body: body})
 		}
 		return m, nil
+	case wire.OpSetWatches, wire.OpSetWatches2:
+		if r.SetWatches == nil {
+			return nil, fmt.Errorf("%s without watch lists", op)
+		}
+		body := *r.SetWatches
+		body.Persistent = op == wire.OpSetWatches2
+		return &body, nil
 	case wire.OpWhoAmI, wire.OpCloseSession, wire.OpPing:
 		return nil, nil
 	}

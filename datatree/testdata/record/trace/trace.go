@@ -26,7 +26,9 @@ type Line struct {
 	Session string `json:"session"`
 	// Op is the wire opcode name (wire.OpCode.String), or "connect",
 	// "addAuth", "ping" (a drain: the recorder pinged a session to collect
-	// the notifications queued for it).
+	// the notifications queued for it), "disconnect" (the recorder closed
+	// the session's TCP connection without closing the session) or
+	// "reconnect" (a new connection resuming the session: Resp.SessionID).
 	Op  string   `json:"op"`
 	Req *Request `json:"req,omitempty"`
 	// Zxid is the reply header's zxid: for a write, the zxid of its txn
@@ -65,6 +67,10 @@ type Request struct {
 	Auth   string `json:"auth,omitempty"`
 	// TimeOut is the session timeout a connect asks for.
 	TimeOut int32 `json:"timeOut,omitempty"`
+	// LastZxidSeen is what a reconnect reports in its ConnectRequest.
+	LastZxidSeen int64 `json:"lastZxidSeen,omitempty"`
+	// SetWatches is the body of setWatches and setWatches2.
+	SetWatches *wire.SetWatchesRequest `json:"setWatches,omitempty"`
 	// Ops are the sub-operations of multi and multiRead.
 	Ops []SubOp `json:"ops,omitempty"`
 }

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"github.com/zabd/zabd/datatree/testdata/record/trace"
+	"github.com/zabd/zabd/wire"
+)
+
+func init() {
+	scenarios = append(scenarios,
+		scenario{name: "reconnect", desc: "a session's connection drops while watched nodes change; on reconnect setWatches/setWatches2 fire the missed changes before the reply and re-register the rest", config: baseConfig, script: reconnect},
+		scenario{name: "enforce_quota", desc: "enforceQuota=true: count and byte hard limits refuse creates, setData and multis with QuotaExceeded; soft limits only warn", config: append(append([]string{}, baseConfig...), "enforceQuota=true"), script: enforceQuota},
+		scenario{name: "multi_edges", desc: "multis that touch one node twice, create and delete in one go, sequential names inside multis (and after a failed one), null data, watches fired by sub-ops in order, the ready-znode pattern", config: baseConfig, script: multiEdges},
+		scenario{name: "precedence", desc: "which error wins when several apply: NoAuth, BadVersion, NotEmpty, NodeExists, NoNode, InvalidACL, BadArguments, NoChildrenForEphemerals", config: baseConfig, script: precedence},
+		scenario{name: "persistent_watches", desc: "addWatch on missing nodes and the root, persistent and recursive watches together with one-shot ones, removeWatches by type on persistent watches, closeSession with persistent watches", config: baseConfig, script: persistentWatches},
+	)
+}
+
+func reconnect(r *run) {
+	r.Connect("A")
+	r.Connect("B")
+	for _, p := range []string{"/r", "/r/changed", "/r/deleted", "/r/kids", "/r/same", "/r/persist"} {
+		r.Create("A", p, "0", wire.ModePersistent)
+	}
+	r.GetData("B", "/r/changed", true)
+	r.GetData("B", "/r/deleted", true)
+	r.Exists("B", "/r/created", true)
+	r.Exists("B", "/r/missing", true)
+	r.GetChildren("B", "/r/kids", true)
+	r.GetData("B", "/r/same", true)
+	r.GetChildren("B", "/r/same", true)
+	r.AddWatch("B", "/r/persist", wire.AddWatchPersistent)
+	r.AddWatch("B", "/r", wire.AddWatchPersistentRecursive)
+	seen := r.LastZxid("B")
+	r.Note("B's connection drops; its watches go with it")
+	r.Disconnect("B")
+	r.SetData("A", "/r/changed", "1", -1)
+	r.Delete("A", "/r/deleted", -1)
+	r.Create("A", "/r/created", "", wire.ModePersistent)
+	r.Create("A", "/r/kids/k", "", wire.ModePersistent)
+	r.SetData("A", "/r/persist", "1", -1)
+	r.Reconnect("B")
+	r.Note("setWatches with the zxid B saw before the drop")
+	r.Do("B", wire.OpSetWatches, setWatches(seen, []string{"/r/changed", "/r/deleted", "/r/same"},
+		[]string{"/r/created", "/r/missing"}, []string{"/r/kids", "/r/same", "/r/gone"}, nil, nil))
+	r.Note("re-registered watches fire as usual")
+	r.SetData("A", "/r/same", "1", -1)
+	r.Create("A", "/r/same/k", "", wire.ModePersistent)
+	r.Create("A", "/r/missing", "", wire.ModePersistent)
+	r.Note("drop again; setWatches2 re-adds persistent watches too")
+	seen = r.LastZxid("B")
+	r.Disconnect("B")
+	r.SetData("A", "/r/persist", "2", -1)
+	r.Create("A", "/r/kids/k2", "", wire.ModePersistent)
+	r.Reconnect("B")
+	r.Do("B", wire.OpSetWatches2, setWatches(seen, nil, nil, []string{"/r/kids"}, []string{"/r/persist"}, []string{"/r"}))
+	r.SetData("A", "/r/persist", "3", -1)
+	r.Create("A", "/r/kids/k3", "", wire.ModePersistent)
+	r.Delete("A", "/r/kids/k3", -1)
+	r.Note("setWatches with a zxid newer than every change: plain re-registration")
+	seen = r.LastZxid("B")
+	r.Disconnect("B")
+	r.Reconnect("B")
+	r.Do("B", wire.OpSetWatches, setWatches(seen, []string{"/r/changed"}, []string{"/r/changed", "/r/nothing"}, nil, nil, nil))
+	r.SetData("A", "/r/changed", "2", -1)
+	r.Create("A", "/r/nothing", "", wire.ModePersistent)
+}
+
+// setWatches builds a setWatches(2) request. Lists are sent empty, never
+// null: ZooKeeper 3.8.0 fails a null list with MarshallingError after
+// registering the lists before it, which no real client provokes.
+func setWatches(relZxid int64, data, exist, child, persistent, recursive []string) trace.Request {
+	nonNil := func(l []string) []string {
+		if l == nil {
+			return []string{}
+		}
+		return l
+	}
+	return trace.Request{SetWatches: &wire.SetWatchesRequest{RelativeZxid: relZxid,
+		DataWatches: nonNil(data), ExistWatches: nonNil(exist), ChildWatches: nonNil(child),
+		PersistentWatches: nonNil(persistent), PersistentRecursiveWatches: nonNil(recursive)}}
+}
+
+func enforceQuota(r *run) {
+	r.Connect("A")
+	r.Create("A", "/q", "", wire.ModePersistent)
+	r.Note("setquota -N 3 -B 20 /q (hard limits) as zkCli writes it")
+	r.Do("A", wire.OpCreate, trace.Request{Path: "/zookeeper/quota/q", ACL: open, Mode: mode(wire.ModePersistent)})
+	r.Create("A", "/zookeeper/quota/q/zookeeper_limits", "count=-1,bytes=-1=;byteHardLimit=20;countHardLimit=3", wire.ModePersistent)
+	r.Create("A", "/zookeeper/quota/q/zookeeper_stats", "count=0,bytes=0", wire.ModePersistent)
+	r.GetData("A", "/zookeeper/quota/q/zookeeper_stats", false)
+	r.Create("A", "/q/a", "0123456789", wire.ModePersistent)
+	r.Create("A", "/q/b", "", wire.ModePersistent)
+	r.Note("the count limit counts /q itself: a third child exceeds it")
+	r.Create("A", "/q/c", "", wire.ModePersistent)
+	r.Create("A", "/q/a/deep", "", wire.ModePersistent)
+	r.GetData("A", "/zookeeper/quota/q/zookeeper_stats", false)
+	r.Note("byte limit")
+	r.SetData("A", "/q/b", "0123456789", -1)
+	r.SetData("A", "/q/b", "01234567890", -1)
+	r.SetData("A", "/q/a", "", -1)
+	r.SetData("A", "/q/b", "0123456789012345678", -1)
+	r.GetData("A", "/zookeeper/quota/q/zookeeper_stats", false)
+	r.Note("multi past the limit")
+	r.Multi("A", opDelete("/q/b", -1), opCreate("/q/x", "", wire.ModePersistent), opCreate("/q/y", "", wire.ModePersistent))
+	r.GetChildren2("A", "/q", false)
+	r.Note("soft limits never refuse")
+	r.Create("A", "/s", "", wire.ModePersistent)
+	r.Do("A", wire.OpCreate, trace.Request{Path: "/zookeeper/quota/s", ACL: open, Mode: mode(wire.ModePersistent)})
+	r.Create("A", "/zookeeper/quota/s/zookeeper_limits", "count=1,bytes=1=;byteHardLimit=-1;countHardLimit=-1", wire.ModePersistent)
+	r.Create("A", "/zookeeper/quota/s/zookeeper_stats", "count=0,bytes=0", wire.ModePersistent)
+	r.Create("A", "/s/a", "abc", wire.ModePersistent)
+	r.Create("A", "/s/b", "abc", wire.ModePersistent)
+	r.GetData("A", "/zookeeper/quota/s/zookeeper_stats", false)
+	r.Note("sequential and ephemeral creates under a hard limit")
+	r.Delete("A", "/q/b", -1)
+	r.Create("A", "/q/e", "", wire.ModeEphemeral)
+	r.Create("A", "/q/s-", "", wire.ModePersistentSequential)
+	r.GetChildren2("A", "/q", false)
+	r.GetData("A", "/zookeeper/quota/q/zookeeper_stats", false)
+}
+
+func multiEdges(r *run) {
+	r.Connect("A")
+	r.Connect("B")
+	r.Create("A", "/x", "", wire.ModePersistent)
+	r.GetChildren("B", "/x", true)
+	r.Exists("B", "/x/n", true)
+	r.GetData("B", "/x", true)
+	r.Note("one node created, changed twice and deleted in one multi")
+	r.Multi("A",
+		opCreate("/x/n", "a", wire.ModePersistent),
+		opSetData("/x/n", "b", 0),
+		opSetData("/x/n", "c", 1),
+		opCheck("/x/n", 2),
+		opDelete("/x/n", 2),
+		opSetData("/x", "parent", -1),
+	)
+	r.GetChildren2("A", "/x", false)
+	r.Note("sequential names inside one multi")
+	r.Multi("A",
+		opCreate("/x/s-", "", wire.ModePersistentSequential),
+		opCreate("/x/s-", "", wire.ModeEphemeralSequential),
+		opCreate2("/x/s-", "", wire.ModePersistentSequential),
+	)
+	r.Note("a failed multi with a sequential create does not advance the counter")
+	r.Multi("A", opCreate("/x/s-", "", wire.ModePersistentSequential), opCheck("/x", 99))
+	r.Create("A", "/x/s-", "", wire.ModePersistentSequential)
+	r.Note("ephemeral parent and child in one multi")
+	r.Multi("A", opCreate("/x/e", "", wire.ModeEphemeral), opCreate("/x/e/c", "", wire.ModePersistent))
+	r.Note("null data through setData")
+	r.Create("A", "/x/d", "data", wire.ModePersistent)
+	r.Do("A", wire.OpSetData, trace.Request{Path: "/x/d", Version: trace.Int32(-1)})
+	r.GetData("A", "/x/d", false)
+	r.Multi("A", trace.SubOp{Op: wire.OpSetData.String(), Req: trace.Request{Path: "/x/d", Version: trace.Int32(-1)}})
+	r.GetData("A", "/x/d", false)
+	r.Note("delete and recreate in one multi")
+	r.GetData("B", "/x/d", true)
+	r.GetChildren("B", "/x", true)
+	r.Multi("A", opDelete("/x/d", -1), opCreate("/x/d", "again", wire.ModePersistent))
+	r.GetData("A", "/x/d", false)
+	r.Note("a container created, filled and emptied in one multi")
+	r.Multi("A", opCreateContainer("/x/c", ""), opCreate("/x/c/k", "", wire.ModePersistent), opDelete("/x/c/k", -1))
+	r.GetChildren2("A", "/x/c", false)
+	r.Note("ready-znode pattern: delete ready, rewrite, recreate")
+	r.Create("A", "/cfg", "", wire.ModePersistent)
+	r.Create("A", "/cfg/f1", "1", wire.ModePersistent)
+	r.Create("A", "/cfg/f2", "1", wire.ModePersistent)
+	r.Create("A", "/cfg/ready", "", wire.ModePersistent)
+	r.Exists("B", "/cfg/ready", true)
+	r.GetData("B", "/cfg/f1", true)
+	r.Delete("A", "/cfg/ready", -1)
+	r.SetData("A", "/cfg/f1", "2", -1)
+	r.SetData("A", "/cfg/f2", "2", -1)
+	r.Create("A", "/cfg/ready", "", wire.ModePersistent)
+	r.GetData("B", "/cfg/f1", false)
+	r.Note("deletes of a whole subtree in one multi, children first")
+	r.Create("A", "/t", "", wire.ModePersistent)
+	r.Create("A", "/t/a", "", wire.ModePersistent)
+	r.Create("A", "/t/a/b", "", wire.ModePersistent)
+	r.GetChildren("B", "/t", true)
+	r.GetChildren("B", "/t/a", true)
+	r.Exists("B", "/t/a/b", true)
+	r.Multi("A", opDelete("/t/a/b", -1), opDelete("/t/a", -1), opDelete("/t", -1))
+	r.GetChildren2("A", "/", false)
+}
+
+func precedence(r *run) {
+	r.Connect("A")
+	r.Connect("B")
+	r.AddAuth("A", "digest", "owner:pw")
+	readOnly := []wire.ACL{worldACL(wire.PermRead), digestACL(wire.PermAll, "owner", "pw")}
+	r.CreateACL("A", "/p", "", readOnly, wire.ModePersistent)
+	r.Create("A", "/p/k", "", wire.ModePersistent)
+	r.Create("A", "/p/k/g", "", wire.ModePersistent)
+	r.Note("delete: NoAuth (parent) vs BadVersion vs NotEmpty")
+	r.Delete("B", "/p/k", 99)
+	r.Delete("A", "/p/k", 99)
+	r.Delete("A", "/p/k", 0)
+	r.Delete("B", "/p/none", 99)
+	r.Note("create: NodeExists vs NoAuth on the parent")
+	r.Create("B", "/p/k", "", wire.ModePersistent)
+	r.Create("B", "/p", "", wire.ModePersistent)
+	r.Note("create: InvalidACL vs NoNode vs NoAuth")
+	r.CreateACL("B", "/p/none/x", "", []wire.ACL{}, wire.ModePersistent)
+	r.CreateACL("B", "/p/x", "", []wire.ACL{}, wire.ModePersistent)
+	r.CreateACL("B", "/p/k", "", []wire.ACL{}, wire.ModePersistent)
+	r.CreateACL("B", "/nothere/x", "", wire.CreatorAllACL, wire.ModePersistent)
+	r.Note("create: BadArguments vs NoNode vs NodeExists")
+	r.Create("B", "/nothere/x/", "", wire.ModePersistent)
+	r.Create("A", "/p/k/", "", wire.ModePersistent)
+	r.Create("A", "/p/k/g/", "", wire.ModePersistent)
+	r.Create("A", "/p//k", "", wire.ModePersistent)
+	r.Create("A", "/p/k/./g", "", wire.ModePersistent)
+	r.Note("create under an ephemeral: NodeExists vs NoChildrenForEphemerals, NoAuth vs it")
+	r.CreateACL("A", "/eph", "", readOnly, wire.ModeEphemeral)
+	r.Create("A", "/eph/x", "", wire.ModePersistent)
+	r.Create("B", "/eph/x", "", wire.ModePersistent)
+	r.Create("A", "/eph", "", wire.ModeEphemeral)
+	r.Create("A", "/eph/", "", wire.ModePersistentSequential)
+	r.Note("setData: NoAuth vs BadVersion vs NoNode")
+	r.SetData("B", "/p", "", 99)
+	r.SetData("A", "/p", "", 99)
+	r.SetData("B", "/p/none", "", 99)
+	r.Note("setACL: InvalidACL vs NoAuth vs BadVersion vs NoNode")
+	r.SetACL("B", "/p", []wire.ACL{}, 99)
+	r.SetACL("B", "/p", open, 99)
+	r.SetACL("A", "/p", open, 99)
+	r.SetACL("A", "/p/none", []wire.ACL{}, 99)
+	r.SetACL("A", "/p/none", open, 99)
+	r.SetACL("B", "/p", wire.CreatorAllACL, -1)
+	r.Note("reads: NoAuth vs NoNode")
+	r.CreateACL("A", "/secret", "s", []wire.ACL{digestACL(wire.PermAll, "owner", "pw")}, wire.ModePersistent)
+	r.GetData("B", "/secret", false)
+	r.GetData("B", "/secret/none", false)
+	r.GetChildren2("B", "/secret", false)
+	r.GetACL("B", "/secret")
+	r.GetAllChildrenNumber("B", "/secret")
+	r.Exists("B", "/secret", false)
+	r.Note("multi: the first failing op decides, whatever the error kind")
+	r.Multi("B", opCreate("/p/m", "", wire.ModePersistent), opDelete("/p/none", 99))
+	r.Multi("A", opDelete("/p/none", 99), opCreate("/p/k", "", wire.ModePersistent))
+	r.Multi("A", opCheck("/p/none", 1), opCheck("/p", 99))
+	r.Note("deleting the special nodes with auth and versions")
+	r.Delete("A", "/zookeeper", 99)
+	r.Delete("A", "/zookeeper/quota", 99)
+	r.Delete("A", "/zookeeper/config", 99)
+	r.SetACL("A", "/zookeeper/config", open, -1)
+	r.Create("A", "/zookeeper/config/x", "", wire.ModePersistent)
+}
+
+func persistentWatches(r *run) {
+	r.Connect("A")
+	r.Connect("B")
+	r.Note("addWatch on missing nodes and on the root")
+	r.AddWatch("B", "/pw", wire.AddWatchPersistent)
+	r.AddWatch("B", "/", wire.AddWatchPersistentRecursive)
+	r.Create("A", "/pw", "", wire.ModePersistent)
+	r.Create("A", "/pw/a", "", wire.ModePersistent)
+	r.SetData("A", "/pw", "x", -1)
+	r.Note("zookeeper's own nodes under a recursive watch on /")
+	r.Create("A", "/zookeeper/zz", "", wire.ModePersistent)
+	r.Delete("A", "/zookeeper/zz", -1)
+	r.Note("one-shot watches on top of persistent ones: one event per trigger")
+	r.GetData("B", "/pw", true)
+	r.Exists("B", "/pw", true)
+	r.GetChildren("B", "/pw", true)
+	r.SetData("A", "/pw", "y", -1)
+	r.Create("A", "/pw/b", "", wire.ModePersistent)
+	r.Delete("A", "/pw/b", -1)
+	r.Note("removeWatches by type on persistent watches")
+	r.RemoveWatches("B", "/pw", wire.WatcherData)
+	r.SetData("A", "/pw", "z", -1)
+	r.Create("A", "/pw/c", "", wire.ModePersistent)
+	r.CheckWatches("B", "/pw", wire.WatcherChildren)
+	r.RemoveWatches("B", "/pw", wire.WatcherChildren)
+	r.CheckWatches("B", "/pw", wire.WatcherAny)
+	r.Create("A", "/pw/d", "", wire.ModePersistent)
+	r.RemoveWatches("B", "/", wire.WatcherChildren)
+	r.CheckWatches("B", "/", wire.WatcherData)
+	r.RemoveWatches("B", "/", wire.WatcherData)
+	r.CheckWatches("B", "/", wire.WatcherAny)
+	r.SetData("A", "/pw", "w", -1)
+	r.Note("the same path as persistent and recursive; re-adding changes the mode")
+	r.AddWatch("B", "/pw", wire.AddWatchPersistent)
+	r.AddWatch("B", "/pw", wire.AddWatchPersistentRecursive)
+	r.Create("A", "/pw/e", "", wire.ModePersistent)
+	r.SetData("A", "/pw", "v", -1)
+	r.Note("a node deleted under persistent watches; the watch stays for a re-created node")
+	r.Delete("A", "/pw/a", -1)
+	r.Delete("A", "/pw/c", -1)
+	r.Delete("A", "/pw/d", -1)
+	r.Delete("A", "/pw/e", -1)
+	r.Delete("A", "/pw", -1)
+	r.Create("A", "/pw", "again", wire.ModePersistent)
+	r.Note("the watcher's own writes and its closeSession")
+	r.Create("B", "/pw/own", "", wire.ModeEphemeral)
+	r.AddWatch("A", "/pw", wire.AddWatchPersistentRecursive)
+	r.CloseSession("B")
+	r.SetData("A", "/pw", "after", -1)
+}
