@@ -19,7 +19,17 @@ func nodeDigest(path string, data []byte, s *stored) uint32 {
 	if path == "/" {
 		path = ""
 	}
-	var b [60]byte
+	// The path goes through a stack buffer: converting it to a []byte
+	// would allocate on every change.
+	var buf [256]byte
+	crc := uint32(0)
+	for p := path; len(p) > 0; {
+		n := copy(buf[:], p)
+		crc = crc32.Update(crc, crc32.IEEETable, buf[:n])
+		p = p[n:]
+	}
+	crc = crc32.Update(crc, crc32.IEEETable, data)
+	b := buf[:60]
 	binary.BigEndian.PutUint64(b[0:], uint64(s.czxid))
 	binary.BigEndian.PutUint64(b[8:], uint64(s.mzxid))
 	binary.BigEndian.PutUint64(b[16:], uint64(s.pzxid))
@@ -29,7 +39,5 @@ func nodeDigest(path string, data []byte, s *stored) uint32 {
 	binary.BigEndian.PutUint32(b[44:], uint32(s.cversion))
 	binary.BigEndian.PutUint32(b[48:], uint32(s.aversion))
 	binary.BigEndian.PutUint64(b[52:], uint64(s.owner))
-	crc := crc32.Update(0, crc32.IEEETable, []byte(path))
-	crc = crc32.Update(crc, crc32.IEEETable, data)
-	return crc32.Update(crc, crc32.IEEETable, b[:])
+	return crc32.Update(crc, crc32.IEEETable, b)
 }

@@ -58,13 +58,26 @@ func (t *Tree) GetChildren(path string, auth []wire.Id, watch bool, w WatcherID)
 	return childNames(n), t.visibleStat(n), wire.ErrOK
 }
 
-// childNames returns n's children's names, sorted.
+// childNames returns n's children's names, sorted. Children are stored in
+// the order creates and deletes leave them; the first read after a change
+// sorts them in place, so reading an unchanged node costs one pass.
 func childNames(n *node) []string {
 	names := make([]string, len(n.children))
+	sorted := true
 	for i, c := range n.children {
 		names[i] = c.name
+		if i > 0 && names[i-1] > c.name {
+			sorted = false
+		}
 	}
-	sort.Strings(names)
+	if sorted {
+		return names
+	}
+	sort.Slice(n.children, func(i, j int) bool { return n.children[i].name < n.children[j].name })
+	for i, c := range n.children {
+		c.idx = int32(i)
+		names[i] = c.name
+	}
 	return names
 }
 

@@ -165,8 +165,10 @@ func TestZooKeeperSnapshotsRestoreAndReplay(t *testing.T) {
 }
 
 // requireSameTree compares two trees node by node: stored stat, data, ACL.
-func requireSameTree(t *testing.T, want, got *Tree) {
-	t.Helper()
+func requireSameTree(t require.TestingT, want, got *Tree) {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	require.Equal(t, len(want.nodes), len(got.nodes), "node count")
 	for p, n := range want.nodes {
 		g := got.nodes[p]

@@ -1,0 +1,166 @@
+package datatree
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/zabd/zabd/wire"
+)
+
+// The benchmarks run on a tree of benchNodes znodes: benchParents parents
+// under the root, each with the same number of children, 10-character names
+// and 100 bytes of data, built once per process.
+const (
+	benchNodes   = 1_000_000
+	benchParents = 1_000
+	benchData    = 100
+)
+
+var (
+	benchOnce  sync.Once
+	benchTree  *Tree
+	benchPaths []string // the leaves
+	benchZxid  int64
+)
+
+func benchName(i int) string { return fmt.Sprintf("n%09d", i) }
+
+// buildBenchTree creates the tree through Prepare and Apply, as a replica would.
+func buildBenchTree(n, parents int) (*Tree, []string, int64) {
+	tr := New(Config{})
+	data := make([]byte, benchData)
+	zxid := int64(0)
+	write := func(req *Request) {
+		zxid++
+		txn := tr.Prepare(req, zxid, 1_700_000_000_000+zxid)
+		if r, _ := tr.Apply(&txn, nil); r.Err != wire.ErrOK {
+			panic(fmt.Sprintf("building bench tree: %v", r.Err))
+		}
+	}
+	create := func(path string) {
+		write(&Request{Session: 1, Op: wire.OpCreate, Body: &wire.CreateRequest{Path: path, Data: data, ACL: wire.OpenACLUnsafe}})
+	}
+	parentPaths := make([]string, parents)
+	for i := range parentPaths {
+		parentPaths[i] = "/" + benchName(i)
+		create(parentPaths[i])
+	}
+	leaves := make([]string, 0, n-parents)
+	for i := parents; i < n; i++ {
+		p := parentPaths[i%parents] + "/" + benchName(i)
+		create(p)
+		leaves = append(leaves, p)
+	}
+	return tr, leaves, zxid
+}
+
+func benchSetup(b *testing.B) {
+	b.Helper()
+	benchOnce.Do(func() { benchTree, benchPaths, benchZxid = buildBenchTree(benchNodes, benchParents) })
+	b.ResetTimer()
+}
+
+func BenchmarkGetData(b *testing.B) {
+	benchSetup(b)
+	for i := 0; i < b.N; i++ {
+		p := benchPaths[(i*7919)%len(benchPaths)]
+		if _, _, err := benchTree.GetData(p, nil, false, 0); err != wire.ErrOK {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkGetChildren(b *testing.B) {
+	benchSetup(b)
+	for i := 0; i < b.N; i++ {
+		p := "/" + benchName(i%benchParents)
+		if kids, _, err := benchTree.GetChildren(p, nil, false, 0); err != wire.ErrOK || len(kids) == 0 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSetDataApply measures Apply of prepared setData txns.
+func BenchmarkSetDataApply(b *testing.B) {
+	benchSetup(b)
+	data := make([]byte, benchData)
+	txns := make([]Txn, 4096)
+	for i := range txns {
+		p := benchPaths[(i*7919)%len(benchPaths)]
+		txns[i] = Txn{Header: wire.TxnHeader{Type: wire.OpSetData, Time: 1}, Body: &wire.SetDataTxn{Path: p, Data: data, Version: 1}}
+	}
+	var events []WatchEvent
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		txn := &txns[i%len(txns)]
+		benchZxid++
+		txn.Header.Zxid = benchZxid
+		var r Result
+		r, events = benchTree.Apply(txn, events[:0])
+		if r.Err != wire.ErrOK {
+			b.Fatal(r.Err)
+		}
+	}
+}
+
+// BenchmarkSetData measures Prepare and Apply together.
+func BenchmarkSetData(b *testing.B) {
+	benchSetup(b)
+	data := make([]byte, benchData)
+	var events []WatchEvent
+	for i := 0; i < b.N; i++ {
+		p := benchPaths[(i*7919)%len(benchPaths)]
+		benchZxid++
+		txn := benchTree.Prepare(&Request{Session: 1, Op: wire.OpSetData, Body: &wire.SetDataRequest{Path: p, Data: data, Version: -1}}, benchZxid, 1)
+		var r Result
+		r, events = benchTree.Apply(&txn, events[:0])
+		if r.Err != wire.ErrOK {
+			b.Fatal(r.Err)
+		}
+	}
+}
+
+// BenchmarkCreateDelete creates a node through Prepare and Apply and deletes
+// it again, so the tree stays at its size; it reports per create+delete pair.
+func BenchmarkCreateDelete(b *testing.B) {
+	benchSetup(b)
+	data := make([]byte, benchData)
+	var events []WatchEvent
+	for i := 0; i < b.N; i++ {
+		p := "/" + benchName(i%benchParents) + "/x" + benchName(i)
+		benchZxid++
+		txn := benchTree.Prepare(&Request{Session: 1, Op: wire.OpCreate, Body: &wire.CreateRequest{Path: p, Data: data, ACL: wire.OpenACLUnsafe}}, benchZxid, 1)
+		r, ev := benchTree.Apply(&txn, events[:0])
+		if r.Err != wire.ErrOK {
+			b.Fatal(r.Err)
+		}
+		benchZxid++
+		txn = benchTree.Prepare(&Request{Session: 1, Op: wire.OpDelete, Body: &wire.PathVersionRequest{Path: p, Version: -1}}, benchZxid, 1)
+		r, events = benchTree.Apply(&txn, ev[:0])
+		if r.Err != wire.ErrOK {
+			b.Fatal(r.Err)
+		}
+	}
+}
+
+// BenchmarkMemoryPerZnode builds a tree of benchNodes znodes and reports
+// the heap it holds per znode after GC, and that figure less the znode's
+// name and data bytes (the overhead).
+func BenchmarkMemoryPerZnode(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		tr, leaves, _ := buildBenchTree(benchNodes, benchParents)
+		leaves = nil
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		per := float64(after.HeapAlloc-before.HeapAlloc) / float64(tr.NodeCount())
+		b.ReportMetric(per, "B/znode")
+		b.ReportMetric(per-benchData-10, "overheadB/znode")
+		runtime.KeepAlive(tr)
+		runtime.KeepAlive(leaves)
+	}
+}
