@@ -73,11 +73,10 @@ func (p *Peer) handleConnect(e ConnectReceived) {
 		})
 		return
 	}
-	// A reconnect. ZooKeeper first closes any other connection of the
-	// session, then checks the password and revalidates the session.
-	if old, ok := p.connOf[req.SessionID]; ok && old != c.id {
-		p.closeConn(p.conns[old])
-	}
+	// A reconnect. ZooKeeper closes any other connection of the session
+	// before it even checks the password, so anyone who knows a session id
+	// can knock its client off; zabd closes it only once the password is
+	// right (docs/sessions.md).
 	if !p.cfg.Passwords.Check(req.SessionID, req.Passwd) || !p.sessions.Revalidate(req.SessionID, timeout, p.now.Mono) {
 		p.send(Message{Conn: c.id, Kind: Connect, Body: &wire.ConnectResponse{
 			Passwd:      make([]byte, sessions.PasswordLen),
@@ -85,6 +84,9 @@ func (p *Peer) handleConnect(e ConnectReceived) {
 		}})
 		p.closeConn(c)
 		return
+	}
+	if old, ok := p.connOf[req.SessionID]; ok && old != c.id {
+		p.closeConn(p.conns[old])
 	}
 	// The session is served through this member from now on.
 	_ = p.sessions.SetOwner(req.SessionID, p.self) // cannot fail: just revalidated

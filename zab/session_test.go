@@ -74,9 +74,10 @@ func TestExplicitCloseAnswersThenCloses(t *testing.T) {
 	require.Empty(t, h.Peer.SessionTable())
 }
 
-// TestReconnectWithRightAndWrongPassword: the right password resumes the
-// session on a new connection (the old one is closed, as ZooKeeper closes
-// it); a wrong one gets timeout 0 and a close, and the session lives on.
+// TestReconnectWithRightAndWrongPassword: a wrong password gets timeout 0
+// and a close, and the session and its connection live on (ZooKeeper would
+// close that connection too; see docs/sessions.md); the right password
+// resumes the session on the new connection and closes the old one.
 func TestReconnectWithRightAndWrongPassword(t *testing.T) {
 	h := newHarness(t)
 	a := h.Session(10000)
@@ -87,13 +88,15 @@ func TestReconnectWithRightAndWrongPassword(t *testing.T) {
 	bad.Passwd = append([]byte(nil), a.Passwd...)
 	bad.Passwd[0] ^= 0xff
 	bad.Connect(10000, 0x2)
-	h.Expect("c1 close", "c2 connect refused", "c2 close")
+	h.Expect("c2 connect refused", "c2 close")
+	a.Exists("/e", false)
+	h.Expect("c1 reply xid=2 zxid=0x2 ok {c=0x2 m=0x2 p=0x2 v=0 cv=0 eph=0x" + hex(a.Session) + " n=0}")
 
 	good := a.Reopen()
 	good.Connect(20000, 0x2)
-	h.Expect("c3 connect session=0x" + hex(a.Session) + " timeout=20000")
+	h.Expect("c1 close", "c3 connect session=0x"+hex(a.Session)+" timeout=20000")
 	good.GetData("/e", false)
-	h.Expect(`c3 reply xid=2 zxid=0x2 ok "" {c=0x2 m=0x2 p=0x2 v=0 cv=0 eph=0x` + hex(a.Session) + ` n=0}`)
+	h.Expect(`c3 reply xid=3 zxid=0x2 ok "" {c=0x2 m=0x2 p=0x2 v=0 cv=0 eph=0x` + hex(a.Session) + ` n=0}`)
 }
 
 // TestClientAheadIsRefused: a client that has seen a zxid this server has
