@@ -59,38 +59,45 @@ func (r *TxnEntry) Encode(e *Encoder) {
 	}
 }
 
-// DecodeTxnEntry decodes one txn as stored in a log entry or carried in a
-// proposal: a TxnHeader, the body its type calls for, and an optional
-// TxnDigest filling the rest exactly.
-func DecodeTxnEntry(b []byte) (TxnEntry, error) {
-	var t TxnEntry
-	d := NewDecoder(b)
-	t.Header.Decode(d)
-	if err := d.Err(); err != nil {
-		return t, fmt.Errorf("wire: txn header: %w", err)
+// Decode reads a whole entry: it consumes the rest of d, since only the
+// entry's end tells whether a digest follows the body.
+func (r *TxnEntry) Decode(d *Decoder) {
+	*r = TxnEntry{}
+	r.Header.Decode(d)
+	if d.Err() != nil {
+		return
 	}
-	body, err := DecodeTxnBody(t.Header.Type, d)
+	bodyStart := d.Offset()
+	body, err := DecodeTxnBody(r.Header.Type, d)
 	if err != nil {
-		return t, fmt.Errorf("wire: %s txn: %w", t.Header.Type, err)
+		d.Fail(r.Header.Type.String()+" txn", err)
+		return
 	}
-	if t.Header.Type != OpCloseSession || d.Offset() > txnHeaderSize {
-		t.Body = body
+	if r.Header.Type != OpCloseSession || d.Offset() > bodyStart {
+		r.Body = body
 	}
 	switch d.Remaining() {
 	case 0:
 	case txnDigestSize:
-		t.Digest = &TxnDigest{}
-		t.Digest.Decode(d)
+		r.Digest = &TxnDigest{}
+		r.Digest.Decode(d)
 	default:
-		return t, &DecodeError{Offset: d.Offset(), What: "txn digest", Err: fmt.Errorf("%d trailing bytes, want 0 or %d", d.Remaining(), txnDigestSize)}
+		d.Fail("txn digest", fmt.Errorf("%d trailing bytes, want 0 or %d", d.Remaining(), txnDigestSize))
 	}
-	return t, nil
 }
 
-const (
-	txnHeaderSize = 32
-	txnDigestSize = 12
-)
+// DecodeTxnEntry decodes one txn as stored in a log entry or carried in a
+// proposal: a TxnHeader, the body its type calls for, and an optional
+// TxnDigest filling the rest exactly. A closeSession logged without a body
+// (before ZooKeeper 3.6) has a nil Body.
+func DecodeTxnEntry(b []byte) (TxnEntry, error) {
+	var t TxnEntry
+	err := Unmarshal(b, &t)
+	return t, err
+}
+
+// txnDigestSize is the encoded size of a TxnDigest.
+const txnDigestSize = 12
 
 // ErrBadChecksum means a txn log entry's Adler-32 checksum does not match.
 var ErrBadChecksum = errors.New("checksum mismatch")
