@@ -488,7 +488,8 @@ func replayComponent(ops []*tlOp, assumed map[string]bool, deadline time.Time) *
 	case porcupine.Unknown:
 		return &replayResult{failed: rest[0], gaveUp: true, others: uncertainOf(rest)}
 	}
-	res, info := porcupine.CheckOperationsVerbose(model, history, time.Until(deadline))
+	// Porcupine reads a timeout of zero or less as none at all.
+	res, info := porcupine.CheckOperationsVerbose(model, history, max(time.Until(deadline), time.Millisecond))
 	out := &replayResult{others: uncertainOf(rest), fail: &Failure{model: model, info: info}}
 	if res == porcupine.Unknown {
 		out.failed, out.gaveUp = rest[0], true
@@ -516,6 +517,8 @@ func porcupineFailure(before, window []*tlOp, assumed map[string]bool, deadline 
 		t, _ = stepExact(t, assumed, op)
 	}
 	model := tlModel(t, assumed)
+	// The window holds exact operations only, so the search is linear; the
+	// floor keeps a visualisation even when the deadline has passed.
 	_, info := porcupine.CheckOperationsVerbose(model, porcupineOps(window), max(time.Until(deadline), time.Second))
 	return &Failure{model: model, info: info}
 }
