@@ -1,0 +1,114 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/wire/client"
+	"github.com/zabd/zabd/zab/server/fourlw"
+	"github.com/zabd/zabd/zab/server/zkprocess"
+)
+
+type fourlwMetric = fourlw.Metric
+
+func word(t *testing.T, addr, w string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := zkprocess.FourLetterWord(ctx, addr, w)
+	require.NoError(t, err)
+	return out
+}
+
+func TestFourLetterWords(t *testing.T) {
+	ts := startServer(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, ts.addr, client.Session{Timeout: 10 * time.Second})
+	require.NoError(t, err)
+	defer c.CloseSession(ctx)
+	_, err = c.Create(ctx, "/e", nil, client.OpenACL, wire.ModeEphemeral)
+	require.NoError(t, err)
+	_, _, err = c.GetData(ctx, "/e", true)
+	require.NoError(t, err)
+
+	assert.Equal(t, "imok", word(t, ts.addr, "ruok"))
+	assert.Equal(t, "rw", word(t, ts.addr, "isro"))
+	srvr := word(t, ts.addr, "srvr")
+	assert.Contains(t, srvr, "Zookeeper version: 3.8.0")
+	assert.Contains(t, srvr, "Mode: standalone\n")
+	assert.Contains(t, srvr, "Node count: 5\n", "/, /zookeeper, its config and quota, /e")
+	stat := word(t, ts.addr, "stat")
+	assert.Contains(t, stat, "Clients:\n /127.0.0.1:")
+	mntr := word(t, ts.addr, "mntr")
+	for _, line := range []string{"zk_server_state\tstandalone\n", "zk_znode_count\t5\n", "zk_ephemerals_count\t1\n", "zk_watch_count\t1\n", "zk_global_sessions\t1\n"} {
+		assert.Contains(t, mntr, line)
+	}
+	cons := word(t, ts.addr, "cons")
+	assert.Contains(t, cons, ",sid=0x"+strings.TrimPrefix(sessionHex(c.SessionID()), "0x")+",lop=GETD,")
+	dump := word(t, ts.addr, "dump")
+	assert.Contains(t, dump, "Sessions with Ephemerals (1):\n"+sessionHex(c.SessionID())+":\n\t/e\n")
+	assert.Contains(t, word(t, ts.addr, "conf"), "tickTime=100\n")
+	assert.Contains(t, word(t, ts.addr, "envi"), "Environment:\nzookeeper.version=")
+	assert.Contains(t, word(t, ts.addr, "dirs"), "datadir_size: ")
+	assert.Equal(t, "Server stats reset.\n", word(t, ts.addr, "srst"))
+	assert.Equal(t, "Connection stats reset.\n", word(t, ts.addr, "crst"))
+	stillServes(t, ts.addr)
+}
+
+func TestFourLetterWordRefusedOutsideWhitelist(t *testing.T) {
+	cfg := testConfig(t, t.TempDir())
+	cfg.FourLetterWordWhitelist = []string{"srvr"}
+	ts := startServer(t, cfg)
+	assert.Equal(t, "ruok is not executed because it is not in the whitelist.\n", word(t, ts.addr, "ruok"))
+	assert.Contains(t, word(t, ts.addr, "srvr"), "Mode: standalone")
+}
+
+func TestAdminAndMetricsEndpoints(t *testing.T) {
+	cfg := testConfig(t, t.TempDir())
+	cfg.AdminEnabled, cfg.AdminAddress, cfg.AdminPort = true, "127.0.0.1", 0
+	cfg.MetricsEnabled, cfg.MetricsHost, cfg.MetricsPort = true, "127.0.0.1", 0
+	ts := startServer(t, cfg)
+	stillServes(t, ts.addr)
+
+	get := func(url string) (int, string) {
+		resp, err := http.Get(url)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(body)
+	}
+	admin := "http://" + ts.AdminAddr().String()
+	code, body := get(admin + "/commands/ruok")
+	assert.Equal(t, http.StatusOK, code)
+	var ruok map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &ruok))
+	assert.Equal(t, map[string]any{"command": "ruok", "error": nil}, ruok)
+
+	code, body = get(admin + "/commands/mntr")
+	assert.Equal(t, http.StatusOK, code)
+	var monitor map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &monitor))
+	assert.Equal(t, "monitor", monitor["command"])
+	assert.Equal(t, 4.0, monitor["znode_count"])
+	assert.Equal(t, "standalone", monitor["server_state"])
+
+	code, _ = get(admin + "/commands/nonsense")
+	assert.Equal(t, http.StatusNotFound, code)
+
+	code, body = get("http://" + ts.MetricsAddr().String() + "/metrics")
+	assert.Equal(t, http.StatusOK, code)
+	for _, line := range []string{"\nznode_count 4.0\n", "\noutstanding_requests 0.0\n", "\nnum_alive_connections ", "# TYPE watch_count gauge\n", "\navg_latency "} {
+		assert.Contains(t, body, line)
+	}
+}
