@@ -179,7 +179,7 @@ func fixupACL(acls []wire.ACL, auth []wire.Id) (out []wire.ACL, ok bool) {
 			out = append(out, a)
 		case a.ID.Scheme == "auth":
 			expanded := false
-			for _, id := range auth {
+			for _, id := range AuthOrder(auth) {
 				// Only providers that authenticate expand "auth": of the
 				// built-in ones, digest (ip does not authenticate).
 				if id.Scheme == "digest" {

@@ -29,7 +29,7 @@ var (
 		{{Perms: wire.PermRead | wire.PermCreate, ID: wire.Id{Scheme: "ip", ID: "10.0.0.0/8"}}, {Perms: wire.PermAll, ID: wire.Id{Scheme: "digest", ID: genDigestB}}},
 		{{Perms: wire.PermDelete | wire.PermWrite, ID: wire.AnyoneID}, {Perms: wire.PermAdmin, ID: wire.AnyoneID}},
 		{{Perms: wire.PermAll, ID: wire.Id{Scheme: "ip", ID: "300.0.0.1"}}}, // invalid
-		{},                                                                  // invalid
+		{}, // invalid
 	}
 	genModes = []wire.CreateMode{
 		wire.ModePersistent, wire.ModeEphemeral, wire.ModePersistentSequential, wire.ModeEphemeralSequential,

@@ -174,7 +174,11 @@ func requireSameTree(t require.TestingT, want, got *Tree) {
 		g := got.nodes[p]
 		require.NotNil(t, g, "missing %s", p)
 		require.Equal(t, n.stat, g.stat, "stat of %s", p)
-		require.Equal(t, string(n.data), string(g.data), "data of %s", p)
+		if !strings.HasSuffix(p, "/"+quotaStatNode) {
+			// Quota stats are recounted on load (as ZooKeeper does), so a
+			// client's hand-written stats do not survive a restore.
+			require.Equal(t, string(n.data), string(g.data), "data of %s", p)
+		}
 		require.Equal(t, want.acls.list(n.acl), got.acls.list(g.acl), "ACL of %s", p)
 		require.Equal(t, childNames(n), childNames(g), "children of %s", p)
 	}

@@ -74,7 +74,8 @@ func TestPrepareMatchesZooKeeperLog(t *testing.T) {
 					compareTxn(t, e, got, l)
 					compared++
 				} else if ok && l.Op == "closeSession" {
-					got := tr.Prepare(&Request{Session: sessions[l.Session], Cxid: e.Header.Cxid, Op: wire.OpCloseSession}, e.Header.Zxid, e.Header.Time)
+					// A session expiry is the server's line; the log names the session.
+					got := tr.Prepare(&Request{Session: e.Header.ClientID, Cxid: e.Header.Cxid, Op: wire.OpCloseSession}, e.Header.Zxid, e.Header.Time)
 					compareTxn(t, e, got, l)
 					compared++
 				}
