@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/zabd/zabd/datatree/testdata/record/trace"
 	"github.com/zabd/zabd/wire"
@@ -52,19 +53,22 @@ func (r *run) fail(err error) trace.Line {
 }
 
 // Connect opens session s.
-func (r *run) Connect(s string) trace.Line {
+func (r *run) Connect(s string) trace.Line { return r.ConnectTimeout(s, sessionTimeout) }
+
+// ConnectTimeout opens session s asking for the given session timeout (ms).
+func (r *run) ConnectTimeout(s string, timeOut int32) trace.Line {
 	if r.err != nil {
 		return trace.Line{}
 	}
 	if _, dup := r.conns[s]; dup {
 		return r.fail(fmt.Errorf("session %s already connected", s))
 	}
-	c, resp, err := dial(r.srv.addr, wire.ConnectRequest{TimeOut: sessionTimeout, Passwd: make([]byte, 16), HasReadOnly: true})
+	c, resp, err := dial(r.srv.addr, wire.ConnectRequest{TimeOut: timeOut, Passwd: make([]byte, 16), HasReadOnly: true})
 	if err != nil {
 		return r.fail(fmt.Errorf("connect %s: %w", s, err))
 	}
 	r.conns[s] = c
-	return r.emit(trace.Line{Session: s, Op: "connect", Req: &trace.Request{TimeOut: sessionTimeout}, Err: wire.ErrOK.String(),
+	return r.emit(trace.Line{Session: s, Op: "connect", Req: &trace.Request{TimeOut: timeOut}, Err: wire.ErrOK.String(),
 		Resp: &trace.Response{SessionID: resp.SessionID, TimeOut: resp.TimeOut}})
 }
 
@@ -213,6 +217,21 @@ func (r *run) ping(s string, keep bool) bool {
 		r.emit(trace.Line{Session: s, Op: "ping", Zxid: hdr.Zxid, Err: hdr.Err.String(), Events: events})
 	}
 	return len(events) > 0
+}
+
+// WaitEvents pings session s until notifications arrive (recorded as a
+// ping line), or fails the run after limit.
+func (r *run) WaitEvents(s string, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for r.err == nil && time.Now().Before(deadline) {
+		if r.ping(s, false) {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if r.err == nil {
+		r.err = fmt.Errorf("session %s got no notification within %s", s, limit)
+	}
 }
 
 // DrainAll pings every session; scenarios end with it so no notification is
