@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	mathrand "math/rand"
 	"slices"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zabd/zabd/datatree"
+	"github.com/zabd/zabd/sessions"
 	"github.com/zabd/zabd/sim/faults"
 	"github.com/zabd/zabd/sim/simclient"
 	"github.com/zabd/zabd/wire"
@@ -44,7 +46,9 @@ type server struct {
 	up    bool
 	gen   int
 	peer  *zab.Peer
+	store *storage.Store
 	log   *storage.Log
+	snap  *pendingSnapshot // a snapshot stream being gathered
 	conns map[zab.ConnID]*conn
 
 	syncing  bool          // an fsync is in flight
@@ -88,35 +92,49 @@ func (s *server) start() {
 	s.restarting = false
 	w := s.w
 	store, err := storage.Open(storage.Options{
-		FS: s.disk, Dir: dataDir, SnapCount: 1 << 30, PreallocSize: logPrealloc,
+		FS: s.disk, Dir: dataDir, SnapCount: s.snapCount(), PreallocSize: logPrealloc,
 		Rand: mathrand.New(mathrand.NewSource(w.streams.DeriveSeed(fmt.Sprintf("log/%d/%d", s.id, s.gen)))),
 	})
 	if err != nil {
 		w.fail(KindRecovery, "server %d: open storage: %v", s.id, err)
 		return
 	}
-	rec, err := store.Recover(func(*wire.Decoder) error {
-		return errors.New("the simulator writes no snapshots")
+	treeCfg := datatree.Config{ExtendedTypesEnabled: true}
+	var tree *datatree.Tree
+	rec, err := store.Recover(func(d *wire.Decoder, zxid int64) error {
+		t, err := datatree.Load(treeCfg, d, zxid)
+		tree = t
+		return err
 	})
 	if err != nil {
 		s.refused(err)
 		return
 	}
+	var restored zab.Restored
+	if rec.Snapshot.Name != "" {
+		restored.Tree = tree
+		for _, sess := range rec.Snapshot.Sessions {
+			restored.Sessions = append(restored.Sessions, sessions.Session{ID: sess.ID, Timeout: sess.Timeout})
+		}
+		if d := rec.Snapshot.Digest; d != nil {
+			restored.Digest = &zab.SnapshotDigest{Zxid: d.Zxid, Version: d.Version, Digest: d.Digest}
+		}
+	}
 	peer, err := zab.New(zab.Config{
 		ServerID:  zab.StandaloneServerID,
 		Tick:      ms(w.sched.TickMs),
-		Tree:      datatree.Config{ExtendedTypesEnabled: true},
-		SnapCount: 1 << 30,
+		Tree:      treeCfg,
+		SnapCount: s.snapCount(),
 		// No container or TTL reaping within a run: the history checkers do not
 		// yet model deletions the server makes on its own (docs/simulator.md).
 		ContainerCheckInterval: 24 * time.Hour,
-	}, s.now(), w.streams.Stream(fmt.Sprintf("peer/%d/%d", s.id, s.gen)), zab.Restored{})
+	}, s.now(), w.streams.Stream(fmt.Sprintf("peer/%d/%d", s.id, s.gen)), restored)
 	if err != nil {
 		w.fail(KindRecovery, "server %d: new peer: %v", s.id, err)
 		return
 	}
 	if err := replay(peer, rec); err != nil {
-		w.fail(KindRecovery, "server %d: replay: %v", s.id, err)
+		w.fail(KindDurability, "server %d: replay: %v", s.id, err)
 		return
 	}
 	last := peer.LastZxid()
@@ -139,7 +157,8 @@ func (s *server) start() {
 	}
 	s.corrupted = nil
 	s.durable = last // what recovery read back survived the crash: it is on disk
-	s.peer, s.log, s.up = peer, rec.Log, true
+	s.peer, s.store, s.log, s.up = peer, store, rec.Log, true
+	s.snap = nil
 	s.appended = last
 	s.conns = map[zab.ConnID]*conn{}
 	s.tickAt = 0
@@ -154,19 +173,24 @@ func replay(peer *zab.Peer, rec *storage.Recovery) error {
 	}
 	defer it.Close()
 	for it.Next() {
-		e, err := wire.DecodeTxnEntry(it.Entry())
+		txn, err := zab.DecodeTxnEntry(it.Entry())
 		if err != nil {
 			return fmt.Errorf("txn 0x%x: %w", it.Zxid(), err)
-		}
-		txn := datatree.Txn{Header: e.Header, Body: e.Body}
-		if e.Digest != nil {
-			txn.Digest = *e.Digest
 		}
 		if err := peer.Replay(txn); err != nil {
 			return err
 		}
 	}
 	return it.Err()
+}
+
+// snapCount is snapCount for storage and the Peer alike: from the schedule,
+// or so large that no snapshot is taken.
+func (s *server) snapCount() int {
+	if n := s.w.sched.SnapCount; n > 0 {
+		return n
+	}
+	return 1 << 30
 }
 
 // refused handles a failed recovery: correct only when durable data was
@@ -215,7 +239,7 @@ func (s *server) crash(why string, torn bool) {
 	s.w.tr.logf("server %d: crash (%s)", s.id, why)
 	s.up = false
 	s.gen++
-	s.peer, s.log = nil, nil
+	s.peer, s.store, s.log, s.snap = nil, nil, nil, nil
 	s.syncing = false
 	for _, id := range s.openConns() {
 		s.w.closeConn(simclient.ConnID(id), "server crashed")
@@ -381,6 +405,9 @@ func (s *server) request(cn *conn, hdr wire.RequestHeader, body wire.Record) {
 	if !s.live(cn) {
 		return
 	}
+	if s.w.opts.Bugs.ReadOvertakesWrite {
+		s.trackForStaleRead(cn, hdr, body)
+	}
 	s.step(zab.RequestReceived{Conn: zab.ConnID(cn.id), Xid: hdr.Xid, Op: hdr.Type, Body: body})
 }
 
@@ -388,6 +415,20 @@ func (s *server) connClosed(cn *conn) {
 	if s.up && cn.gen == s.gen {
 		delete(s.conns, zab.ConnID(cn.id))
 		s.step(zab.ConnClosed{Conn: zab.ConnID(cn.id)})
+	}
+}
+
+// trackForStaleRead notes the connection's outstanding writes and
+// evaluates a getData early when one is outstanding.
+func (s *server) trackForStaleRead(cn *conn, hdr wire.RequestHeader, body wire.Record) {
+	if cn.pendingWrites == nil {
+		cn.pendingWrites, cn.stale = map[int32]bool{}, map[int32]staleRead{}
+	}
+	if isWrite(hdr.Type) {
+		cn.pendingWrites[hdr.Xid] = true
+	}
+	if req, ok := body.(*wire.PathWatchRequest); ok && hdr.Type == wire.OpGetData && len(cn.pendingWrites) > 0 {
+		cn.stale[hdr.Xid] = readEarly(s.peer, req)
 	}
 }
 
@@ -410,33 +451,40 @@ func (s *server) drain() {
 		}
 		s.startSync()
 	}
+	for i := range rd.Snapshots {
+		s.snapshotChunk(&rd.Snapshots[i])
+	}
+	if s.w.opts.Bugs.WatchAfterReply {
+		watchAfterReply(rd.Messages)
+	}
 	for i := range rd.Messages {
 		s.send(&rd.Messages[i])
 	}
 	s.armTick(rd.Wakeup)
+	if s.w.opts.Bugs.ReplyBeforeFsync && s.up && s.appended > s.peer.LastZxid() {
+		s.step(zab.LogDurable{Zxid: s.appended}) // a lie: the fsync has not happened
+	}
 }
 
 // appendTxns writes txns to the log and checks that zxids strictly increase.
 // A failed write is fatal for the process, as storage demands.
 func (s *server) appendTxns(txns []datatree.Txn) bool {
-	enc := wire.NewEncoder(nil)
 	for i := range txns {
-		t := &txns[i]
+		t := txns[i]
 		z := t.Header.Zxid
 		if z <= s.appended {
 			s.w.fail(KindZxid, "server %d appended txn 0x%x after 0x%x", s.id, z, s.appended)
 			return false
 		}
-		enc.Reset()
-		entry := wire.TxnEntry{Header: t.Header, Body: t.Body}
 		if t.Digest.Version != 0 {
-			entry.Digest = &t.Digest
 			s.digests[z] = t.Digest.TreeDigest
 		} else if prev, ok := s.digests[s.appended]; ok {
 			s.digests[z] = prev // an error txn leaves the tree as it was
 		}
-		entry.Encode(enc)
-		if _, err := s.log.Append(enc.Bytes()); err != nil {
+		if s.w.opts.Bugs.ExpireWithoutCloseTxn {
+			unloggedExpiry(&t)
+		}
+		if _, err := s.log.Append(zab.EncodeTxnEntry(&t)); err != nil {
 			s.stopOnIOError("append", err)
 			return false
 		}
@@ -446,6 +494,54 @@ func (s *server) appendTxns(txns []datatree.Txn) bool {
 		}
 	}
 	return true
+}
+
+// pendingSnapshot gathers a snapshot stream until its last chunk.
+type pendingSnapshot struct {
+	zxid     int64
+	sessions []storage.Session
+	data     []byte
+}
+
+// snapshotChunk collects the Peer's snapshot stream; at its end the
+// snapshot is written (taking simulated time, while the Peer goes on) and
+// reported with SnapshotWritten. A failed snapshot is not fatal: the log
+// still holds everything.
+func (s *server) snapshotChunk(ch *zab.SnapshotChunk) {
+	if ch.First {
+		s.snap = &pendingSnapshot{zxid: ch.Zxid}
+		for _, sess := range ch.Sessions {
+			s.snap.sessions = append(s.snap.sessions, storage.Session{ID: sess.ID, Timeout: sess.Timeout})
+		}
+	}
+	if s.snap == nil {
+		return // the stream began before a restart
+	}
+	s.snap.data = append(s.snap.data, ch.Data...)
+	if !ch.Last {
+		return
+	}
+	snap, digest, gen := s.snap, ch.Digest, s.gen
+	s.snap = nil
+	s.w.q.After(snapshotTime(len(snap.data)), func() {
+		if s.gen != gen || !s.up {
+			return
+		}
+		name, err := s.store.WriteSnapshot(&storage.Snapshot{
+			Zxid: snap.zxid, Sessions: snap.sessions,
+			WriteTree: func(out io.Writer) error { _, err := out.Write(snap.data); return err },
+			Digest: func() storage.ZxidDigest {
+				return storage.ZxidDigest{Zxid: digest.Zxid, Version: digest.Version, Digest: digest.Digest}
+			},
+		})
+		s.w.tr.logf("server %d: snapshot 0x%x written as %s (err %v)", s.id, snap.zxid, name, err)
+		s.step(zab.SnapshotWritten{Zxid: snap.zxid, Err: err})
+	})
+}
+
+// snapshotTime is how long writing a snapshot of n bytes takes.
+func snapshotTime(n int) time.Duration {
+	return time.Millisecond + time.Duration(n)*time.Microsecond/100
 }
 
 // stopOnIOError ends the process after a failed write or fsync: storage
@@ -532,6 +628,13 @@ func (s *server) send(m *zab.Message) {
 				s.id, cn.client.ID(), m.Header.Xid, m.Header.Zxid, s.durable)
 		}
 		hdr, body, id := m.Header, m.Body, cn.id
+		if cn.pendingWrites != nil { // Bugs.ReadOvertakesWrite
+			delete(cn.pendingWrites, hdr.Xid)
+			if st, ok := cn.stale[hdr.Xid]; ok {
+				delete(cn.stale, hdr.Xid)
+				hdr.Zxid, hdr.Err, body = st.zxid, st.err, st.body
+			}
+		}
 		if w.tr.on() && hdr.Xid != wire.XidPing {
 			w.tr.logf("server %d -> client %d xid=%d zxid=0x%x %s %s", s.id, cn.client.ID(), hdr.Xid, hdr.Zxid, hdr.Err.String(), describe(body))
 		}

@@ -78,6 +78,11 @@ type conn struct {
 	open     bool          // neither side has closed it
 	toServer time.Duration // last delivery time in each direction, for FIFO
 	toClient time.Duration
+
+	// For Bugs.ReadOvertakesWrite: writes sent and not yet answered, and
+	// reads evaluated early, by xid.
+	pendingWrites map[int32]bool
+	stale         map[int32]staleRead
 }
 
 // world is one simulation run.

@@ -20,10 +20,10 @@ type Limits struct {
 // DefaultLimits is what the seed sweep uses.
 var DefaultLimits = Limits{
 	Servers:    1,
-	MaxClients: 6,
-	MaxOps:     60,
-	MaxFaults:  8,
-	SafetyMs:   10_000,
+	MaxClients: 10,
+	MaxOps:     200,
+	MaxFaults:  12,
+	SafetyMs:   20_000,
 	LivenessMs: 60_000,
 }
 
@@ -44,6 +44,9 @@ func Generate(seed int64, r *rand.Rand, lim Limits) *Schedule {
 		SessionTimeoutMs: tick * int64(4+r.IntN(17)), // within [2, 20] ticks after clamping, mostly
 		SafetyMs:         lim.SafetyMs,
 		LivenessMs:       lim.LivenessMs,
+	}
+	if r.IntN(2) == 0 {
+		s.SnapCount = 2 + r.IntN(100) // snapshots and log rolls within the run
 	}
 	if s.SessionTimeoutMs > 20*tick {
 		s.SessionTimeoutMs = 20 * tick

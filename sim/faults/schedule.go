@@ -83,8 +83,9 @@ type Schedule struct {
 	OpsPerClient     int     `json:"ops_per_client"`
 	SessionTimeoutMs int64   `json:"session_timeout_ms"`
 	TickMs           int64   `json:"tick_ms"`
-	SafetyMs         int64   `json:"safety_ms"`   // the fault phase
-	LivenessMs       int64   `json:"liveness_ms"` // after it, no faults: all work must finish
+	SnapCount        int     `json:"snap_count,omitempty"` // snapshot and log roll every ~SnapCount txns; 0: never
+	SafetyMs         int64   `json:"safety_ms"`            // the fault phase
+	LivenessMs       int64   `json:"liveness_ms"`          // after it, no faults: all work must finish
 	Faults           []Fault `json:"faults"`
 }
 
@@ -97,6 +98,8 @@ func (s *Schedule) Validate() error {
 		return fmt.Errorf("schedule: clients = %d is negative", s.Clients)
 	case s.OpsPerClient < 0:
 		return fmt.Errorf("schedule: ops_per_client = %d is negative", s.OpsPerClient)
+	case s.SnapCount < 0 || s.SnapCount == 1:
+		return fmt.Errorf("schedule: snap_count = %d, need 0 (never) or at least 2", s.SnapCount)
 	case s.TickMs <= 0:
 		return fmt.Errorf("schedule: tick_ms = %d, need > 0", s.TickMs)
 	case s.SessionTimeoutMs < 2*s.TickMs:
@@ -135,8 +138,8 @@ func (s *Schedule) Validate() error {
 // String prints the schedule as the trace's header shows it.
 func (s *Schedule) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "schedule seed=%d servers=%d clients=%d ops/client=%d session-timeout=%dms tick=%dms safety=%dms liveness=%dms faults=%d\n",
-		s.Seed, s.Servers, s.Clients, s.OpsPerClient, s.SessionTimeoutMs, s.TickMs, s.SafetyMs, s.LivenessMs, len(s.Faults))
+	fmt.Fprintf(&b, "schedule seed=%d servers=%d clients=%d ops/client=%d session-timeout=%dms tick=%dms snap-count=%d safety=%dms liveness=%dms faults=%d\n",
+		s.Seed, s.Servers, s.Clients, s.OpsPerClient, s.SessionTimeoutMs, s.TickMs, s.SnapCount, s.SafetyMs, s.LivenessMs, len(s.Faults))
 	for _, f := range s.Faults {
 		fmt.Fprintf(&b, "  fault %s\n", f)
 	}

@@ -135,6 +135,10 @@ func (c *Client) resume() {
 		c.inbox = c.inbox[1:]
 		f()
 	}
+	if c.state == disconnected {
+		c.dial()
+		return
+	}
 	c.pump()
 }
 
@@ -364,21 +368,13 @@ func (c *Client) dial() {
 }
 
 // redialLater reconnects after a short random back-off, as ZooKeeper's client
-// does between servers.
+// does between servers; a paused client redials when it resumes.
 func (c *Client) redialLater() {
 	c.env.After(time.Duration(1+c.r.IntN(100))*time.Millisecond, func() {
 		if c.state == disconnected && !c.paused() {
 			c.dial()
-		} else if c.state == disconnected {
-			c.env.After(c.pausedUntil-c.env.Now(), c.redialIfIdle)
 		}
 	})
-}
-
-func (c *Client) redialIfIdle() {
-	if c.state == disconnected && !c.paused() {
-		c.dial()
-	}
 }
 
 func (c *Client) send(hdr wire.RequestHeader, body wire.Record) {

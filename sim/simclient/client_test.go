@@ -259,3 +259,20 @@ func TestSameSeedSameHistory(t *testing.T) {
 	}
 	require.Equal(t, hist(), hist())
 }
+
+// A client that is paused while it waits to redial, then paused again
+// before the first pause ends, still reconnects when it resumes.
+func TestOverlappingPausesWhileDisconnectedStillRedial(t *testing.T) {
+	e := newStub()
+	run(e, 20, 8)
+	e.q.RunUntil(20 * time.Millisecond)
+	e.drop()
+	e.c.Pause(time.Second)
+	e.q.RunUntil(500 * time.Millisecond)
+	e.c.Pause(2 * time.Second) // until 2.5s
+	e.q.RunUntil(2400 * time.Millisecond)
+	require.Len(t, e.connects, 1, "no dial while paused")
+	e.q.RunUntil(time.Minute)
+	require.Len(t, e.connects, 2)
+	require.True(t, e.c.Done())
+}
