@@ -18,10 +18,15 @@ type ShrinkResult struct {
 // with a failure of the same kind as the original's first one, until no
 // single cut does or maxRuns simulations have run. The result replays with
 // Run (and `zabsim -schedule FILE`).
+//
+// With bugs switched on in opts, a cut must also pass without them, so the
+// shrunk schedule is one that fails because of the bug and nothing else.
 func Shrink(failing *Result, opts Options, maxRuns int) ShrinkResult {
 	opts.Trace = nil
 	kind := failing.Failures[0].Kind
 	best := ShrinkResult{Schedule: failing.Schedule, Result: failing}
+	clean := opts
+	clean.Bugs = Bugs{}
 	try := func(s *faults.Schedule) bool {
 		if best.Runs >= maxRuns || s.Validate() != nil {
 			return false
@@ -30,6 +35,12 @@ func Shrink(failing *Result, opts Options, maxRuns int) ShrinkResult {
 		r := Run(s, opts)
 		if !r.Failed() || r.Failures[0].Kind != kind {
 			return false
+		}
+		if opts.Bugs != (Bugs{}) {
+			best.Runs++
+			if Run(s, clean).Failed() {
+				return false
+			}
 		}
 		best.Schedule, best.Result = s, r
 		return true
