@@ -46,4 +46,24 @@
 // a read waits behind the same session's pending writes, while other
 // sessions' reads are answered at once. The watch events a txn fires are
 // queued to their connections before any later reply (watch before data).
+//
+// # Storage, snapshots and restart
+//
+// The Peer never calls storage; the shell maps its effects (zab/storage's
+// doc lists the calls): each of Ready.Appends is encoded with EncodeTxnEntry
+// and appended to the log, one fsync covers a batch, and the durable zxid
+// comes back as LogDurable. Snapshots start every SnapCount txns or so; the
+// Peer serializes the tree a bounded step at a time between applies and
+// hands the pieces over as SnapshotChunks (the first with the session table,
+// the last with the digest), which the shell streams into its snapshot file
+// (storage.Snapshot's Sessions, WriteTree and Digest) before stepping
+// SnapshotWritten.
+//
+// At start the shell recovers the newest valid snapshot (datatree.Load for
+// the tree, its session table and digest), hands them to New as Restored,
+// and feeds every logged txn after the snapshot's zxid, decoded with
+// DecodeTxnEntry, to Replay; Replay checks the snapshot's digest when it
+// reaches its zxid. Sessions get a fresh full timeout from the start time.
+// A standalone member stays in epoch 0, so its zxids continue from the last
+// logged one.
 package zab

@@ -141,6 +141,9 @@ type proposal struct {
 // with Replay before the first Step.
 func New(cfg Config, now Time, rnd Rand, r Restored) (*Peer, error) {
 	cfg.fillDefaults()
+	if rnd == nil {
+		return nil, fmt.Errorf("zab: a Peer needs a random source (the shell's seeded Rand)")
+	}
 	if err := sessions.ValidateServerID(cfg.ServerID, cfg.Tree.ExtendedTypesEnabled); err != nil {
 		return nil, fmt.Errorf("zab: %w", err)
 	}

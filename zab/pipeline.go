@@ -241,7 +241,7 @@ func (p *Peer) applyCommitted(txn *datatree.Txn) {
 	p.deliverEvents()
 	hdr := &txn.Header
 	if q := p.queues[hdr.ClientID]; !q.empty() {
-		if pd := q.firstUnfinishedWrite(); pd != nil && pd.zxid == hdr.Zxid {
+		if pd := q.firstUnfinishedWrite(); pd != nil && answers(hdr, pd) {
 			pd.done, pd.result = true, res
 			p.drain(hdr.ClientID)
 		}
@@ -254,6 +254,17 @@ func (p *Peer) applyCommitted(txn *datatree.Txn) {
 	}
 	p.wakeSyncWaiters()
 	p.snap.advance(p)
+}
+
+// answers reports whether an applied txn is the one pd waits for: by zxid
+// when this member proposed it; by (session, cxid), as ZooKeeper's
+// CommitProcessor matches, when the request was forwarded to another
+// member (zxid unknown until its commit arrives).
+func answers(hdr *wire.TxnHeader, pd *pending) bool {
+	if pd.zxid != 0 {
+		return pd.zxid == hdr.Zxid
+	}
+	return pd.req.Cxid == hdr.Cxid
 }
 
 // applyTxn applies a txn to the tree and the session table, whatever its
