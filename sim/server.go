@@ -208,6 +208,7 @@ func (s *server) refused(err error) {
 	default:
 		// The right answer. Undo the corruption (an operator restoring the
 		// file) and start again: now everything durable must come back.
+		w.stats.Refusals++
 		f := s.corrupted
 		if ferr := s.disk.FlipBit(f.file, f.off, f.bit); ferr != nil {
 			w.fail(KindRecovery, "server %d: undo corruption of %s: %v", s.id, f.file, ferr)
@@ -237,6 +238,9 @@ func (s *server) crash(why string, torn bool) {
 		return
 	}
 	s.w.tr.logf("server %d: crash (%s)", s.id, why)
+	if why != finalCheck {
+		s.w.stats.Crashes++
+	}
 	s.up = false
 	s.gen++
 	s.peer, s.store, s.log, s.snap = nil, nil, nil, nil
@@ -308,13 +312,15 @@ func (s *server) heal() {
 	}
 }
 
+const finalCheck = "final recovery check"
+
 // finish crashes and recovers the server once more at the end of the run:
 // everything reported durable must come back with the same digest.
 func (s *server) finish() {
 	if !s.up {
 		return
 	}
-	s.crash("final recovery check", true)
+	s.crash(finalCheck, true)
 	s.start()
 }
 
@@ -535,6 +541,9 @@ func (s *server) snapshotChunk(ch *zab.SnapshotChunk) {
 			},
 		})
 		s.w.tr.logf("server %d: snapshot 0x%x written as %s (err %v)", s.id, snap.zxid, name, err)
+		if err == nil {
+			s.w.stats.Snapshots++
+		}
 		s.step(zab.SnapshotWritten{Zxid: snap.zxid, Err: err})
 	})
 }

@@ -52,9 +52,12 @@ type Options struct {
 
 // Stats measure a run.
 type Stats struct {
-	SimTime time.Duration // monotonic time simulated
-	Events  int           // events run off the queue
-	Ops     int           // client operations completed (any outcome)
+	SimTime   time.Duration // monotonic time simulated
+	Events    int           // events run off the queue
+	Ops       int           // client operations completed (any outcome)
+	Crashes   int           // server crashes, injected or after an I/O error
+	Refusals  int           // starts refused (rightly) over corrupt durable data
+	Snapshots int           // snapshots written
 }
 
 // Result is what a run found.
@@ -100,8 +103,7 @@ type world struct {
 	nextConn simclient.ConnID
 	history  []simclient.Entry
 	failures []Failure
-	events   int // events run
-	ops      int // client operations completed
+	stats    Stats
 }
 
 // Run simulates sched and checks everything it can. It is deterministic:
@@ -109,8 +111,8 @@ type world struct {
 func Run(sched *faults.Schedule, opts Options) *Result {
 	w := newWorld(sched, opts)
 	w.run()
-	return &Result{Schedule: sched, Failures: w.failures, History: w.history,
-		Stats: Stats{SimTime: w.clock.Mono(), Events: w.events, Ops: w.ops}}
+	w.stats.SimTime = w.clock.Mono()
+	return &Result{Schedule: sched, Failures: w.failures, History: w.history, Stats: w.stats}
 }
 
 func newWorld(sched *faults.Schedule, opts Options) *world {
@@ -173,7 +175,7 @@ func (w *world) run() {
 			break
 		}
 		w.q.Step()
-		w.events++
+		w.stats.Events++
 		if len(w.failures) > 0 {
 			return // the first failure is the interesting one; its trace ends here
 		}
@@ -322,7 +324,7 @@ func (w *world) Hangup(id simclient.ConnID) {
 
 func (w *world) Record(e simclient.Entry) {
 	if e.Kind == "op" {
-		w.ops++
+		w.stats.Ops++
 	}
 	if w.tr.on() {
 		w.tr.logf("client %d history %s", e.Client, describeEntry(&e))

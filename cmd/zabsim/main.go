@@ -97,9 +97,10 @@ func one(s *faults.Schedule, replay string, opts sim.Options, shrink bool, histo
 			return 1
 		}
 	}
-	fmt.Fprintf(stdout, "%s: %s simulated in %s (%.0f× real time), %d ops, %d events\n",
-		replay, res.Stats.SimTime.Round(time.Millisecond), elapsed.Round(time.Millisecond),
-		res.Stats.SimTime.Seconds()/elapsed.Seconds(), res.Stats.Ops, res.Stats.Events)
+	st := res.Stats
+	fmt.Fprintf(stdout, "%s: %s simulated in %s (%.0f× real time), %d ops, %d events, %d crashes, %d refusals, %d snapshots\n",
+		replay, st.SimTime.Round(time.Millisecond), elapsed.Round(time.Millisecond),
+		st.SimTime.Seconds()/elapsed.Seconds(), st.Ops, st.Events, st.Crashes, st.Refusals, st.Snapshots)
 	if !res.Failed() {
 		fmt.Fprintln(stdout, "ok")
 		return 0

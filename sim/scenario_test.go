@@ -1,0 +1,80 @@
+package sim
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zabd/zabd/sim/faults"
+	"github.com/zabd/zabd/sim/simclient"
+	"github.com/zabd/zabd/wire"
+)
+
+// Named scenarios: hand-written schedules in testdata/scenarios (each
+// replays with `go run ./cmd/zabsim -schedule FILE -v`). Every one must pass
+// all invariants and checkers, and show that its fault really happened.
+var scenarios = map[string]func(t *testing.T, r *Result){
+	"torn-crashes": func(t *testing.T, r *Result) {
+		require.Equal(t, 4, r.Stats.Crashes)
+	},
+	"corrupt-log-refused": func(t *testing.T, r *Result) {
+		require.Equal(t, 1, r.Stats.Refusals, "the corrupt log file must be refused, then recovered once repaired")
+	},
+	"snapshots-and-crashes": func(t *testing.T, r *Result) {
+		require.GreaterOrEqual(t, r.Stats.Crashes, 3)
+		require.Greater(t, r.Stats.Snapshots, 5)
+	},
+	"pause-past-timeout-expires": func(t *testing.T, r *Result) {
+		require.NotEmpty(t, stateEvents(r, 1, wire.StateExpired), "client 1 was paused past its timeout")
+		require.Empty(t, stateEvents(r, 2, wire.StateExpired), "client 2 kept its session alive")
+	},
+	"wall-clock-jumps": func(t *testing.T, r *Result) {
+		for c := 1; c <= r.Schedule.Clients; c++ {
+			require.Empty(t, stateEvents(r, c, wire.StateExpired), "a wall-clock jump expired client %d", c)
+		}
+	},
+	"drops-keep-session": func(t *testing.T, r *Result) {
+		require.Len(t, stateEvents(r, 1, wire.StateDisconnected), 4)
+		require.Empty(t, stateEvents(r, 1, wire.StateExpired))
+		sessions := map[int64]bool{}
+		for _, e := range r.History {
+			if e.Client == 1 {
+				sessions[e.Session] = true
+			}
+		}
+		require.Len(t, sessions, 1, "client 1 kept one session across its reconnects")
+	},
+	"disk-faults": func(t *testing.T, r *Result) {
+		require.Equal(t, 2, r.Stats.Crashes, "no space and a failed fsync each stop the server")
+	},
+}
+
+func stateEvents(r *Result, client int, state wire.KeeperState) []simclient.Entry {
+	var out []simclient.Entry
+	for _, e := range r.History {
+		if e.Client == client && e.Kind == "event" && e.Type == wire.EventNone && e.State == state {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func TestScenarios(t *testing.T) {
+	files, err := filepath.Glob("testdata/scenarios/*.json")
+	require.NoError(t, err)
+	require.Len(t, files, len(scenarios), "every scenario file has its checks, and every check its file")
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".json")
+		t.Run(name, func(t *testing.T) {
+			check, ok := scenarios[name]
+			require.True(t, ok, "no checks for %s", file)
+			sched, err := faults.Load(file)
+			require.NoError(t, err)
+			res := Run(sched, Options{})
+			require.False(t, res.Failed(), "%v\nreplay: go run ./cmd/zabsim -schedule sim/%s -v", res.Failures, file)
+			check(t, res)
+		})
+	}
+}
