@@ -31,48 +31,31 @@ const goldenClientAddr = "127.0.0.1"
 // later lines would mostly repeat the first differences.
 const maxGoldenMismatches = 25
 
-type goldenScenario struct {
-	Name   string   `json:"name"`
-	Config []string `json:"config"`
-}
-
 // goldenScenarios reads the manifest; the tests skip only when the recorded
 // traces are absent altogether.
-func goldenScenarios(t *testing.T) []goldenScenario {
-	b, err := os.ReadFile(filepath.Join(goldenDir, "manifest.json"))
-	if os.IsNotExist(err) {
+func goldenScenarios(t *testing.T) []trace.Scenario {
+	path := filepath.Join(goldenDir, trace.ManifestFile)
+	if _, err := os.Stat(path); os.IsNotExist(err) {
 		t.Skipf("no golden traces in %s: record them with `go run ./datatree/testdata/record`", goldenDir)
 	}
+	m, err := trace.ReadManifest(path)
 	require.NoError(t, err)
-	byName := map[string]goldenScenario{}
-	require.NoError(t, json.Unmarshal(b, &byName))
-	out := make([]goldenScenario, 0, len(byName))
-	for _, s := range byName {
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	require.NotEmpty(t, out)
-	return out
+	require.NotEmpty(t, m)
+	return trace.Sorted(m)
 }
 
 // treeConfig derives the tree's settings from the scenario's zoo.cfg lines.
-func (s goldenScenario) treeConfig() datatree.Config {
+func treeConfig(s *trace.Scenario) datatree.Config {
 	var cfg datatree.Config
-	for _, line := range s.Config {
-		key, value, _ := strings.Cut(line, "=")
-		switch key {
-		case "extendedTypesEnabled":
-			cfg.ExtendedTypesEnabled = value == "true"
-		case "DigestAuthenticationProvider.superDigest":
-			cfg.SuperDigest = value
-		case "enforceQuota":
-			cfg.EnforceQuota = value == "true"
-		}
+	if v, ok := s.Setting("extendedTypesEnabled"); ok {
+		cfg.ExtendedTypesEnabled = v == "true"
 	}
+	if v, ok := s.Setting("enforceQuota"); ok {
+		cfg.EnforceQuota = v == "true"
+	}
+	cfg.SuperDigest, _ = s.Setting("DigestAuthenticationProvider.superDigest")
 	return cfg
 }
-
-func (s goldenScenario) dir() string { return filepath.Join(goldenDir, s.Name) }
 
 // TestGoldenTraces drives a fresh tree through Prepare/Apply and Read with
 // each trace's requests, in the recorded order, with the recorded session
@@ -85,11 +68,12 @@ func (s goldenScenario) dir() string { return filepath.Join(goldenDir, s.Name) }
 func TestGoldenTraces(t *testing.T) {
 	for _, sc := range goldenScenarios(t) {
 		t.Run(sc.Name, func(t *testing.T) {
-			lines, err := trace.ReadFile(filepath.Join(sc.dir(), "trace.jsonl"))
+			dir := filepath.Join(goldenDir, sc.Name)
+			lines, err := trace.ReadFile(filepath.Join(dir, "trace.jsonl"))
 			require.NoError(t, err)
-			logged, err := trace.ReadTxnLogs(sc.dir())
+			logged, err := trace.ReadTxnLogs(dir)
 			require.NoError(t, err)
-			r := newReplayer(t, sc.treeConfig(), logged)
+			r := newReplayer(t, treeConfig(&sc), logged)
 			for i := range lines {
 				r.line(i+1, &lines[i])
 				if r.mismatches >= maxGoldenMismatches {

@@ -40,21 +40,6 @@ var baseConfig = []string{
 
 const superPassword = "sekrit"
 
-// manifestEntry describes one recorded trace in manifest.json.
-type manifestEntry struct {
-	Name    string   `json:"name"`
-	Desc    string   `json:"desc"`
-	Command string   `json:"command"`
-	Server  string   `json:"server"`
-	JVM     []string `json:"jvmFlags"`
-	// Config is the scenario's zoo.cfg without dataDir and clientPort,
-	// which are a fresh temporary directory and a free port.
-	Config   []string `json:"config"`
-	Files    []string `json:"files"`
-	Lines    int      `json:"lines"`
-	Recorded string   `json:"recorded"`
-}
-
 func main() {
 	out := flag.String("out", "datatree/testdata/golden", "directory to write the traces into")
 	only := flag.String("only", "", "comma-separated scenario names to record (default all)")
@@ -73,11 +58,11 @@ func record(out, jars, only string) error {
 			want[n] = true
 		}
 	}
-	manifestPath := filepath.Join(out, "manifest.json")
-	manifest := map[string]manifestEntry{}
-	if b, err := os.ReadFile(manifestPath); err == nil {
-		if err := json.Unmarshal(b, &manifest); err != nil {
-			return fmt.Errorf("%s: %w", manifestPath, err)
+	manifestPath := filepath.Join(out, trace.ManifestFile)
+	manifest := map[string]trace.Scenario{}
+	if _, err := os.Stat(manifestPath); err == nil {
+		if manifest, err = trace.ReadManifest(manifestPath); err != nil {
+			return err
 		}
 	}
 	selected := len(want) > 0
@@ -103,8 +88,8 @@ func record(out, jars, only string) error {
 	return os.WriteFile(manifestPath, append(b, '\n'), 0o644)
 }
 
-func recordScenario(out, jars string, sc scenario) (manifestEntry, error) {
-	entry := manifestEntry{Name: sc.name, Desc: sc.desc,
+func recordScenario(out, jars string, sc scenario) (trace.Scenario, error) {
+	entry := trace.Scenario{Name: sc.name, Desc: sc.desc,
 		Command:  "go run ./datatree/testdata/record -only " + sc.name,
 		Server:   "Debian zookeeper 3.8.0, standalone org.apache.zookeeper.server.ZooKeeperServerMain on 127.0.0.1",
 		JVM:      jvmFlags(),
