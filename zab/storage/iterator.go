@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -112,14 +113,5 @@ func (it *Iterator) Err() error { return it.err }
 func (it *Iterator) Close() error { return it.closeFile() }
 
 func sortByZxid[T any](s []T, zxid func(T) int64) {
-	slices.SortFunc(s, func(a, b T) int {
-		za, zb := zxid(a), zxid(b)
-		switch {
-		case za < zb:
-			return -1
-		case za > zb:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(s, func(a, b T) int { return cmp.Compare(zxid(a), zxid(b)) })
 }

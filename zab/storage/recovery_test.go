@@ -1,0 +1,98 @@
+package storage
+
+import (
+	"errors"
+	"math/rand"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zabd/zabd/zab/storage/vfs"
+)
+
+// logWith writes txns 1..n (syncing after each) and returns the store.
+func logWith(t *testing.T, fsys *vfs.Sim, n int64, snapAt int64) (*Store, *Log) {
+	t.Helper()
+	s := openStore(t, fsys, "/d", func(o *Options) { o.SnapCount = 1000 })
+	rec, err := s.Recover(newTestTree().load)
+	require.NoError(t, err)
+	rng := rand.New(rand.NewSource(1))
+	tree := newTestTree()
+	for z := int64(1); z <= n; z++ {
+		e := makeEntry(z, 40, rng)
+		_, err := rec.Log.Append(e)
+		require.NoError(t, err)
+		_, err = rec.Log.Sync()
+		require.NoError(t, err)
+		tree.entries[z] = e
+		if z == snapAt {
+			_, err := s.WriteSnapshot(tree.snapshot(z))
+			require.NoError(t, err)
+		}
+	}
+	return s, rec.Log
+}
+
+func TestTornTailIsQuarantined(t *testing.T) {
+	fsys := vfs.NewSim(vfs.SimConfig{}, rand.New(rand.NewSource(1)))
+	s, log := logWith(t, fsys, 10, 5)
+	end := log.curOff
+	// A record that was being written when the power went: half of it.
+	f, err := fsys.Open("/d/version-2/" + LogName(1))
+	require.NoError(t, err)
+	torn := appendRecord(nil, makeEntry(11, 40, rand.New(rand.NewSource(2))))
+	_, err = f.WriteAt(torn[:len(torn)/2], end)
+	require.NoError(t, err)
+
+	rec, err := s.Recover(newTestTree().load)
+	require.NoError(t, err)
+	require.Equal(t, int64(10), rec.LastZxid)
+	require.Len(t, rec.Warnings, 1)
+	require.Contains(t, rec.Warnings[0], LogName(1))
+	q := quarantineName(LogName(1), end)
+	require.Contains(t, rec.Warnings[0], q)
+	kept, err := vfs.ReadFull(fsys, "/d/version-2/"+q)
+	require.NoError(t, err)
+	require.Equal(t, torn[:len(torn)/2], kept)
+
+	again, err := s.Recover(newTestTree().load)
+	require.NoError(t, err)
+	require.Empty(t, again.Warnings)
+	require.Equal(t, int64(10), again.LastZxid)
+}
+
+func TestCorruptionBeforeSnapshotRefuses(t *testing.T) {
+	fsys := vfs.NewSim(vfs.SimConfig{}, rand.New(rand.NewSource(1)))
+	s, _ := logWith(t, fsys, 10, 8)
+	// Damage txn 3's record, which the snapshot at 8 covers but whose loss
+	// would cut the log before the snapshot.
+	_, err := s.Recover(newTestTree().load)
+	require.NoError(t, err)
+	off := int64(fileHeaderLen) + 2*int64(len(appendRecord(nil, makeEntry(1, 40, rand.New(rand.NewSource(1)))))) + 20
+	require.NoError(t, fsys.FlipBit("/d/version-2/"+LogName(1), off, 1))
+
+	_, err = s.Recover(newTestTree().load)
+	require.ErrorIs(t, err, ErrDataLoss)
+	var c *CorruptError
+	require.True(t, errors.As(err, &c))
+	require.Equal(t, LogName(1), c.File)
+	require.Equal(t, off-20, c.Offset)
+	require.Contains(t, err.Error(), "before the snapshot")
+
+	s.opts.AllowDataLoss = true
+	rec, err := s.Recover(newTestTree().load)
+	require.NoError(t, err)
+	require.Equal(t, int64(8), rec.LastZxid, "the snapshot holds 8; the log after the damage is set aside")
+	require.NotEmpty(t, rec.Warnings)
+}
+
+func TestCompressedSnapshotIsRefused(t *testing.T) {
+	fsys := vfs.NewSim(vfs.SimConfig{}, rand.New(rand.NewSource(1)))
+	s, _ := logWith(t, fsys, 3, 2)
+	f, err := fsys.Create("/d/version-2/snapshot.3.gz")
+	require.NoError(t, err)
+	_, err = f.WriteAt([]byte{0x1f, 0x8b}, 0)
+	require.NoError(t, err)
+	_, err = s.Recover(newTestTree().load)
+	require.ErrorContains(t, err, "snapshot.3.gz: compressed snapshots")
+}
