@@ -112,7 +112,9 @@ func (p *Peer) handleRequest(e RequestReceived) {
 		// the session's close closes the connection.
 		return
 	}
-	pd := &pending{conn: c.id, kind: kind, req: datatree.Request{
+	// pd stays on the stack when answered at once (the common read);
+	// only a request that must wait is copied to the heap.
+	pd := pending{conn: c.id, kind: kind, req: datatree.Request{
 		Session: c.session,
 		Cxid:    e.Xid,
 		Op:      e.Op,
@@ -122,22 +124,27 @@ func (p *Peer) handleRequest(e RequestReceived) {
 	q := p.queues[c.session]
 	switch kind {
 	case kindWrite:
-		p.submitWrite(pd)
+		p.submitWrite(heapCopy(&pd))
 	case kindSync:
 		pd.zxid = p.lastProposed
 		if q.empty() && p.tree.LastZxid() >= pd.zxid {
-			p.answer(pd)
+			p.answer(&pd)
 			return
 		}
-		p.enqueue(pd)
+		p.enqueue(heapCopy(&pd))
 		p.drain(c.session)
 	default:
 		if q.empty() {
-			p.answer(pd)
+			p.answer(&pd)
 			return
 		}
-		p.enqueue(pd)
+		p.enqueue(heapCopy(&pd))
 	}
+}
+
+func heapCopy(pd *pending) *pending {
+	c := *pd
+	return &c
 }
 
 // treeBody adapts the records wire decodes to what datatree takes. A body
