@@ -2,6 +2,7 @@ package linearizability
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -21,13 +22,14 @@ type refNode struct {
 }
 
 type refServer struct {
+	pick    chooser
 	b       *builder
 	zxid    int64
 	nodes   map[string]*refNode
 	rootCV  int32
 	rootPZ  int64
+	keys    int
 	watches map[string][]int // path -> clients holding a data watch
-	lost    int              // writes whose reply was dropped
 }
 
 func session(client int) int64 { return int64(client) << 8 }
@@ -46,15 +48,14 @@ func (s *refServer) fire(path, typ string) {
 }
 
 // step executes one operation of client c.
-func (s *refServer) step(t *rapid.T, c int, n int, allowLost bool) {
-	path := fmt.Sprintf("/r/k%d", rapid.IntRange(0, 2).Draw(t, "key"))
+func (s *refServer) step(c int, n int, allowLost bool) {
+	path := fmt.Sprintf("/r/k%d", s.pick.intRange("key", 0, s.keys-1))
 	value := fmt.Sprintf("c%d-%d", c, n)
 	node := s.nodes[path]
-	dropReply := allowLost && rapid.IntRange(0, 15).Draw(t, "drop") == 0
+	dropReply := allowLost && s.pick.intRange("drop", 0, 15) == 0
 	write := func(op string, fill func(*Entry), apply func() string) {
 		if dropReply {
-			s.lost++
-			if rapid.Bool().Draw(t, "applied") {
+			if s.pick.boolean("applied") {
 				s.zxid++
 				apply()
 			}
@@ -65,9 +66,9 @@ func (s *refServer) step(t *rapid.T, c int, n int, allowLost bool) {
 		errName := apply()
 		s.b.op(c, session(c), op, path, errName, s.zxid, fill)
 	}
-	switch rapid.IntRange(0, 5).Draw(t, "op") {
+	switch s.pick.intRange("op", 0, 5) {
 	case 0: // create
-		ephemeral := rapid.Bool().Draw(t, "ephemeral")
+		ephemeral := s.pick.boolean("ephemeral")
 		mode := "persistent"
 		if ephemeral {
 			mode = "ephemeral"
@@ -92,7 +93,7 @@ func (s *refServer) step(t *rapid.T, c int, n int, allowLost bool) {
 			return ErrOK
 		})
 	case 1: // delete
-		version := int32(rapid.IntRange(-1, 1).Draw(t, "version"))
+		version := int32(s.pick.intRange("version", -1, 1))
 		write(OpDelete, func(e *Entry) { e.Version = ver(version) }, func() string {
 			switch {
 			case node == nil:
@@ -107,7 +108,7 @@ func (s *refServer) step(t *rapid.T, c int, n int, allowLost bool) {
 			return ErrOK
 		})
 	case 2: // setData
-		version := int32(rapid.IntRange(-1, 1).Draw(t, "version"))
+		version := int32(s.pick.intRange("version", -1, 1))
 		var after *Stat
 		write(OpSetData, func(e *Entry) {
 			e.Data, e.Version = str(value), ver(version)
@@ -125,9 +126,9 @@ func (s *refServer) step(t *rapid.T, c int, n int, allowLost bool) {
 			return ErrOK
 		})
 	case 3, 4: // getData / exists, maybe watching
-		watch := rapid.Bool().Draw(t, "watch")
+		watch := s.pick.boolean("watch")
 		op := OpGetData
-		if rapid.Bool().Draw(t, "exists") {
+		if s.pick.boolean("exists") {
 			op = OpExists
 		}
 		if watch && (node != nil || op == OpExists) && !slices.Contains(s.watches[path], c) {
@@ -153,38 +154,48 @@ func (s *refServer) step(t *rapid.T, c int, n int, allowLost bool) {
 	}
 }
 
-// referenceHistory runs a random workload on the reference server.
-func referenceHistory(t *rapid.T, allowLost bool) (History, int) {
-	s := &refServer{b: newBuilder(), nodes: map[string]*refNode{}, watches: map[string][]int{}}
+// chooser makes the reference server's choices: rapid's draws in property
+// tests, a seeded generator in benchmarks.
+type chooser interface {
+	intRange(label string, lo, hi int) int
+	boolean(label string) bool
+}
+
+type rapidChooser struct{ t *rapid.T }
+
+func (c rapidChooser) intRange(label string, lo, hi int) int {
+	return rapid.IntRange(lo, hi).Draw(c.t, label)
+}
+func (c rapidChooser) boolean(label string) bool { return rapid.Bool().Draw(c.t, label) }
+
+type randChooser struct{ r *rand.Rand }
+
+func (c randChooser) intRange(_ string, lo, hi int) int { return lo + c.r.IntN(hi-lo+1) }
+func (c randChooser) boolean(string) bool               { return c.r.IntN(2) == 0 }
+
+// referenceHistory runs a workload of ops operations by clients over keys
+// paths on the reference server. A client whose reply is lost carries on in
+// the same session, as one that reconnects.
+func referenceHistory(pick chooser, clients, ops, keys int, allowLost bool) History {
+	s := &refServer{pick: pick, b: newBuilder(), nodes: map[string]*refNode{}, watches: map[string][]int{}, keys: keys}
 	s.zxid = 1
 	s.b.op(0, session(0), OpCreate, "/r", ErrOK, s.zxid, func(e *Entry) { e.Data, e.Mode, e.Created = str(""), "persistent", "/r" })
-	clients := rapid.IntRange(1, 4).Draw(t, "clients")
-	ops := rapid.IntRange(1, 60).Draw(t, "ops")
-	dead := map[int]bool{}
 	for n := 0; n < ops; n++ {
-		c := 1 + rapid.IntRange(0, clients-1).Draw(t, "client")
-		if dead[c] {
-			continue
-		}
-		before := s.lost
-		s.step(t, c, n, allowLost)
-		if s.lost > before {
-			dead[c] = true // a client whose reply was lost stops
-		}
+		s.step(1+pick.intRange("client", 0, clients-1), n, allowLost)
 	}
 	// the final state, read by a fresh client
-	for i := 0; i < 3; i++ {
+	for i := 0; i < keys; i++ {
 		path := fmt.Sprintf("/r/k%d", i)
 		if node := s.nodes[path]; node != nil {
-			s.b.op(9, session(9), OpGetData, path, ErrOK, s.zxid, func(e *Entry) { e.Data, e.Stat = str(node.data), s.stat(node) })
+			s.b.op(clients+1, session(clients+1), OpGetData, path, ErrOK, s.zxid, func(e *Entry) { e.Data, e.Stat = str(node.data), s.stat(node) })
 		} else {
-			s.b.op(9, session(9), OpGetData, path, "NoNode", s.zxid, nil)
+			s.b.op(clients+1, session(clients+1), OpGetData, path, "NoNode", s.zxid, nil)
 		}
 	}
 	// every session closes, its ephemerals going with it
 	for c := 1; c <= clients; c++ {
 		s.zxid++
-		for i := 0; i < 3; i++ {
+		for i := 0; i < keys; i++ {
 			path := fmt.Sprintf("/r/k%d", i)
 			if node := s.nodes[path]; node != nil && node.owner == session(c) {
 				delete(s.nodes, path)
@@ -194,12 +205,16 @@ func referenceHistory(t *rapid.T, allowLost bool) (History, int) {
 		}
 		s.b.op(c, session(c), OpClose, "", ErrOK, s.zxid, nil)
 	}
-	return s.b.h, s.lost
+	return s.b.h
+}
+
+func drawReference(t *rapid.T, allowLost bool) History {
+	return referenceHistory(rapidChooser{t}, rapid.IntRange(1, 4).Draw(t, "clients"), rapid.IntRange(1, 60).Draw(t, "ops"), 3, allowLost)
 }
 
 func TestReferenceHistoriesPass(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		h, _ := referenceHistory(t, true)
+		h := drawReference(t, true)
 		r := CheckAll(h, Options{})
 		for g, vs := range r.Violations {
 			if len(vs) > 0 {
@@ -211,7 +226,7 @@ func TestReferenceHistoriesPass(t *testing.T) {
 
 func TestMutatedReadIsCaught(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		h, _ := referenceHistory(t, true)
+		h := drawReference(t, true)
 		var reads []int
 		for i := range h {
 			if h[i].Op == OpGetData && h[i].Err == ErrOK {
@@ -229,7 +244,7 @@ func TestMutatedReadIsCaught(t *testing.T) {
 
 func TestMutatedWriteResultIsCaught(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		h, _ := referenceHistory(t, false)
+		h := drawReference(t, false)
 		var writes []int
 		for i := range h {
 			if h[i].IsWrite() && h[i].Op != OpClose && h[i].Returned() && h[i].Client != 0 {

@@ -447,56 +447,255 @@ type replayResult struct {
 	gaveUp bool
 }
 
-// vizContext is how many operations before a failure the visualisation shows.
-const vizContext = 30
+// porcupineMaxOps bounds a segment handed to Porcupine: its search keeps a
+// bitset of the segment per visited state, so memory grows with the square
+// of the length. Longer segments are decided by the set replay alone.
+const porcupineMaxOps = 20_000
 
-// replayComponent checks one component: exactly up to the first uncertain
-// operation, then with Porcupine until the end, within deadline.
+// vizMaxOps bounds how much of a failing segment the visualisation draws.
+const vizMaxOps = 60
+
+// pstate is one possible state during the set replay: a tree, and the
+// uncertain operations (indices into the component) that have not taken
+// effect yet but still may.
+type pstate struct {
+	t       *tree
+	pending []int
+}
+
+func (p *pstate) equal(o *pstate) bool {
+	return slices.Equal(p.pending, o.pending) && p.t.equal(o.t)
+}
+
+// maxStates bounds the set replay; beyond it the check is undecided, which
+// counts as a failure.
+const maxStates = 4096
+
+// replayComponent checks one component. Operations are taken in slot order
+// with a set of possible states: an exact operation must match in at least
+// one state (those where it does not are dropped); an uncertain operation
+// joins each state's pending list, and before every exact operation any
+// pending operation whose window has opened may take effect, in any order.
+// With no uncertain operation open the set has one state and the replay is
+// a plain linear walk.
+//
+// Every segment from a point with no pending operation to the next such
+// point that holds uncertain operations is also handed to Porcupine (the
+// NondeterministicModel of the tree, seeded with the set of states at the
+// segment's start), within the deadline: its verdict must be Ok. The set
+// replay gives the states at the segment's end, which Porcupine cannot.
 func replayComponent(ops []*tlOp, assumed map[string]bool, deadline time.Time) *replayResult {
-	firstUncertain := len(ops)
-	for i, op := range ops {
+	states := []*pstate{{t: freshTree()}}
+	cut, cutStates, open := 0, []*pstate(nil), false
+	for i := 0; i < len(ops); i++ {
+		op := ops[i]
 		if op.kind == tlUnknown || op.kind == tlExpire {
-			firstUncertain = i
-			break
+			if !open { // a segment for Porcupine starts here
+				cut, cutStates, open = i, cloneStates(states), true
+			}
+			for _, st := range states {
+				st.pending = append(slices.Clip(st.pending), i)
+			}
+			continue
 		}
-	}
-	t := freshTree()
-	for i, op := range ops[:firstUncertain] {
 		var why string
-		t, why = stepExact(t, assumed, op)
-		if why != "" {
-			from := max(0, i-vizContext)
-			res := &replayResult{failed: op, why: why}
-			res.fail = porcupineFailure(ops[:from], ops[from:i+1], assumed, deadline)
-			return res
+		states, why = stepStates(states, ops, i, assumed)
+		if len(states) == 0 {
+			if !open {
+				cut, cutStates = i, nil
+			}
+			return failureAt(ops, cut, cutStates, i, why, assumed, deadline)
+		}
+		if len(states) > maxStates {
+			return &replayResult{failed: op, gaveUp: true, others: uncertainOf(ops[cut : i+1])}
+		}
+		if open && quiet(states) {
+			if res := porcupineSegment(ops, cut, i+1, cutStates, assumed, deadline); res != nil {
+				return res
+			}
+			open = false
 		}
 	}
-	if firstUncertain == len(ops) {
+	states = closeWindows(applyPending(states, ops, assumed), ops, slotInfinity)
+	if len(states) == 0 {
+		return failureAt(ops, cut, cutStates, len(ops)-1, "an expiry known to have happened could not take effect anywhere", assumed, deadline)
+	}
+	if !open {
 		return nil
 	}
-	rest := ops[firstUncertain:]
-	model := tlModel(t, assumed)
-	history := porcupineOps(rest)
+	return porcupineSegment(ops, cut, len(ops), cutStates, assumed, deadline)
+}
+
+// quiet reports whether no uncertain operation is pending in any state.
+func quiet(states []*pstate) bool {
+	for _, st := range states {
+		if len(st.pending) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func cloneStates(states []*pstate) []*pstate {
+	out := make([]*pstate, len(states))
+	for i, st := range states {
+		out[i] = &pstate{t: st.t.clone(), pending: slices.Clone(st.pending)}
+	}
+	return out
+}
+
+// stepStates applies the exact operation ops[i] to every possible state,
+// after letting pending operations take effect; why explains the mismatch
+// in the first state when none survives.
+func stepStates(states []*pstate, ops []*tlOp, i int, assumed map[string]bool) ([]*pstate, string) {
+	op := ops[i]
+	if len(states) == 1 && len(states[0].pending) == 0 {
+		next, why := stepExact(states[0].t, assumed, op) // in place: nothing else holds it
+		if why != "" {
+			return nil, why
+		}
+		states[0].t = next
+		return states, ""
+	}
+	// Pending operations may take effect now; those whose window has passed
+	// took effect already (in this closure, no exact operation lies between)
+	// or never.
+	states = closeWindows(applyPending(states, ops, assumed), ops, op.lo)
+	var out []*pstate
+	var firstWhy string
+	for _, st := range states {
+		next, why := stepExact(st.t.clone(), assumed, op)
+		if why != "" {
+			if firstWhy == "" {
+				firstWhy = why
+			}
+			continue
+		}
+		out = appendState(out, &pstate{t: next, pending: st.pending})
+	}
+	return out, firstWhy
+}
+
+// closeWindows drops pending operations whose window ends before slot: they
+// never took effect. A state in which an expiry known to have happened is
+// dropped so is impossible.
+func closeWindows(states []*pstate, ops []*tlOp, slot int64) []*pstate {
+	var out []*pstate
+	for _, st := range states {
+		keep, possible := st.pending[:0:0], true
+		for _, k := range st.pending {
+			switch {
+			case ops[k].hi >= slot:
+				keep = append(keep, k)
+			case ops[k].must:
+				possible = false
+			}
+		}
+		if possible {
+			out = appendState(out, &pstate{t: st.t, pending: keep})
+		}
+	}
+	return out
+}
+
+// applyPending adds every state reachable by letting pending operations take
+// effect, one at a time, in any order.
+func applyPending(states []*pstate, ops []*tlOp, assumed map[string]bool) []*pstate {
+	for frontier := states; len(frontier) > 0 && len(states) <= maxStates; {
+		var next []*pstate
+		for _, st := range frontier {
+			for j, k := range st.pending {
+				rest := append(slices.Clone(st.pending[:j]), st.pending[j+1:]...)
+				ts := stepNondet(st.t, assumed, ops[k])
+				applied := &pstate{t: ts[len(ts)-1], pending: rest}
+				before := len(states)
+				states = appendState(states, applied)
+				if len(states) > before {
+					next = append(next, applied)
+				}
+			}
+		}
+		frontier = next
+	}
+	return states
+}
+
+func appendState(dst []*pstate, st *pstate) []*pstate {
+	for _, d := range dst {
+		if d.equal(st) {
+			return dst
+		}
+	}
+	return append(dst, st)
+}
+
+// porcupineSegment asks Porcupine whether ops[from:to], started from the
+// states at from, are linearizable; nil when they are (or hold no uncertain
+// operation, or are too long for it, see porcupineMaxOps).
+func porcupineSegment(ops []*tlOp, from, to int, init []*pstate, assumed map[string]bool, deadline time.Time) *replayResult {
+	seg := ops[from:to]
+	if len(uncertainOf(seg)) == 0 || len(seg) > porcupineMaxOps {
+		return nil
+	}
+	model := tlModel(treesOf(init), assumed)
+	history := porcupineOps(seg)
 	remaining := time.Until(deadline)
 	if remaining <= 0 {
-		return &replayResult{failed: rest[0], gaveUp: true}
+		return &replayResult{failed: seg[0], gaveUp: true, others: uncertainOf(seg)}
 	}
-	result := porcupine.CheckOperationsTimeout(model, history, remaining)
-	switch result {
+	switch porcupine.CheckOperationsTimeout(model, history, remaining) {
 	case porcupine.Ok:
 		return nil
 	case porcupine.Unknown:
-		return &replayResult{failed: rest[0], gaveUp: true, others: uncertainOf(rest)}
+		return &replayResult{failed: seg[0], gaveUp: true, others: uncertainOf(seg)}
 	}
 	// Porcupine reads a timeout of zero or less as none at all.
 	res, info := porcupine.CheckOperationsVerbose(model, history, max(time.Until(deadline), time.Millisecond))
-	out := &replayResult{others: uncertainOf(rest), fail: &Failure{model: model, info: info}}
+	out := &replayResult{others: uncertainOf(seg), fail: &Failure{model: model, info: info}}
 	if res == porcupine.Unknown {
-		out.failed, out.gaveUp = rest[0], true
+		out.failed, out.gaveUp = seg[0], true
 		return out
 	}
-	out.failed, out.why = explainStuck(t, assumed, rest, info)
+	out.failed, out.why = explainStuck(treesOf(init), assumed, seg, info)
 	return out
+}
+
+func treesOf(states []*pstate) []*tree {
+	out := make([]*tree, len(states))
+	for i, st := range states {
+		out[i] = st.t
+	}
+	return out
+}
+
+// failureAt reports that no possible state explains ops[i], and draws the
+// segment since cut (or, when there is no segment or it is long, ops[i]
+// alone against the states just before it, found again by the set replay).
+func failureAt(ops []*tlOp, cut int, cutStates []*pstate, i int, why string, assumed map[string]bool, deadline time.Time) *replayResult {
+	res := &replayResult{failed: ops[i], why: why, others: uncertainOf(ops[cut : i+1])}
+	from, init := cut, cutStates
+	if init == nil || i+1-cut > vizMaxOps {
+		from, init = i, statesBefore(ops, i, assumed)
+	}
+	model := tlModel(treesOf(init), assumed)
+	_, info := porcupine.CheckOperationsVerbose(model, porcupineOps(ops[from:i+1]), max(time.Until(deadline), time.Second))
+	res.fail = &Failure{model: model, info: info}
+	return res
+}
+
+// statesBefore replays ops[:i] again to get the states just before ops[i].
+func statesBefore(ops []*tlOp, i int, assumed map[string]bool) []*pstate {
+	states := []*pstate{{t: freshTree()}}
+	for k := 0; k < i; k++ {
+		if ops[k].kind == tlUnknown || ops[k].kind == tlExpire {
+			for _, st := range states {
+				st.pending = append(slices.Clip(st.pending), k)
+			}
+			continue
+		}
+		states, _ = stepStates(states, ops, k, assumed)
+	}
+	return closeWindows(applyPending(states, ops, assumed), ops, ops[i].lo)
 }
 
 func uncertainOf(ops []*tlOp) []*tlOp {
@@ -509,23 +708,9 @@ func uncertainOf(ops []*tlOp) []*tlOp {
 	return out
 }
 
-// porcupineFailure builds the visualisation of an exact replay's failure:
-// before is replayed to get the initial state, window is drawn.
-func porcupineFailure(before, window []*tlOp, assumed map[string]bool, deadline time.Time) *Failure {
-	t := freshTree()
-	for _, op := range before {
-		t, _ = stepExact(t, assumed, op)
-	}
-	model := tlModel(t, assumed)
-	// The window holds exact operations only, so the search is linear; the
-	// floor keeps a visualisation even when the deadline has passed.
-	_, info := porcupine.CheckOperationsVerbose(model, porcupineOps(window), max(time.Until(deadline), time.Second))
-	return &Failure{model: model, info: info}
-}
-
 // explainStuck finds the first exact operation missing from Porcupine's
 // longest partial linearization and says what the model expected there.
-func explainStuck(init *tree, assumed map[string]bool, ops []*tlOp, info porcupine.LinearizationInfo) (*tlOp, string) {
+func explainStuck(init []*tree, assumed map[string]bool, ops []*tlOp, info porcupine.LinearizationInfo) (*tlOp, string) {
 	var longest []int
 	for _, part := range info.PartialLinearizations() {
 		for _, lin := range part {
@@ -538,7 +723,7 @@ func explainStuck(init *tree, assumed map[string]bool, ops []*tlOp, info porcupi
 	for _, id := range longest {
 		in[id] = true
 	}
-	states := []*tree{init}
+	states := init
 	for _, id := range longest {
 		var next []*tree
 		for _, s := range states {
@@ -547,14 +732,11 @@ func explainStuck(init *tree, assumed map[string]bool, ops []*tlOp, info porcupi
 		states = next
 	}
 	for id, op := range ops {
-		if in[id] || op.kind == tlUnknown || op.kind == tlExpire {
+		if in[id] || op.kind == tlUnknown || op.kind == tlExpire || len(states) == 0 {
 			continue
 		}
-		why := "no state reached before it allows its reply"
-		if len(states) > 0 {
-			_, why = stepExact(states[0].clone(), assumed, op)
-		}
-		return op, fmt.Sprintf("%s; %d possible states after the longest legal prefix of %d operations, none explains it (first: %s)", why, len(states), len(longest), states[0].describe())
+		_, why := stepExact(states[0].clone(), assumed, op)
+		return op, fmt.Sprintf("%s; Porcupine's longest legal prefix has %d operations and leaves %d possible states, none of which explains it (first: %s)", why, len(longest), len(states), states[0].describe())
 	}
 	return ops[0], "Porcupine found no legal order"
 }
@@ -592,11 +774,17 @@ func porcupineOps(ops []*tlOp) []porcupine.Operation {
 }
 
 // tlModel is the Porcupine model of a component of the znode tree starting
-// from init. Operations of unknown outcome (and expiries not known to have
+// from any of the states init. Operations of unknown outcome (and expiries not known to have
 // happened) step to two states: unchanged, and applied.
-func tlModel(init *tree, assumed map[string]bool) porcupine.Model {
+func tlModel(init []*tree, assumed map[string]bool) porcupine.Model {
 	nm := porcupine.NondeterministicModel{
-		Init: func() []any { return []any{init} },
+		Init: func() []any {
+			out := make([]any, len(init))
+			for i, t := range init {
+				out[i] = t
+			}
+			return out
+		},
 		Step: func(state, input, _ any) []any {
 			next := stepNondet(state.(*tree), assumed, input.(*tlOp))
 			out := make([]any, len(next))
