@@ -20,7 +20,7 @@ import (
 // capture.sh and testdata/golden/manifest.json, which names the command
 // behind every vector).
 
-const goldenDir = "testdata/golden"
+const goldenDir = "testdata/golden/client"
 
 type goldenVector struct {
 	Name    string `json:"name"`

@@ -240,6 +240,20 @@ func (d *Decoder) ReadBuffer() []byte {
 	return out
 }
 
+// ReadRaw reads the next n bytes, which have no length prefix; like
+// ReadBuffer it copies them unless Alias is set.
+func (d *Decoder) ReadRaw(n int) []byte {
+	if n < 0 {
+		d.Fail("raw bytes", fmt.Errorf("negative count %d", n))
+		return nil
+	}
+	p := d.take(n, "raw bytes")
+	if p == nil || d.Alias {
+		return p
+	}
+	return append([]byte(nil), p...)
+}
+
 // ReadString reads a length-prefixed string; jute's null string gives "".
 func (d *Decoder) ReadString() string {
 	s, _ := d.ReadNullableString()

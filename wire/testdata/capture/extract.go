@@ -23,7 +23,8 @@ type Vector struct {
 	Kind    string `json:"kind"`    // e.g. "request/getData", "reply/getData", "txn/create"
 	File    string `json:"file"`    // under golden/
 	Line    int    `json:"line"`    // frame logs: 1-based line of the frame
-	Offset  int64  `json:"offset"`  // txn logs: offset of the entry
+	Offset  int64  `json:"offset"`  // txn logs and peer streams: offset of the record
+	Length  int    `json:"length"`  // peer streams: length of the record
 	Command string `json:"command"` // what produced the traffic
 }
 
@@ -53,6 +54,14 @@ func runExtract(args []string) error {
 	for _, path := range logs {
 		base := filepath.Base(path)
 		session := base[:strings.LastIndex(base, "-")]
+		if isPeerLog(base) {
+			vs, err := peerVectors(path, *out, cmds[session])
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			vectors = append(vectors, vs...)
+			continue
+		}
 		vs, err := classify(path, cmds[session])
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
@@ -219,4 +228,82 @@ func copyFile(src, dst string, n int64) error {
 		return err
 	}
 	return out.Close()
+}
+
+// Peer logs are raw: election connections (an InitialMessage, then frames
+// each holding a notification) and quorum connections (QuorumPackets back to
+// back, no length prefix).
+func isPeerLog(base string) bool {
+	return strings.HasPrefix(base, "election-") || strings.HasPrefix(base, "quorum-")
+}
+
+// peerVectors writes each direction of a raw log to its own .bin file in
+// out and lists the records found in it.
+func peerVectors(path, out, command string) ([]Vector, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	streams := map[string][]byte{}
+	for i, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(l)
+		if len(f) != 3 || f[1] != "raw" {
+			return nil, fmt.Errorf("line %d: not a raw chunk", i+1)
+		}
+		chunk, err := hex.DecodeString(f[2])
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", i+1, err)
+		}
+		streams[f[0]] = append(streams[f[0]], chunk...)
+	}
+	name := strings.TrimSuffix(filepath.Base(path), ".frames")
+	var vs []Vector
+	for dir, suffix := range map[string]string{">": "out", "<": "in"} {
+		s := streams[dir]
+		if len(s) == 0 {
+			continue
+		}
+		file := name + "." + suffix + ".bin"
+		if err := os.WriteFile(filepath.Join(out, file), s, 0o644); err != nil {
+			return nil, err
+		}
+		seen := map[string]int{}
+		add := func(kind string, off, n int) {
+			seen[kind]++
+			vs = append(vs, Vector{Name: fmt.Sprintf("%s.%s/%s#%d", name, suffix, kind, seen[kind]), Kind: kind,
+				File: file, Offset: int64(off), Length: n, Command: command})
+		}
+		d := wire.NewDecoder(s)
+		if strings.HasPrefix(name, "quorum-") {
+			for d.Remaining() > 0 {
+				start := d.Offset()
+				var qp wire.QuorumPacket
+				qp.Decode(d)
+				if d.Err() != nil {
+					break // the capture ended inside a packet
+				}
+				add("quorum/"+qp.Type.String(), start, d.Offset()-start)
+			}
+			continue
+		}
+		if dir == ">" {
+			var m wire.InitialMessage
+			m.Decode(d)
+			if d.Err() != nil {
+				return nil, fmt.Errorf("%s: initial message: %w", file, d.Err())
+			}
+			add("election/initial-message", 0, d.Offset())
+		}
+		for d.Remaining() >= 4 {
+			start := d.Offset()
+			n := int(d.ReadInt())
+			if n <= 0 || n > d.Remaining() {
+				break
+			}
+			d.ReadRaw(n)
+			add("election/notification", start, 4+n)
+		}
+	}
+	sort.Slice(vs, func(i, j int) bool { return vs[i].Name < vs[j].Name })
+	return vs, nil
 }

@@ -8,6 +8,8 @@
 // (client to server) or "<" (server to client), then the frame's record
 // bytes in hex, without the length prefix. A connection that opens with a
 // four-letter word is logged as "> 4lw WORD" and its raw reply as "< raw HEX".
+// With -raw (for peer connections, whose quorum stream has no length
+// prefixes) every chunk read is logged as "> raw HEX" / "< raw HEX" instead.
 // SIGUSR1 cuts every open connection, which makes clients reconnect (and
 // re-send their watches). The proxy logs only; it never alters a byte.
 //

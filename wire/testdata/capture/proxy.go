@@ -29,6 +29,7 @@ func runProxy(args []string) error {
 	target := fs.String("target", "127.0.0.1:21810", "ZooKeeper server")
 	out := fs.String("out", "frames", "directory for the frame logs")
 	session := fs.String("session", "session", "file name prefix of this run's logs")
+	raw := fs.Bool("raw", false, "log raw chunks instead of frames (peer connections, which are not all framed)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -77,7 +78,7 @@ func runProxy(args []string) error {
 		open[n] = []net.Conn{client, server}
 		mu.Unlock()
 		go func(id int) {
-			relay(client, server, f)
+			relay(client, server, f, *raw)
 			mu.Lock()
 			delete(open, id)
 			mu.Unlock()
@@ -98,13 +99,18 @@ func (l *frameLog) line(format string, args ...any) {
 	l.w.Flush()
 }
 
-func relay(client, server net.Conn, f *os.File) {
+func relay(client, server net.Conn, f *os.File, raw bool) {
 	defer f.Close()
 	fl := &frameLog{w: bufio.NewWriter(f)}
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); pump(client, server, fl, ">", true) }()
-	go func() { defer wg.Done(); pump(server, client, fl, "<", false) }()
+	if raw {
+		go func() { defer wg.Done(); defer server.Close(); copyRaw(client, server, fl, ">") }()
+		go func() { defer wg.Done(); defer client.Close(); copyRaw(server, client, fl, "<") }()
+	} else {
+		go func() { defer wg.Done(); pump(client, server, fl, ">", true) }()
+		go func() { defer wg.Done(); pump(server, client, fl, "<", false) }()
+	}
 	wg.Wait()
 }
 

@@ -1,0 +1,177 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// Peer vectors: the byte streams between the two servers of a ZooKeeper
+// 3.8.0 ensemble (capture.sh peer). "out" is what the connecting server sent,
+// "in" what it received. Election connections start with an InitialMessage
+// and then carry length-prefixed notifications; quorum connections carry
+// QuorumPackets back to back.
+
+const peerDir = "testdata/golden/peer"
+
+type peerVector struct {
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+	File   string `json:"file"`
+	Offset int64  `json:"offset"`
+	Length int    `json:"length"`
+}
+
+func loadPeerVectors(t *testing.T) []peerVector {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(peerDir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs []peerVector
+	if err := json.Unmarshal(b, &vs); err != nil {
+		t.Fatal(err)
+	}
+	return vs
+}
+
+func peerBytes(t *testing.T, v peerVector) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(peerDir, v.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Offset+int64(v.Length) > int64(len(raw)) {
+		t.Fatalf("%s: [%d, +%d) is past the end of %s", v.Name, v.Offset, v.Length, v.File)
+	}
+	return raw[v.Offset : v.Offset+int64(v.Length)]
+}
+
+// decodePeerVector decodes a peer vector by kind and requires it to be
+// consumed exactly. A notification is read as the election connection reads
+// it: a frame of at most ElectionMaxMessage bytes.
+func decodePeerVector(t *testing.T, v peerVector, b []byte) Record {
+	t.Helper()
+	var r Record
+	switch {
+	case v.Kind == "election/initial-message":
+		r = &InitialMessage{}
+	case v.Kind == "election/notification":
+		fr := NewFrameReader(bytes.NewReader(b), ElectionMaxMessage)
+		msg, err := fr.ReadFrame()
+		if err != nil {
+			t.Fatalf("%s: %v", v.Name, err)
+		}
+		if 4+len(msg) != len(b) {
+			t.Fatalf("%s: frame of %d bytes in a vector of %d", v.Name, len(msg), len(b))
+		}
+		b = msg
+		r = &Notification{}
+	case strings.HasPrefix(v.Kind, "quorum/"):
+		r = &QuorumPacket{}
+	default:
+		t.Fatalf("%s: unknown kind %s", v.Name, v.Kind)
+	}
+	if err := Unmarshal(b, r); err != nil {
+		t.Fatalf("%s: %v", v.Name, err)
+	}
+	if qp, ok := r.(*QuorumPacket); ok && "quorum/"+qp.Type.String() != v.Kind {
+		t.Fatalf("%s: packet type %s", v.Name, qp.Type)
+	}
+	return r
+}
+
+func TestPeerGoldenRoundTrip(t *testing.T) {
+	vs := loadPeerVectors(t)
+	kinds := map[string]bool{}
+	for _, v := range vs {
+		kinds[v.Kind] = true
+		b := peerBytes(t, v)
+		r := decodePeerVector(t, v, b)
+		enc := Marshal(r)
+		if v.Kind == "election/notification" {
+			enc = AppendFrame(nil, r)
+		}
+		if !bytes.Equal(enc, b) {
+			t.Errorf("%s: re-encoded\n%x\nwant\n%x", v.Name, enc, b)
+		}
+	}
+	for _, k := range []string{"election/initial-message", "election/notification", "quorum/FOLLOWERINFO",
+		"quorum/LEADERINFO", "quorum/ACKEPOCH", "quorum/DIFF", "quorum/NEWLEADER", "quorum/UPTODATE",
+		"quorum/PROPOSAL", "quorum/ACK", "quorum/COMMIT", "quorum/PING", "quorum/REQUEST"} {
+		if !kinds[k] {
+			t.Errorf("no peer vector of kind %s", k)
+		}
+	}
+}
+
+func TestPeerGoldenFieldValues(t *testing.T) {
+	const (
+		session1     int64 = 0x01000013ae640000 // sessions of the two zkCli runs
+		session2     int64 = 0x02000013ae8c0000
+		peerRecorded int64 = 1795260610000 // ms
+	)
+	// The config server 2 announces: its own line with its real ports, the
+	// proxy ports for server 1.
+	config2 := "server.1=127.0.0.1:21923:21924:participant\nserver.2=127.0.0.1:21931:21932:participant\nversion=0"
+	byName := map[string]peerVector{}
+	for _, v := range loadPeerVectors(t) {
+		byName[v.Name] = v
+	}
+	want := map[string]Record{
+		"election-to1-1.out/election/initial-message#1": &InitialMessage{ProtocolVersion: ElectionProtocolV1,
+			ServerID: 2, Address: "127.0.0.1:21932"},
+		// Server 2 votes for itself in round 1; server 1 first votes for
+		// itself, then for 2.
+		"election-to1-1.out/election/notification#1": &Notification{State: PeerLooking, Leader: 2, ElectionEpoch: 1,
+			Version: NotificationVersion, Config: []byte(config2)},
+		"election-to1-1.in/election/notification#2": &Notification{State: PeerLooking, Leader: 2, ElectionEpoch: 1,
+			Version: NotificationVersion, Config: []byte(
+				"server.1=127.0.0.1:21921:21922:participant\nserver.2=127.0.0.1:21933:21934:participant\nversion=0")},
+		"quorum-to2-1.out/quorum/FOLLOWERINFO#1": &QuorumPacket{Type: PacketFollowerInfo,
+			Data: Marshal(&LearnerInfo{ServerID: 1, ProtocolVersion: 0x10000, ConfigVersion: 0})},
+		"quorum-to2-1.in/quorum/LEADERINFO#1": &QuorumPacket{Type: PacketLeaderInfo, Zxid: 0x100000000,
+			Data: []byte{0, 1, 0, 0}},
+		"quorum-to2-1.out/quorum/ACKEPOCH#1": &QuorumPacket{Type: PacketAckEpoch, Data: []byte{0, 0, 0, 0}},
+		"quorum-to2-1.in/quorum/UPTODATE#1":  &QuorumPacket{Type: PacketUpToDate, Zxid: -1},
+		"quorum-to2-1.in/quorum/PROPOSAL#2": &QuorumPacket{Type: PacketProposal, Zxid: 0x100000002,
+			Data: Marshal(&TxnEntry{
+				Header: TxnHeader{ClientID: session1, Cxid: 1, Zxid: 0x100000002, Time: peerRecorded + 82297, Type: OpCreate},
+				Body:   &CreateTxn{Path: "/peer-21920", Data: []byte("p"), ACL: OpenACLUnsafe, ParentCVersion: 1},
+				Digest: &TxnDigest{Version: 2, TreeDigest: 0x2226eefc8}})},
+		"quorum-to2-1.in/quorum/COMMIT#2": &QuorumPacket{Type: PacketCommit, Zxid: 0x100000002},
+		"quorum-to2-1.out/quorum/ACK#4":   &QuorumPacket{Type: PacketAck, Zxid: 0x100000002},
+		// The follower forwards its client's request: session, cxid, type, body.
+		"quorum-to2-1.out/quorum/REQUEST#2": &QuorumPacket{Type: PacketRequest, Zxid: -1,
+			Data: be(session1, int32(1), int32(OpCreate), Marshal(&CreateRequest{Path: "/peer-21920",
+				Data: []byte("p"), ACL: OpenACLUnsafe})),
+			AuthInfo: []Id{{Scheme: "ip", ID: "127.0.0.1"}}},
+		// A follower's ping reply lists its sessions and their timeouts.
+		"quorum-to2-1.out/quorum/PING#3": &QuorumPacket{Type: PacketPing, Zxid: 0x100000004,
+			Data: be(session1, int32(30000), session2, int32(30000))},
+	}
+	for name, w := range want {
+		v, ok := byName[name]
+		if !ok {
+			t.Errorf("%s: not in the manifest", name)
+			continue
+		}
+		b := peerBytes(t, v)
+		got := decodePeerVector(t, v, b)
+		if !reflect.DeepEqual(got, w) {
+			t.Errorf("%s: decoded\n%#v\nwant\n%#v", name, got, w)
+			continue
+		}
+		enc := Marshal(w)
+		if v.Kind == "election/notification" {
+			enc = AppendFrame(nil, w)
+		}
+		if !bytes.Equal(enc, b) {
+			t.Errorf("%s: encoded\n%x\nwant\n%x", name, enc, b)
+		}
+	}
+}
