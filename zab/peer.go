@@ -47,6 +47,9 @@ type Config struct {
 	// SnapshotStepNodes bounds how many znodes one step of a fuzzy
 	// snapshot serializes between applies (default 1024).
 	SnapshotStepNodes int
+	// Bugs switches on deliberate defects, for the simulator's own tests
+	// only (see Bugs).
+	Bugs Bugs
 	// CommittedWindow is how many recently committed txns are kept in
 	// memory for DIFF synchronization.
 	CommittedWindow int

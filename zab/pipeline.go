@@ -1,6 +1,8 @@
 package zab
 
 import (
+	"slices"
+
 	"github.com/zabd/zabd/datatree"
 	"github.com/zabd/zabd/wire"
 )
@@ -134,7 +136,7 @@ func (p *Peer) handleRequest(e RequestReceived) {
 		p.enqueue(heapCopy(&pd))
 		p.drain(c.session)
 	default:
-		if q.empty() {
+		if q.empty() || p.cfg.Bugs.ReadOvertakesWrite {
 			p.answer(&pd)
 			return
 		}
@@ -177,6 +179,9 @@ func (p *Peer) enqueue(pd *pending) {
 func (p *Peer) submitWrite(pd *pending) {
 	pd.zxid = p.propose(&pd.req)
 	p.enqueue(pd)
+	if p.cfg.Bugs.ReplyBeforeDurable {
+		p.handleDurable(pd.zxid) // as if the log were durable already
+	}
 }
 
 // propose turns a request into the next txn and hands it to the log.
@@ -245,13 +250,23 @@ func (p *Peer) handleDurable(zxid int64) {
 // whatever waited behind that request.
 func (p *Peer) applyCommitted(txn *datatree.Txn) {
 	res := p.applyTxn(txn)
-	p.deliverEvents()
+	var late []datatree.WatchEvent // the EventAfterReply bug's events
+	if p.cfg.Bugs.EventAfterReply {
+		late = slices.Clone(p.events)
+		p.events = p.events[:0]
+	} else {
+		p.deliverEvents()
+	}
 	hdr := &txn.Header
 	if q := p.queues[hdr.ClientID]; !q.empty() {
 		if pd := q.firstUnfinishedWrite(); pd != nil && answers(hdr, pd) {
 			pd.done, pd.result = true, res
 			p.drain(hdr.ClientID)
 		}
+	}
+	if late != nil {
+		p.events = append(p.events[:0], late...)
+		p.deliverEvents()
 	}
 	if hdr.Type == wire.OpCloseSession {
 		if c, ok := p.connOf[hdr.ClientID]; ok {
@@ -401,6 +416,13 @@ func (p *Peer) expireSessions() {
 		return
 	}
 	for _, id := range p.sessions.Expire(p.now.Mono) {
+		if p.cfg.Bugs.ExpireWithoutTxn {
+			p.sessions.Remove(id)
+			if c, ok := p.connOf[id]; ok {
+				p.closeConn(p.conns[c])
+			}
+			continue
+		}
 		req := datatree.Request{Session: id, Op: wire.OpCloseSession}
 		p.propose(&req)
 	}

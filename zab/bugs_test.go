@@ -1,0 +1,63 @@
+package zab_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/zabtest"
+)
+
+// Each deliberate bug must actually break its promise, or the simulator's
+// tests that rely on it would prove nothing.
+
+func TestBugReplyBeforeDurable(t *testing.T) {
+	h := zabtest.New(t, zab.Config{ServerID: 1, Bugs: zab.Bugs{ReplyBeforeDurable: true}}, 1)
+	a := h.Session(10000)
+	h.Hold()
+	a.Create("/x", "", wire.ModePersistent)
+	h.Expect("c1 reply xid=1 zxid=0x2 ok /x")
+	require.Equal(t, []int64{2}, h.Pending(), "answered while not durable")
+}
+
+func TestBugEventAfterReply(t *testing.T) {
+	h := zabtest.New(t, zab.Config{ServerID: 1, Bugs: zab.Bugs{EventAfterReply: true}}, 1)
+	a := h.Session(10000)
+	a.Create("/n", "", wire.ModePersistent)
+	a.GetData("/n", true)
+	h.Take()
+	a.SetData("/n", "x", -1)
+	h.Expect(
+		"c1 reply xid=3 zxid=0x3 ok {c=0x2 m=0x3 p=0x2 v=1 cv=0 eph=0x0 n=0}",
+		"c1 event NodeDataChanged /n",
+	)
+}
+
+func TestBugExpireWithoutTxn(t *testing.T) {
+	h := zabtest.New(t, zab.Config{ServerID: 1, Bugs: zab.Bugs{ExpireWithoutTxn: true}}, 1)
+	e := h.Session(4000)
+	w := h.Session(30000)
+	e.Create("/eph", "", wire.ModeEphemeral)
+	h.Take()
+	for range 4 {
+		h.Advance(2 * time.Second)
+		w.Ping()
+	}
+	w.Exists("/eph", false)
+	got := h.Take()
+	require.Contains(t, got, "c1 close")
+	require.Contains(t, got[len(got)-1], " ok ", "the ephemeral outlived its session")
+	require.Len(t, h.Peer.SessionTable(), 1)
+}
+
+func TestBugReadOvertakesWrite(t *testing.T) {
+	h := zabtest.New(t, zab.Config{ServerID: 1, Bugs: zab.Bugs{ReadOvertakesWrite: true}}, 1)
+	a := h.Session(10000)
+	h.Hold()
+	a.Create("/x", "", wire.ModePersistent)
+	a.Exists("/x", false)
+	h.Expect("c1 reply xid=2 zxid=0x1 NoNode")
+}
