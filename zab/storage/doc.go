@@ -22,7 +22,7 @@
 //	                         the shell reports back to the core
 //	truncate to zxid         Log.Truncate(zxid)
 //	persist an epoch         Store.SetAcceptedEpoch / SetCurrentEpoch
-//	install a snapshot       Store.WriteSnapshot(snap) then Log.Truncate(zxid)
+//	install a snapshot       Store.InstallSnapshot(log, snap) (SNAP sync)
 //	take a snapshot          Store.WriteSnapshot(snap) from the tree's stream
 //	read old txns (DIFF)     Log.Iterator(fromZxid)
 //

@@ -96,3 +96,37 @@ func TestCompressedSnapshotIsRefused(t *testing.T) {
 	_, err = s.Recover(newTestTree().load)
 	require.ErrorContains(t, err, "snapshot.3.gz: compressed snapshots")
 }
+
+func TestInstallSnapshot(t *testing.T) {
+	fsys := vfs.NewSim(vfs.SimConfig{}, rand.New(rand.NewSource(1)))
+	s, log := logWith(t, fsys, 10, 0)
+	// The leader's history: 1..6 as ours, then epoch 2. Ours diverged at 7.
+	leader := newTestTree()
+	rng := rand.New(rand.NewSource(1))
+	for z := int64(1); z <= 6; z++ {
+		leader.entries[z] = makeEntry(z, 40, rng)
+	}
+	snapZxid := int64(2<<32 | 3)
+	leader.entries[snapZxid] = makeEntry(snapZxid, 40, rng)
+	_, err := s.InstallSnapshot(log, leader.snapshot(snapZxid))
+	require.NoError(t, err)
+	require.Equal(t, snapZxid, log.LastZxid())
+	_, err = log.Append(makeEntry(snapZxid, 40, rng))
+	require.Error(t, err, "nothing at or below the snapshot")
+	next := makeEntry(snapZxid+1, 40, rng)
+	_, err = log.Append(next)
+	require.NoError(t, err)
+	_, err = log.Sync()
+	require.NoError(t, err)
+
+	fsys.Crash()
+	tree := newTestTree()
+	rec, err := s.Recover(tree.load)
+	require.NoError(t, err)
+	require.Equal(t, SnapshotName(snapZxid), rec.Snapshot.Name)
+	require.Equal(t, leader.entries, tree.entries)
+	got, order, err := readAll(rec.Log, snapZxid+1)
+	require.NoError(t, err)
+	require.Equal(t, []int64{snapZxid + 1}, order, "replay starts after the snapshot; our own 7..10 are not replayed")
+	require.Equal(t, next, got[snapZxid+1])
+}

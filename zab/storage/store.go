@@ -36,17 +36,43 @@ func (s *Store) Dir() string { return s.dir }
 
 // WriteSnapshot writes snap durably as version-2/snapshot.<hex zxid>
 // (temporary name, fsync, rename, directory fsync) and returns its name.
+// This is for snapshots of the local tree (ZooKeeper takes one when the log
+// rolls: see Log.Append); a snapshot received in a SNAP sync goes through
+// InstallSnapshot.
 //
-// Contract: every txn up to snap.Zxid must already be durable in the log
-// (a snapshot of the local tree, whose txns are applied only after Sync
-// reported them durable), or, for a snapshot received in a SNAP sync, the
-// shell calls Log.Truncate(snap.Zxid) right after this returns. Recovery's
-// refusal to lose history before the snapshot relies on it.
+// Contract: every txn up to snap.Zxid is already durable in the log (the
+// core applies only txns that Sync reported durable). Recovery's refusal to
+// lose history before the snapshot relies on it.
 //
 // A failed snapshot is not fatal: the old snapshots and the log still hold
 // everything, and the temporary file is removed.
 func (s *Store) WriteSnapshot(snap *Snapshot) (string, error) {
 	return writeSnapshot(s.opts.FS, s.dir, snap)
+}
+
+// InstallSnapshot makes a snapshot received from the leader (SNAP sync)
+// this server's starting point: it first truncates the log to snap.Zxid
+// (txns above it are not in the leader's history) and only then writes the
+// snapshot, so that a crash in between recovers a prefix of this server's
+// own history rather than a snapshot with diverged txns replayed over it.
+// Afterwards l appends only above snap.Zxid, starting a new file. Errors
+// are fatal to the sync (an error from the truncation wraps ErrFailed).
+//
+// Txns of this server's own at or below snap.Zxid stay in the log (keeping
+// them is what a crash before the snapshot is durable needs); recovery never
+// replays them, but they need not be the leader's history, so the log must
+// not serve a DIFF from below an installed snapshot's zxid.
+func (s *Store) InstallSnapshot(l *Log, snap *Snapshot) (string, error) {
+	if err := l.Truncate(snap.Zxid); err != nil {
+		return "", err
+	}
+	name, err := s.WriteSnapshot(snap)
+	if err != nil {
+		return "", err
+	}
+	l.lastZxid = max(l.lastZxid, snap.Zxid)
+	l.durableZxid = max(l.durableZxid, snap.Zxid)
+	return name, nil
 }
 
 func (s *Store) warn(r *Recovery, format string, args ...any) {

@@ -212,7 +212,7 @@ func (l *Log) flushSync() error {
 }
 
 // Truncate removes every txn above zxid (the TRUNC of ZooKeeper's sync, and
-// the second step of installing a received snapshot). It first makes what is
+// the first step of Store.InstallSnapshot). It first makes what is
 // buffered durable, removes whole files newest first, then cuts the file that
 // holds zxid, so a crash in between leaves a prefix of the history. The next
 // Append starts a new file.
