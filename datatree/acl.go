@@ -79,10 +79,14 @@ func (c *aclCache) release(r int64) {
 	}
 }
 
-// list returns the ACL list of r: world:anyone ALL for openACLRef, and an
-// empty list for a reference the cache does not know (possible only in a
-// snapshot written by ZooKeeper, whose fuzzy ACL map can miss a list; the
-// replayed setACL or create restores it).
+// danglingACL is what a reference missing from the cache reads as: a list
+// that grants nothing (but to the super user). A fuzzy snapshot can hold
+// such references — its ACL map is written first, so a list created later
+// is not in it — until the replayed setACL that made them sets the node's
+// ACL again; ZooKeeper fails any access to such a node.
+var danglingACL = []wire.ACL{{Perms: 0, ID: wire.AnyoneID}}
+
+// list returns the ACL list of r: world:anyone ALL for openACLRef.
 func (c *aclCache) list(r int64) []wire.ACL {
 	if r == openACLRef {
 		return wire.OpenACLUnsafe
@@ -90,7 +94,7 @@ func (c *aclCache) list(r int64) []wire.ACL {
 	if e := c.byRef[r]; e != nil {
 		return e.acls
 	}
-	return nil
+	return danglingACL
 }
 
 // purgeUnused forgets lists no node uses (after a snapshot load).

@@ -21,13 +21,12 @@ import (
 // is made so that restoring it (Load) and replaying every txn after Zxid
 // gives exactly the live tree, digest included: nodes created after the
 // start are left out (their create txns are replayed), and a node whose ACL
-// was set after the start carries the world:anyone reference until its
-// replayed setACL restores it (an ACL created after the start is not in the
-// map written first).
+// was set after the start to a list created after it refers to a list the
+// map written first does not hold, until its replayed setACL sets it again
+// (such a reference grants nothing meanwhile).
 type Snapshot struct {
 	t      *Tree
 	zxid   int64
-	maxACL int64
 	acls   []snapACL
 	stack  []snapFrame
 	begun  bool
@@ -49,7 +48,7 @@ type snapFrame struct {
 
 // StartSnapshot begins a fuzzy snapshot of the tree as of LastZxid.
 func (t *Tree) StartSnapshot() *Snapshot {
-	s := &Snapshot{t: t, zxid: t.lastZxid, maxACL: t.acls.last}
+	s := &Snapshot{t: t, zxid: t.lastZxid}
 	for _, r := range t.acls.sortedRefs() {
 		s.acls = append(s.acls, snapACL{ref: r, acls: t.acls.byRef[r].acls})
 	}
@@ -113,13 +112,9 @@ func (s *Snapshot) push(path string, n *node) {
 }
 
 func (s *Snapshot) writeNode(e *wire.Encoder, path string, n *node) {
-	acl := n.acl
-	if acl > s.maxACL {
-		acl = openACLRef
-	}
 	e.WriteString(path)
 	e.WriteBuffer(n.data)
-	e.WriteLong(acl)
+	e.WriteLong(n.acl)
 	st := n.stat.persisted()
 	st.Encode(e)
 }
@@ -221,6 +216,7 @@ func Load(cfg Config, d *wire.Decoder, lastZxid int64) (*Tree, error) {
 			t.root = n
 			t.insertLoaded("/", n)
 			t.acls.addUsage(n.acl)
+			t.acls.last = max(t.acls.last, n.acl)
 			continue
 		}
 		parentPath, _, ok := splitPath(path)
@@ -237,6 +233,9 @@ func Load(cfg Config, d *wire.Decoder, lastZxid int64) (*Tree, error) {
 		t.insertLoaded(path, n)
 		t.link(parent, n)
 		t.acls.addUsage(n.acl)
+		// A reference the map lacks must not be handed out again to
+		// another list.
+		t.acls.last = max(t.acls.last, n.acl)
 	}
 	if t.root == nil {
 		return nil, &SnapshotError{Offset: d.Offset(), Reason: "no root node"}
