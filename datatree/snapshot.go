@@ -25,12 +25,12 @@ import (
 // map written first does not hold, until its replayed setACL sets it again
 // (such a reference grants nothing meanwhile).
 type Snapshot struct {
-	t      *Tree
-	zxid   int64
-	acls   []snapACL
-	stack  []snapFrame
-	begun  bool
-	done   bool
+	t     *Tree
+	zxid  int64
+	acls  []snapACL
+	stack []snapFrame
+	begun bool
+	done  bool
 }
 
 type snapACL struct {
