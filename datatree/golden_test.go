@@ -74,11 +74,19 @@ func TestGoldenTraces(t *testing.T) {
 			logged, err := trace.ReadTxnLogs(dir)
 			require.NoError(t, err)
 			r := newReplayer(t, treeConfig(&sc), logged)
-			for i := range lines {
-				r.line(i+1, &lines[i])
+			for i := 0; i < len(lines); {
+				n := 1
+				for b := lines[i].Batch; b != 0 && i+n < len(lines) && lines[i+n].Batch == b; n++ {
+				}
+				if n == 1 {
+					r.line(i+1, &lines[i])
+				} else {
+					r.pipeline(i+1, lines[i:i+n])
+				}
 				if r.mismatches >= maxGoldenMismatches {
 					t.Fatalf("stopped after %d mismatches", r.mismatches)
 				}
+				i += n
 			}
 			r.finish()
 		})
@@ -123,12 +131,45 @@ func (r *replayer) check(ok bool) bool {
 	return ok
 }
 
-func (r *replayer) line(n int, l *trace.Line) {
+func (r *replayer) at(n int, l *trace.Line) {
 	r.where = fmt.Sprintf("trace.jsonl:%d (%s %s", n, l.Session, l.Op)
 	if l.Req != nil && l.Req.Path != "" {
 		r.where += fmt.Sprintf(" %q", l.Req.Path)
 	}
 	r.where += ")"
+}
+
+// pipeline replays a batch of one session's requests that ZooKeeper read in
+// one go: as its PrepRequestProcessor runs ahead of the apply, every write
+// is prepared (against the ones still pending) before the first is
+// applied; then the txns are applied and the reads answered in order.
+func (r *replayer) pipeline(first int, lines []trace.Line) {
+	s := r.sessions[lines[0].Session]
+	require.NotNil(r.t, s, "trace.jsonl:%d: session %s not connected", first, lines[0].Session)
+	txns := make([]datatree.Txn, len(lines))
+	for i := range lines {
+		l := &lines[i]
+		r.at(first+i, l)
+		if op, ok := trace.OpCode(l.Op); ok && isWrite(op) {
+			txns[i] = r.tree.Prepare(r.writeRequest(s, op, l), l.Zxid, l.Time)
+		}
+	}
+	for i := range lines {
+		l := &lines[i]
+		r.at(first+i, l)
+		op, ok := trace.OpCode(l.Op)
+		require.True(r.t, ok, "%s: no such op in a pipeline", r.where)
+		if isWrite(op) {
+			r.applyWrite(s, op, l, txns[i])
+		} else {
+			r.read(s, op, l)
+		}
+		r.checkEvents(l)
+	}
+}
+
+func (r *replayer) line(n int, l *trace.Line) {
+	r.at(n, l)
 	if l.Session == "server" {
 		r.serverTxn(l)
 		return
@@ -227,9 +268,16 @@ func (r *replayer) whoAmI(s *goldenSession, l *trace.Line) {
 // write prepares the request at the recorded zxid and time, compares the
 // txn with ZooKeeper's, applies it and compares the reply.
 func (r *replayer) write(s *goldenSession, op wire.OpCode, l *trace.Line) {
-	req := &datatree.Request{Session: s.id, Op: op, Body: r.body(op, l.Req), Auth: s.auth}
-	res := r.prepareAndApply(req, l)
-	r.compareResult(op, l, res)
+	r.applyWrite(s, op, l, r.tree.Prepare(r.writeRequest(s, op, l), l.Zxid, l.Time))
+}
+
+func (r *replayer) writeRequest(s *goldenSession, op wire.OpCode, l *trace.Line) *datatree.Request {
+	return &datatree.Request{Session: s.id, Op: op, Body: r.body(op, l.Req), Auth: s.auth}
+}
+
+// applyWrite applies a prepared write and compares the reply.
+func (r *replayer) applyWrite(s *goldenSession, op wire.OpCode, l *trace.Line, txn datatree.Txn) {
+	r.compareResult(op, l, r.apply(op, l, txn))
 	if op == wire.OpCloseSession {
 		r.tree.RemoveWatcher(s.watcher)
 	}
@@ -242,8 +290,12 @@ func (r *replayer) write(s *goldenSession, op wire.OpCode, l *trace.Line) {
 // decides the order of the events it fires, and its paths as a set are
 // what TestPrepareMatchesZooKeeperLog checks.
 func (r *replayer) prepareAndApply(req *datatree.Request, l *trace.Line) datatree.Result {
-	txn := r.tree.Prepare(req, l.Zxid, l.Time)
-	if req.Op == wire.OpCloseSession {
+	return r.apply(req.Op, l, r.tree.Prepare(req, l.Zxid, l.Time))
+}
+
+// apply applies a prepared txn and queues the events it fires.
+func (r *replayer) apply(op wire.OpCode, l *trace.Line, txn datatree.Txn) datatree.Result {
+	if op == wire.OpCloseSession {
 		txn = r.loggedTxn(l.Zxid)
 	}
 	res, events := r.tree.Apply(&txn, nil)

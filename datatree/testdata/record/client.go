@@ -57,11 +57,11 @@ func dial(addr string, req wire.ConnectRequest) (*conn, wire.ConnectResponse, er
 
 func (c *conn) close() error { return c.nc.Close() }
 
-func (c *conn) writeFrame(recs ...wire.Record) error {
+func (c *conn) writeFrame(rec wire.Record) error {
 	if err := c.nc.SetWriteDeadline(time.Now().Add(replyTimeout)); err != nil {
 		return fmt.Errorf("set write deadline: %w", err)
 	}
-	if _, err := c.nc.Write(wire.AppendFrame(nil, recs...)); err != nil {
+	if _, err := c.nc.Write(wire.AppendFrame(nil, rec)); err != nil {
 		return fmt.Errorf("write frame: %w", err)
 	}
 	return nil
@@ -74,22 +74,45 @@ func (c *conn) readFrame() ([]byte, error) {
 	return c.frames.ReadFrame()
 }
 
-// call sends one request (xid chosen by the caller for the special xids,
-// else the next one) and returns the reply header, a decoder positioned at
-// the reply body, and the notifications that arrived before the reply.
-func (c *conn) call(xid int32, op wire.OpCode, body wire.Record) (wire.ReplyHeader, *wire.Decoder, []trace.Event, error) {
+// outgoing is one request to send.
+type outgoing struct {
+	xid  int32 // 0: the connection's next xid
+	op   wire.OpCode
+	body wire.Record
+}
+
+// send writes the requests in one write, so that the server reads them
+// together, and returns their xids.
+func (c *conn) send(reqs ...outgoing) ([]int32, error) {
+	var buf []byte
+	xids := make([]int32, len(reqs))
+	for i, r := range reqs {
+		xid := r.xid
+		if xid == 0 {
+			xid = c.nextXid
+			c.nextXid++
+		}
+		xids[i] = xid
+		recs := []wire.Record{&wire.RequestHeader{Xid: xid, Type: r.op}}
+		if r.body != nil {
+			recs = append(recs, r.body)
+		}
+		buf = wire.AppendFrame(buf, recs...)
+	}
+	if err := c.nc.SetWriteDeadline(time.Now().Add(replyTimeout)); err != nil {
+		return nil, fmt.Errorf("set write deadline: %w", err)
+	}
+	if _, err := c.nc.Write(buf); err != nil {
+		return nil, fmt.Errorf("write frames: %w", err)
+	}
+	return xids, nil
+}
+
+// receive reads frames until the reply with xid and returns its header, a
+// decoder positioned at its body (valid until the next read), and the
+// notifications that arrived before it.
+func (c *conn) receive(xid int32, op wire.OpCode) (wire.ReplyHeader, *wire.Decoder, []trace.Event, error) {
 	var hdr wire.ReplyHeader
-	if xid == 0 {
-		xid = c.nextXid
-		c.nextXid++
-	}
-	recs := []wire.Record{&wire.RequestHeader{Xid: xid, Type: op}}
-	if body != nil {
-		recs = append(recs, body)
-	}
-	if err := c.writeFrame(recs...); err != nil {
-		return hdr, nil, nil, err
-	}
 	for {
 		frame, err := c.readFrame()
 		if err != nil {
@@ -119,4 +142,14 @@ func (c *conn) call(xid int32, op wire.OpCode, body wire.Record) (wire.ReplyHead
 		c.events = nil
 		return hdr, d, events, nil
 	}
+}
+
+// call sends one request (xid chosen by the caller for the special xids,
+// else the next one) and receives its reply.
+func (c *conn) call(xid int32, op wire.OpCode, body wire.Record) (wire.ReplyHeader, *wire.Decoder, []trace.Event, error) {
+	xids, err := c.send(outgoing{xid: xid, op: op, body: body})
+	if err != nil {
+		return wire.ReplyHeader{}, nil, nil, err
+	}
+	return c.receive(xids[0], op)
 }

@@ -26,6 +26,8 @@ type run struct {
 	lines  []trace.Line
 	note   string
 	err    error
+	// batches counts the pipelines sent, to number their lines.
+	batches int
 }
 
 // writes are the ops after which the recorder drains the other sessions, so
@@ -141,11 +143,24 @@ func (r *run) Do(s string, op wire.OpCode, req trace.Request) trace.Line {
 	case wire.OpSetWatches, wire.OpSetWatches2:
 		xid = wire.XidSetWatches
 	}
-	hdr, d, events, err := c.call(xid, op, body)
+	xids, err := c.send(outgoing{xid: xid, op: op, body: body})
 	if err != nil {
 		return r.fail(fmt.Errorf("session %s: %w", s, err))
 	}
-	l := trace.Line{Session: s, Op: op.String(), Req: &req, Zxid: hdr.Zxid, Err: hdr.Err.String(), Events: events}
+	l := r.receive(s, c, xids[0], op, req, 0)
+	if writes[op] {
+		r.drain(s)
+	}
+	return l
+}
+
+// receive reads the reply to one request of session s and records it.
+func (r *run) receive(s string, c *conn, xid int32, op wire.OpCode, req trace.Request, batch int) trace.Line {
+	hdr, d, events, err := c.receive(xid, op)
+	if err != nil {
+		return r.fail(fmt.Errorf("session %s: %w", s, err))
+	}
+	l := trace.Line{Session: s, Op: op.String(), Req: &req, Zxid: hdr.Zxid, Err: hdr.Err.String(), Events: events, Batch: batch}
 	if hdr.Err == wire.ErrOK {
 		resp, err := decodeBody(d, op)
 		if err != nil {
@@ -157,11 +172,48 @@ func (r *run) Do(s string, op wire.OpCode, req trace.Request) trace.Line {
 		c.close()
 		delete(r.conns, s)
 	}
-	l = r.emit(l)
-	if writes[op] {
-		r.drain(s)
+	return r.emit(l)
+}
+
+// Pipeline sends session s's requests in one write, before any reply, so
+// that ZooKeeper prepares later ones while earlier ones are still pending,
+// then records the replies (lines sharing a batch number).
+func (r *run) Pipeline(s string, reqs ...trace.SubOp) []trace.Line {
+	if r.err != nil {
+		return nil
 	}
-	return l
+	c, ok := r.conns[s]
+	if !ok {
+		r.fail(fmt.Errorf("pipeline: session %s is not connected", s))
+		return nil
+	}
+	out := make([]outgoing, len(reqs))
+	ops := make([]wire.OpCode, len(reqs))
+	for i := range reqs {
+		op, ok := trace.OpCode(reqs[i].Op)
+		if !ok {
+			r.fail(fmt.Errorf("pipeline: unknown op %q", reqs[i].Op))
+			return nil
+		}
+		body, err := reqs[i].Req.Body(op)
+		if err != nil {
+			r.fail(err)
+			return nil
+		}
+		out[i], ops[i] = outgoing{op: op, body: body}, op
+	}
+	xids, err := c.send(out...)
+	if err != nil {
+		r.fail(fmt.Errorf("session %s: %w", s, err))
+		return nil
+	}
+	r.batches++
+	lines := make([]trace.Line, len(reqs))
+	for i := range reqs {
+		lines[i] = r.receive(s, c, xids[i], ops[i], reqs[i].Req, r.batches)
+	}
+	r.drain(s)
+	return lines
 }
 
 // AddAuth sends an auth packet (xid -4). ZooKeeper closes the connection

@@ -45,6 +45,11 @@ type Line struct {
 	// Events are the notifications that arrived on this session's
 	// connection after its previous reply and before this one.
 	Events []Event `json:"events,omitempty"`
+	// Batch, when not 0, numbers a pipeline: requests the session sent in
+	// one write before reading any reply, so that the server prepared each
+	// while the earlier ones were still pending. Their lines are
+	// consecutive, in reply (= request) order.
+	Batch int `json:"batch,omitempty"`
 	// Note says what the line demonstrates, for a human reader.
 	Note string `json:"note,omitempty"`
 }
