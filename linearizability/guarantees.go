@@ -96,26 +96,10 @@ func multiSucceeded(e *Entry) bool {
 // theirs, and it does not show its path older than the last of them.
 func CheckSyncRead(h History) []Violation {
 	writes := successfulWrites(h)
-	type ack struct {
-		ret  int64
-		zxid int64
-	}
-	var acks []ack
-	for i := range h {
-		if e := &h[i]; e.IsWrite() && !e.OutcomeUnknown() && e.Zxid != nil && e.Err != ErrSessionExpired {
-			acks = append(acks, ack{*e.Return, int64(*e.Zxid)})
-		}
-	}
-	sort.Slice(acks, func(a, b int) bool { return acks[a].ret < acks[b].ret })
-	maxBefore := func(t int64) int64 {
-		m := int64(0)
-		for _, a := range acks {
-			if a.ret >= t {
-				break
-			}
-			m = max(m, a.zxid)
-		}
-		return m
+	acked := ackedByReturn(h, func(e *Entry) bool { return e.IsWrite() })
+	lastByPath := map[string][]returnedWrite{}
+	for p, ws := range writes {
+		lastByPath[p] = byReturn(ws)
 	}
 	mayDelete := unknownDeletes(h)
 	var out []Violation
@@ -136,12 +120,12 @@ func CheckSyncRead(h History) []Violation {
 		if e.Err != ErrOK && e.Err != errNoNode {
 			continue
 		}
-		if need := maxBefore(sync.Call); int64(*e.Zxid) < need {
+		if need := latestBefore(acked, sync.Call); need != nil && int64(*e.Zxid) < need.zxid {
 			out = append(out, Violation{Guarantee: GuaranteeSyncRead, Entries: []*Entry{e, sync},
-				Explanation: fmt.Sprintf("%s follows %s, yet its zxid is below %v, a write acknowledged before the sync was called", e.describe(), sync.describe(), Hex64(need))})
+				Explanation: fmt.Sprintf("%s follows %s, yet its zxid is below that of %s, acknowledged before the sync was called", e.describe(), sync.describe(), need.e.describe())})
 			continue
 		}
-		if why := staleAfter(writes[e.Path], e, sync.Call, mayDelete[e.Path]); why != "" {
+		if why := staleAfter(writes[e.Path], latestBefore(lastByPath[e.Path], sync.Call), e, mayDelete[e.Path]); why != "" {
 			out = append(out, Violation{Guarantee: GuaranteeSyncRead, Entries: []*Entry{e, sync},
 				Explanation: fmt.Sprintf("%s follows %s, yet %s", e.describe(), sync.describe(), why)})
 		}
@@ -149,15 +133,51 @@ func CheckSyncRead(h History) []Violation {
 	return out
 }
 
-// staleAfter explains how read r shows its path older than the last write
-// acknowledged before time t, or "".
-func staleAfter(ws []pathWrite, r *Entry, t int64, mayBeDeleted bool) string {
-	var last *pathWrite
+// returnedWrite is an acknowledged write with the highest-zxid write among
+// those returned no later than it.
+type returnedWrite struct {
+	ret    int64
+	latest *pathWrite
+}
+
+// byReturn orders writes by return time with running maxima of zxid.
+func byReturn(ws []pathWrite) []returnedWrite {
+	out := make([]returnedWrite, len(ws))
 	for i := range ws {
-		if ret := ws[i].e.Return; *ret < t && (last == nil || ws[i].zxid > last.zxid) {
-			last = &ws[i]
+		out[i] = returnedWrite{ret: *ws[i].e.Return, latest: &ws[i]}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].ret < out[b].ret })
+	for i := 1; i < len(out); i++ {
+		if out[i-1].latest.zxid > out[i].latest.zxid {
+			out[i].latest = out[i-1].latest
 		}
 	}
+	return out
+}
+
+// ackedByReturn indexes h's acknowledged operations that keep by return.
+func ackedByReturn(h History, keep func(*Entry) bool) []returnedWrite {
+	var ws []pathWrite
+	for i := range h {
+		if e := &h[i]; keep(e) && e.Returned() && !e.OutcomeUnknown() && e.Zxid != nil && e.Err != ErrSessionExpired {
+			ws = append(ws, pathWrite{e: e, zxid: int64(*e.Zxid)})
+		}
+	}
+	return byReturn(ws)
+}
+
+// latestBefore is the highest-zxid write returned before t, or nil.
+func latestBefore(idx []returnedWrite, t int64) *pathWrite {
+	i := sort.Search(len(idx), func(i int) bool { return idx[i].ret >= t })
+	if i == 0 {
+		return nil
+	}
+	return idx[i-1].latest
+}
+
+// staleAfter explains how read r shows its path older than last, the last
+// write to it acknowledged before the sync, or "".
+func staleAfter(ws []pathWrite, last *pathWrite, r *Entry, mayBeDeleted bool) string {
 	if last == nil {
 		return ""
 	}

@@ -354,7 +354,60 @@ func set(names ...string) map[string]bool {
 	return m
 }
 
+// parseEntry decodes one line. The fast path decodes straight into an Entry;
+// whenever it has any doubt (a decoding error, a required key it cannot see,
+// a key that does not belong to the kind) the slow path decodes field by
+// field, which names the offending field.
 func parseEntry(b []byte) (Entry, string, error) {
+	var e Entry
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if d.Decode(&e) != nil || d.More() || !keysAsExpected(b, e.Kind) {
+		return parseEntrySlow(b)
+	}
+	var field string
+	var err error
+	if e.Kind == KindEvent {
+		field, err = validateEvent(&e)
+	} else {
+		field, err = validateOp(&e)
+	}
+	return e, field, err
+}
+
+// Top-level keys that never appear inside nested objects, so that finding
+// `"key":` in a line (a JSON string cannot hold an unescaped quote) proves
+// the key is there.
+var (
+	requiredKeys = map[string][]string{
+		KindOp:    {"client", "session", "seq", "call", "op"},
+		KindEvent: {"client", "session", "seq", "at"},
+	}
+	foreignKeys = map[string][]string{
+		KindOp:    {"at", "type", "timeout"},
+		KindEvent: {"call", "return", "op", "ops", "results", "err", "zxid", "stat", "mode", "watch", "watchMode", "created", "children", "data", "version", "ttl"},
+	}
+)
+
+func keysAsExpected(b []byte, kind string) bool {
+	req, ok := requiredKeys[kind]
+	if !ok {
+		return false
+	}
+	for _, k := range req {
+		if !bytes.Contains(b, []byte(`"`+k+`":`)) {
+			return false
+		}
+	}
+	for _, k := range foreignKeys[kind] {
+		if bytes.Contains(b, []byte(`"`+k+`"`)) {
+			return false
+		}
+	}
+	return true
+}
+
+func parseEntrySlow(b []byte) (Entry, string, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return Entry{}, "", fmt.Errorf("not a JSON object: %w", err)

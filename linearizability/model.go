@@ -161,7 +161,7 @@ func closeSessionInto(next *tree, assumed map[string]bool, session, zxid int64) 
 		x.removeChild(p, zxid)
 	}
 	x.commit(next)
-	next.dead[session] = true
+	next.markDead(session)
 	return next
 }
 

@@ -88,7 +88,7 @@ func buildTimeline(h History, includeReads bool, guarantee string) *timeline {
 	for _, es := range bySession {
 		sort.SliceStable(es, func(a, b int) bool { return es[a].Seq < es[b].Seq })
 	}
-	ackedByReturn := tl.ackedWritesByReturn(h)
+	acked := ackedByReturn(h, func(e *Entry) bool { return e.IsWrite() })
 	ephemeralKeys := map[int64][]string{}
 	for i := range h {
 		e := &h[i]
@@ -118,7 +118,7 @@ func buildTimeline(h History, includeReads bool, guarantee string) *timeline {
 			slot := 4 * tl.rank[z]
 			tl.ops = append(tl.ops, &tlOp{kind: tlWrite, e: e, session: e.Session.int(), zxid: z, lo: slot, hi: slot, keys: keysOf(e, observed, ephemeralKeys)})
 		case e.IsWrite():
-			lo := tl.lowerBound(ackedByReturn, e.Call)
+			lo := tl.lowerBound(acked, e.Call)
 			hi := tl.nextSessionSlot(bySession[e.Session.int()], e)
 			tl.ops = append(tl.ops, &tlOp{kind: tlUnknown, e: e, session: e.Session.int(), lo: lo, hi: max(hi, lo), keys: keysOf(e, observed, ephemeralKeys)})
 		case includeReads && e.isRead() && e.Returned() && e.Zxid != nil && e.Err != ErrConnectionLoss:
@@ -131,35 +131,14 @@ func buildTimeline(h History, includeReads bool, guarantee string) *timeline {
 	return tl
 }
 
-// ackedWritesByReturn lists acknowledged writes by return time with the
-// running maximum of their zxids.
-type returnedZxid struct {
-	ret     int64
-	maxZxid int64
-}
-
-func (tl *timeline) ackedWritesByReturn(h History) []returnedZxid {
-	var out []returnedZxid
-	for i := range h {
-		if e := &h[i]; e.IsWrite() && !e.OutcomeUnknown() && e.Zxid != nil {
-			out = append(out, returnedZxid{ret: *e.Return, maxZxid: int64(*e.Zxid)})
-		}
-	}
-	sort.Slice(out, func(a, b int) bool { return out[a].ret < out[b].ret })
-	for i := 1; i < len(out); i++ {
-		out[i].maxZxid = max(out[i].maxZxid, out[i-1].maxZxid)
-	}
-	return out
-}
-
 // lowerBound is the first slot an operation called at time call may take:
 // after every write acknowledged before the call.
-func (tl *timeline) lowerBound(acked []returnedZxid, call int64) int64 {
-	i := sort.Search(len(acked), func(i int) bool { return acked[i].ret >= call })
-	if i == 0 {
+func (tl *timeline) lowerBound(acked []returnedWrite, call int64) int64 {
+	w := latestBefore(acked, call)
+	if w == nil {
 		return -1
 	}
-	return 4*tl.rank[acked[i-1].maxZxid] + 1
+	return 4*tl.rank[w.zxid] + 1
 }
 
 // nextSessionSlot is the last slot at which e may still take effect: before
@@ -794,6 +773,7 @@ func tlModel(init []*tree, assumed map[string]bool) porcupine.Model {
 			return out
 		},
 		Equal: func(a, b any) bool { return a.(*tree).equal(b.(*tree)) },
+		Hash:  func(state any) uint64 { return state.(*tree).fp },
 		DescribeOperation: func(input, _ any) string {
 			return input.(*tlOp).describe()
 		},

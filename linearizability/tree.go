@@ -2,7 +2,9 @@ package linearizability
 
 import (
 	"fmt"
+	"hash/fnv"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/zabd/zabd/wire"
@@ -44,10 +46,42 @@ func (n *node) sortedKids() []string {
 }
 
 // tree is a model state: the nodes of one component of the history's paths
-// and the sessions known closed or expired.
+// and the sessions known closed or expired. fp is a fingerprint of both,
+// kept up to date by every change, so that unequal trees are told apart
+// without walking them.
 type tree struct {
 	nodes map[string]*node
 	dead  map[int64]bool
+	fp    uint64
+}
+
+// nodeHash fingerprints one node at path; XOR-ing them makes the tree's
+// fingerprint independent of map order.
+func nodeHash(path string, n *node) uint64 {
+	h := fnv.New64a()
+	var kids uint64
+	for k := range n.kids {
+		kh := fnv.New64a()
+		kh.Write([]byte(k))
+		kids ^= kh.Sum64()
+	}
+	fmt.Fprintf(h, "%s\x00%s\x00%d %d %d %d %d %d %d %d %t %d", path, n.data, n.version, n.cversion, n.aversion,
+		n.czxid, n.mzxid, n.pzxid, n.owner, n.seq, n.opaque, kids)
+	return h.Sum64()
+}
+
+func sessionHash(session int64) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte("dead " + strconv.FormatInt(session, 16)))
+	return h.Sum64()
+}
+
+// markDead records a session's end.
+func (t *tree) markDead(session int64) {
+	if !t.dead[session] {
+		t.dead[session] = true
+		t.fp ^= sessionHash(session)
+	}
 }
 
 // freshTree is the tree of a new ZooKeeper server: "/" and the /zookeeper
@@ -58,11 +92,14 @@ func freshTree() *tree {
 	t.nodes["/zookeeper"] = &node{opaque: true, kids: map[string]bool{"config": true, "quota": true}}
 	t.nodes["/zookeeper/config"] = &node{opaque: true, kids: map[string]bool{}}
 	t.nodes["/zookeeper/quota"] = &node{opaque: true, kids: map[string]bool{}}
+	for p, n := range t.nodes {
+		t.fp ^= nodeHash(p, n)
+	}
 	return t
 }
 
 func (t *tree) clone() *tree {
-	c := &tree{nodes: make(map[string]*node, len(t.nodes)), dead: make(map[int64]bool, len(t.dead))}
+	c := &tree{nodes: make(map[string]*node, len(t.nodes)), dead: make(map[int64]bool, len(t.dead)), fp: t.fp}
 	for p, n := range t.nodes {
 		c.nodes[p] = n
 	}
@@ -73,7 +110,7 @@ func (t *tree) clone() *tree {
 }
 
 func (t *tree) equal(o *tree) bool {
-	if len(t.nodes) != len(o.nodes) || len(t.dead) != len(o.dead) {
+	if t.fp != o.fp || len(t.nodes) != len(o.nodes) || len(t.dead) != len(o.dead) {
 		return false
 	}
 	for s := range t.dead {
@@ -157,8 +194,12 @@ func (x *txn) put(p string, n *node) {
 // commit writes the overlay into t (which may be x.base, or a clone of it).
 func (x *txn) commit(t *tree) {
 	for _, p := range x.order {
+		if old := t.nodes[p]; old != nil {
+			t.fp ^= nodeHash(p, old)
+		}
 		if n := x.changed[p]; n != nil {
 			t.nodes[p] = n
+			t.fp ^= nodeHash(p, n)
 		} else {
 			delete(t.nodes, p)
 		}
