@@ -95,3 +95,53 @@ func pipeline(r *run) {
 	r.GetChildren2("A", "/x", false)
 	r.GetChildren2("A", "/", false)
 }
+
+func init() {
+	scenarios = append(scenarios,
+		scenario{name: "pipeline_quota", desc: "pipelines against hard quotas (enforceQuota=true: does the check see pending creates?), versions through a failed multi's rollback, sequential names with pending deletes", config: append(append([]string{}, baseConfig...), "enforceQuota=true"), script: pipelineQuota},
+	)
+}
+
+func pipelineQuota(r *run) {
+	r.Connect("A")
+	r.Create("A", "/q", "", wire.ModePersistent)
+	r.Create("A", "/zookeeper/quota/q", "", wire.ModePersistent)
+	r.Create("A", "/zookeeper/quota/q/zookeeper_limits", "count=-1,bytes=-1=;byteHardLimit=10;countHardLimit=3", wire.ModePersistent)
+	r.Create("A", "/zookeeper/quota/q/zookeeper_stats", "count=0,bytes=0", wire.ModePersistent)
+	r.Note("count limit 3 (/q and two children): four creates in one pipeline")
+	r.Pipeline("A",
+		opCreate("/q/a", "", wire.ModePersistent),
+		opCreate("/q/b", "", wire.ModePersistent),
+		opCreate("/q/c", "", wire.ModePersistent),
+		opCreate("/q/d", "", wire.ModePersistent),
+	)
+	r.GetChildren2("A", "/q", false)
+	r.GetData("A", "/zookeeper/quota/q/zookeeper_stats", false)
+	r.Note("byte limit 10: setData in one pipeline")
+	r.Pipeline("A",
+		opSetData("/q/a", "123456", -1),
+		opSetData("/q/b", "123456", -1),
+		opSetData("/q/a", "1234567890", -1),
+	)
+	r.GetData("A", "/zookeeper/quota/q/zookeeper_stats", false)
+	r.Note("versions through a failed multi's rollback")
+	r.Create("A", "/v", "", wire.ModePersistent)
+	r.Pipeline("A",
+		opSetData("/v", "1", 0),
+		trace.SubOp{Op: wire.OpMulti.String(), Req: trace.Request{Ops: []trace.SubOp{opSetData("/v", "2", 1), opCheck("/v", 2), opCheck("/v", 99)}}},
+		opSetData("/v", "3", 1),
+		trace.SubOp{Op: wire.OpMulti.String(), Req: trace.Request{Ops: []trace.SubOp{opCheck("/v", 2), opSetData("/v", "4", 2), opCheck("/v", 3)}}},
+		pOp(wire.OpGetData, trace.Request{Path: "/v"}),
+	)
+	r.Note("sequential names with pending deletes and pending failed creates")
+	r.Create("A", "/s", "", wire.ModePersistent)
+	r.Pipeline("A",
+		opCreate("/s/n-", "", wire.ModePersistentSequential),
+		opDelete("/s/n-0000000000", -1),
+		opCreate("/s/n-", "", wire.ModePersistentSequential),
+		opCreate("/s/n-0000000002", "", wire.ModePersistent),
+		opCreate("/s/n-", "", wire.ModePersistentSequential),
+		opCreate("/s/n-", "", wire.ModePersistentSequential),
+		pOp(wire.OpGetChildren2, trace.Request{Path: "/s"}),
+	)
+}
