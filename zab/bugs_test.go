@@ -61,3 +61,19 @@ func TestBugReadOvertakesWrite(t *testing.T) {
 	a.Exists("/x", false)
 	h.Expect("c1 reply xid=2 zxid=0x1 NoNode")
 }
+
+// TestBugReplyBeforeDurableWithHeldRequests: requests pipelined behind a
+// connect are submitted while the createSession txn is being applied; with
+// commits happening at once, each txn must still be applied exactly once.
+func TestBugReplyBeforeDurableWithHeldRequests(t *testing.T) {
+	h := zabtest.New(t, zab.Config{ServerID: 1, Bugs: zab.Bugs{ReplyBeforeDurable: true}}, 1)
+	h.Hold()
+	c := h.Open()
+	c.Connect(10000, 0)
+	c.Create("/a", "", wire.ModePersistent)
+	c.Create("/b", "", wire.ModePersistent)
+	got := h.Take()
+	require.Len(t, got, 3)
+	require.Equal(t, []string{"c1 reply xid=1 zxid=0x2 ok /a", "c1 reply xid=2 zxid=0x3 ok /b"}, got[1:])
+	require.Equal(t, int64(3), h.Peer.LastZxid())
+}

@@ -115,7 +115,9 @@ type Peer struct {
 	// The txn pipeline, in zxid order: proposed ≥ durable-at-self ≥
 	// committed ≥ applied = tree.LastZxid().
 	lastProposed int64
-	inflight     []proposal // proposed, not yet applied; zxid order
+	inflight     []proposal // proposed; those from inflightHead on are not yet applied; zxid order
+	inflightHead int
+	applying     bool // applyCommittedProposals is running (it must not nest)
 	window       *committedWindow
 
 	conns  map[ConnID]*conn

@@ -232,17 +232,33 @@ func errorTxn(req *datatree.Request, zxid, wall int64, code wire.ErrCode) datatr
 // applies what a quorum now holds.
 func (p *Peer) handleDurable(zxid int64) {
 	p.quorum.ack(p.self, min(zxid, p.lastProposed))
-	committed := p.quorum.committed()
-	n := 0
-	for n < len(p.inflight) && p.inflight[n].txn.Header.Zxid <= committed {
-		p.applyCommitted(&p.inflight[n].txn)
-		n++
+	p.applyCommittedProposals()
+}
+
+// applyCommittedProposals applies, in zxid order, every proposal a quorum
+// has acknowledged. Applying can submit new requests (those a connection
+// held until its session existed), which can reach here again; the inner
+// call returns at once and the outer loop, which re-reads the commit
+// point, applies what it would have.
+func (p *Peer) applyCommittedProposals() {
+	if p.applying {
+		return
 	}
-	// Shift the rest to the front, keeping the backing array for the
-	// proposals to come.
-	rest := copy(p.inflight, p.inflight[n:])
-	clear(p.inflight[rest:])
-	p.inflight = p.inflight[:rest]
+	p.applying = true
+	for p.inflightHead < len(p.inflight) && p.inflight[p.inflightHead].txn.Header.Zxid <= p.quorum.committed() {
+		txn := p.inflight[p.inflightHead].txn
+		p.inflight[p.inflightHead] = proposal{}
+		p.inflightHead++
+		p.applyCommitted(&txn)
+	}
+	if p.inflightHead > len(p.inflight)/2 {
+		// Mostly applied: move the rest to the front, so that a pipeline
+		// that never empties reuses its array instead of growing it.
+		n := copy(p.inflight, p.inflight[p.inflightHead:])
+		clear(p.inflight[n:])
+		p.inflight, p.inflightHead = p.inflight[:n], 0
+	}
+	p.applying = false
 }
 
 // applyCommitted applies a committed txn and answers what it completes:

@@ -9,13 +9,13 @@ import "slices"
 // The leader counts itself only after its own fsync. With one voter, a
 // proposal commits when the member's own log makes it durable.
 type quorumTracker struct {
-	voters []int64         // member ids, sorted
-	acked  map[int64]int64 // voter -> highest zxid acknowledged
+	voters  []int64         // member ids, sorted
+	acked   map[int64]int64 // voter -> highest zxid acknowledged
+	scratch []int64         // committed's sort buffer, kept to avoid allocating
 }
 
 func newQuorumTracker(voters []int64) *quorumTracker {
-	q := &quorumTracker{voters: slices.Sorted(slices.Values(voters)), acked: make(map[int64]int64, len(voters))}
-	return q
+	return &quorumTracker{voters: slices.Sorted(slices.Values(voters)), acked: make(map[int64]int64, len(voters))}
 }
 
 // ack records that voter has logged everything up to zxid. Acks from
@@ -32,10 +32,11 @@ func (q *quorumTracker) ack(voter int64, zxid int64) {
 // committed returns the highest zxid that a majority of voters have
 // acknowledged: sorted descending, the majority-th voter's ack.
 func (q *quorumTracker) committed() int64 {
-	acks := make([]int64, len(q.voters))
-	for i, v := range q.voters {
-		acks[i] = q.acked[v]
+	acks := q.scratch[:0]
+	for _, v := range q.voters {
+		acks = append(acks, q.acked[v])
 	}
+	q.scratch = acks
 	slices.Sort(acks)
 	majority := len(acks)/2 + 1
 	return acks[len(acks)-majority]
