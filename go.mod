@@ -3,9 +3,13 @@ module github.com/zabd/zabd
 go 1.26.0
 
 require (
-	github.com/anishathalye/porcupine v1.3.1 // indirect
-	github.com/go-zookeeper/zk v1.0.4 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
+	github.com/anishathalye/porcupine v1.3.1
+	github.com/go-zookeeper/zk v1.0.4
+	github.com/stretchr/testify v1.12.1
+	pgregory.net/rapid v1.3.0
+)
+
+require (
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sync v0.24.0 // indirect
-	pgregory.net/rapid v1.3.0 // indirect
 )
