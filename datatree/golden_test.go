@@ -423,7 +423,7 @@ func response(op wire.OpCode, res datatree.Result) *trace.Response {
 	case wire.OpExists, wire.OpSetData, wire.OpSetACL:
 		return &trace.Response{Stat: stat()}
 	case wire.OpGetData:
-		return &trace.Response{Data: optString(res.Data), Stat: stat()}
+		return &trace.Response{Data: trace.DataString(res.Data), Stat: stat()}
 	case wire.OpGetACL:
 		return &trace.Response{ACL: res.ACL, Stat: stat()}
 	case wire.OpGetChildren, wire.OpGetEphemerals:
@@ -447,14 +447,6 @@ func response(op wire.OpCode, res datatree.Result) *trace.Response {
 		return out
 	}
 	return nil
-}
-
-func optString(b []byte) *string {
-	if b == nil {
-		return nil
-	}
-	s := string(b)
-	return &s
 }
 
 // normalize sorts children (ZooKeeper sends them in hash-set order) and

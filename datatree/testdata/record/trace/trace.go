@@ -122,6 +122,14 @@ type Event struct {
 // Str returns a pointer to s, for the optional string fields.
 func Str(s string) *string { return &s }
 
+// DataString renders znode data as a trace holds it: nil for a null buffer.
+func DataString(b []byte) *string {
+	if b == nil {
+		return nil
+	}
+	return Str(string(b))
+}
+
 // Int32 returns a pointer to v, for the optional version fields.
 func Int32(v int32) *int32 { return &v }
 
