@@ -22,7 +22,12 @@ func BenchmarkCheckAll100k(b *testing.B) {
 	if err := WriteHistory(&buf, h); err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(len(h)), "entries")
+	unknown := 0
+	for i := range h {
+		if h[i].OutcomeUnknown() {
+			unknown++
+		}
+	}
 	b.ResetTimer()
 	for range b.N {
 		r := CheckAll(h, Options{})
@@ -32,6 +37,8 @@ func BenchmarkCheckAll100k(b *testing.B) {
 			b.Fatal(out.String())
 		}
 	}
+	b.ReportMetric(float64(len(h)), "entries")
+	b.ReportMetric(float64(unknown), "unknown-outcome")
 }
 
 // BenchmarkReadHistory100k reads the same history from its file form.
