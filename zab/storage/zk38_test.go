@@ -11,6 +11,7 @@ import (
 
 	"github.com/zabd/zabd/datatree"
 	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/storage/vfs"
 )
 
@@ -84,15 +85,11 @@ func replay(t *testing.T, tree *datatree.Tree, rec *Recovery) {
 	require.NoError(t, err)
 	defer it.Close()
 	for it.Next() {
-		e, err := wire.DecodeTxnEntry(it.Entry())
+		txn, err := zab.DecodeTxnEntry(it.Entry())
 		require.NoError(t, err)
-		txn := datatree.Txn{Header: e.Header, Body: e.Body}
-		if e.Digest != nil {
-			txn.Digest = *e.Digest
-		}
 		tree.Apply(&txn, nil)
-		if e.Digest != nil {
-			require.Equal(t, e.Digest.TreeDigest, tree.Digest(), "digest after zxid %#x", e.Header.Zxid)
+		if txn.Digest.Version != 0 {
+			require.Equal(t, txn.Digest.TreeDigest, tree.Digest(), "digest after zxid %#x", txn.Header.Zxid)
 		}
 	}
 	require.NoError(t, it.Err())

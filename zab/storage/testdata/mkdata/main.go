@@ -18,6 +18,7 @@ import (
 
 	"github.com/zabd/zabd/datatree"
 	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/storage"
 	"github.com/zabd/zabd/zab/storage/vfs"
 )
@@ -128,13 +129,7 @@ func (w *writer) write(session int64, op wire.OpCode, body wire.Record) {
 	w.time += 7
 	zxid := int64(epoch)<<32 | w.counter
 	txn := w.tree.Prepare(&datatree.Request{Session: session, Cxid: int32(w.counter), Op: op, Body: body}, zxid, w.time)
-	entry := wire.TxnEntry{Header: txn.Header, Body: txn.Body}
-	if txn.Digest.Version != 0 {
-		entry.Digest = &txn.Digest
-	}
-	var e wire.Encoder
-	entry.Encode(&e)
-	if _, err := w.log.Append(e.Bytes()); err != nil {
+	if _, err := w.log.Append(zab.EncodeTxnEntry(&txn)); err != nil {
 		log.Fatal(err)
 	}
 	if _, err := w.log.Sync(); err != nil {
