@@ -130,7 +130,8 @@ func (r Report) OK() bool {
 // Guarantees lists the guarantees in the order CheckAll runs them.
 var Guarantees = []string{GuaranteeWrites, GuaranteeReads, GuaranteeSyncRead, GuaranteeWatch, GuaranteeSession, GuaranteeDurability}
 
-// CheckAll runs every checker.
+// CheckAll runs every checker. Like each checker, it expects a history that
+// ReadHistory accepts (History.Validate says so for one built in memory).
 func CheckAll(h History, opt Options) Report {
 	r := Report{Entries: len(h), Violations: map[string][]Violation{}}
 	r.Violations[GuaranteeWrites] = CheckWrites(h, opt)

@@ -226,14 +226,12 @@ func CheckWatches(h History) []Violation {
 	for _, ws := range childWrites {
 		sort.SliceStable(ws, func(a, b int) bool { return ws[a].zxid < ws[b].zxid })
 	}
-	firstAfter := func(ws []pathWrite, z int64, dataOnly bool) *pathWrite {
+	firstAfter := func(ws []pathWrite, z int64) *pathWrite {
 		i := sort.Search(len(ws), func(i int) bool { return ws[i].zxid > z })
-		for ; i < len(ws); i++ {
-			if !dataOnly || ws[i].op != "" {
-				return &ws[i]
-			}
+		if i == len(ws) {
+			return nil
 		}
-		return nil
+		return &ws[i]
 	}
 	var out []Violation
 	held := map[int][]*watch{} // by client
@@ -261,9 +259,9 @@ func CheckWatches(h History) []Violation {
 		if e.Watch && (e.Err == ErrOK || (e.Op == OpExists && e.Err == errNoNode)) {
 			w := &watch{path: e.Path, child: e.Op == OpGetChildren, set: e}
 			if w.child {
-				w.fire = earliest(firstAfter(childWrites[e.Path], z, false), firstDelete(writes[e.Path], z))
+				w.fire = earliest(firstAfter(childWrites[e.Path], z), firstDelete(writes[e.Path], z))
 			} else {
-				w.fire = firstAfter(writes[e.Path], z, true)
+				w.fire = firstAfter(writes[e.Path], z)
 			}
 			held[c] = append(held[c], w)
 		}

@@ -523,6 +523,9 @@ func validateOp(e *Entry) (string, error) {
 	if e.Return != nil && e.Err == "" {
 		return "err", fmt.Errorf("missing on a returned operation")
 	}
+	if e.Return != nil && e.Zxid == nil && e.Err != ErrConnectionLoss && e.Err != wire.ErrOperationTimeout.String() {
+		return "zxid", fmt.Errorf("missing: a reply from the server carries its header's zxid")
+	}
 	if e.Err != "" {
 		if err := validateErr(e.Err); err != nil {
 			return "err", err
@@ -586,6 +589,29 @@ func validateOp(e *Entry) (string, error) {
 	return "", nil
 }
 
+// Validate applies the reader's checks to a history built in memory (the
+// simulator hands its histories to the checkers without a file); the error
+// names the entry (0-based) and the field.
+func (h History) Validate() error {
+	for i := range h {
+		e := &h[i]
+		var field string
+		var err error
+		switch e.Kind {
+		case KindOp:
+			field, err = validateOp(e)
+		case KindEvent:
+			field, err = validateEvent(e)
+		default:
+			field, err = "kind", fmt.Errorf("want %q or %q, got %q", KindOp, KindEvent, e.Kind)
+		}
+		if err != nil {
+			return fmt.Errorf("history entry %d: field %q: %w", i, field, err)
+		}
+	}
+	return validateSeqs(h)
+}
+
 // validateSeqs demands that each client's seqs are distinct: the checkers
 // order a client's replies and events by them.
 func validateSeqs(h History) error {
@@ -597,7 +623,7 @@ func validateSeqs(h History) error {
 	for i := range h {
 		k := key{h[i].Client, h[i].Seq}
 		if j, dup := seen[k]; dup {
-			return fmt.Errorf("entries %d and %d (lines) of client %d share seq %d", j+1, i+1, k.client, k.seq)
+			return fmt.Errorf("entries %d and %d (0-based, blank lines not counted) of client %d share seq %d", j, i, k.client, k.seq)
 		}
 		seen[k] = i
 	}

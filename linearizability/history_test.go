@@ -48,15 +48,16 @@ func TestHistoryReaderIsStrict(t *testing.T) {
 		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":1,"return":2,"op":"create","path":"/a","mode":"Persistent","err":"ok","zxid":"0x2"}`, "mode", "unknown create mode"},
 		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":2,"op":"sync","path":"/a","err":"ok"}`, "return", "before call"},
 		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"op":"setData","path":"/a","data":"x","version":-1,"err":"ok"}`, "err", "without a return"},
-		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":6,"op":"setData","path":"/a","data":"x","err":"ok"}`, "version", "missing on setData"},
-		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":6,"op":"multi","ops":[{"op":"getData","path":"/a"}],"results":[{"err":"ok"}],"err":"ok"}`, "ops[0]", "cannot appear inside multi"},
-		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":6,"op":"multi","ops":[{"op":"check","path":"/a","version":1}],"err":"ok"}`, "results", "0 results for 1 operations"},
+		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":6,"op":"setData","path":"/a","data":"x","err":"ok","zxid":"0x2"}`, "version", "missing on setData"},
+		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":6,"op":"multi","ops":[{"op":"getData","path":"/a"}],"results":[{"err":"ok"}],"err":"ok","zxid":"0x2"}`, "ops[0]", "cannot appear inside multi"},
+		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":6,"op":"multi","ops":[{"op":"check","path":"/a","version":1}],"err":"ok","zxid":"0x2"}`, "results", "0 results for 1 operations"},
 		{`{"kind":"event","client":1,"session":"0x1","seq":2,"at":5,"type":"NodeBurnt","path":"/a"}`, "type", "neither a watch event type nor a session state"},
 		{`{"kind":"event","client":1,"session":"0x1","seq":2,"at":5,"type":"NodeCreated"}`, "path", "needs a path"},
 		{`{"kind":"event","client":1,"session":"0x1","seq":2,"at":5,"type":"Expired","op":"getData"}`, "op", "not a field of a \"event\" entry"},
 		{`{"kind":"op","client":1,"seq":2,"call":5,"return":6,"op":"sync","path":"/a","err":"ok"}`, "session", "missing"},
 		{`{"kind":"nap","client":1,"session":"0x1","seq":2}`, "kind", "want"},
 		{`{"kind":"op","client":"one","session":"0x1","seq":2,"call":5,"return":6,"op":"sync","path":"/a","err":"ok"}`, "client", "cannot unmarshal"},
+		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":6,"op":"sync","path":"/a","err":"ok"}`, "zxid", "missing"},
 		{`not json`, "", "not a JSON object"},
 	}
 	for _, c := range cases {
@@ -115,4 +116,13 @@ func FuzzReadHistory(f *testing.F) {
 			CheckAll(h, Options{Timeout: 50 * time.Millisecond})
 		}
 	})
+}
+
+func TestValidateInMemory(t *testing.T) {
+	require.NoError(t, cleanHistory().Validate())
+	h := cleanHistory()
+	h[3].Err = "Nope"
+	err := h.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `entry 3: field "err"`)
 }

@@ -105,7 +105,7 @@ func buildTimeline(h History, includeReads bool, guarantee string) *timeline {
 		switch {
 		case e.IsWrite() && !e.OutcomeUnknown():
 			if e.Zxid == nil {
-				continue // a reply without a zxid (e.g. SessionExpired): no effect
+				continue // not a valid history (see History.Validate): nothing to place
 			}
 			z := int64(*e.Zxid)
 			if prev, dup := seenZxid[z]; dup && e.Err == ErrOK && prev.Err == ErrOK {
