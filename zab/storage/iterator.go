@@ -9,12 +9,14 @@ import (
 )
 
 // Iterator reads txn entries in zxid order across log files, from the files
-// on disk: it sees what the last Sync (or Truncate) left there.
+// on disk, up to the durable zxid at its creation: it never returns a txn
+// that Sync has not reported durable.
 type Iterator struct {
 	fs    vfs.FS
 	dir   string
 	files []logFile
 	from  int64
+	upTo  int64
 
 	file    vfs.File
 	scanner *logScanner
@@ -22,14 +24,15 @@ type Iterator struct {
 	err     error
 }
 
-// Iterator returns an iterator over the txns with zxid >= from. The caller
-// must Close it and must not call Append, Sync or Truncate meanwhile.
+// Iterator returns an iterator over the durable txns with zxid >= from (for
+// replay at start, and for a leader's DIFF). The caller must Close it and
+// must not call Append, Sync, Truncate or Purge meanwhile.
 func (l *Log) Iterator(from int64) (*Iterator, error) {
 	files, err := listLogs(l.fs, l.dir)
 	if err != nil {
 		return nil, err
 	}
-	return &Iterator{fs: l.fs, dir: l.dir, files: filesFrom(files, from), from: from}, nil
+	return &Iterator{fs: l.fs, dir: l.dir, files: filesFrom(files, from), from: from, upTo: l.durableZxid}, nil
 }
 
 // filesFrom keeps the last file that starts at or before zxid and all later
@@ -45,7 +48,7 @@ func filesFrom(files []logFile, zxid int64) []logFile {
 // Next advances to the next txn; false at the end or on error (see Err).
 // A bad record is an error: after recovery the log holds only valid ones.
 func (it *Iterator) Next() bool {
-	for it.err == nil {
+	for it.err == nil && it.prev < it.upTo {
 		if it.scanner == nil {
 			if len(it.files) == 0 {
 				return false
@@ -58,6 +61,8 @@ func (it *Iterator) Next() bool {
 		switch {
 		case err != nil:
 			it.err = err
+		case ok && it.scanner.Zxid > it.upTo:
+			return false
 		case ok && it.scanner.Zxid < it.from:
 			it.prev = it.scanner.Zxid
 		case ok:

@@ -225,3 +225,22 @@ func TestNoSnapshotRefusal(t *testing.T) {
 	require.Equal(t, int64(9), rec.LastZxid)
 	require.NotEmpty(t, rec.Warnings)
 }
+
+func TestIteratorReturnsOnlyDurableTxns(t *testing.T) {
+	fsys := vfs.NewSim(vfs.SimConfig{}, rand.New(rand.NewSource(13)))
+	rec, err := openStore(t, fsys, "/d", nil).Recover(newTestTree().load)
+	require.NoError(t, err)
+	rng := rand.New(rand.NewSource(14))
+	for z := int64(1); z <= 3; z++ {
+		_, err := rec.Log.Append(makeEntry(z, 10, rng))
+		require.NoError(t, err)
+		if z == 2 {
+			_, err = rec.Log.Sync()
+			require.NoError(t, err)
+		}
+	}
+	require.NoError(t, rec.Log.write()) // on disk, as a large batch would be, but not synced
+	_, order, err := readAll(rec.Log, 1)
+	require.NoError(t, err)
+	require.Equal(t, []int64{1, 2}, order)
+}
