@@ -10,7 +10,8 @@ import (
 
 func init() {
 	scenarios = append(scenarios,
-		scenario{name: "random", desc: "a seeded random workload: three sessions, every create mode but TTL reaping, right and wrong versions, ACLs, multis, watches, pipelines, sessions closing and new ones opening, over a small namespace so that operations collide", config: append(append([]string{}, baseConfig...), "snapCount=100000"), script: randomWorkload},
+		scenario{name: "random", desc: "a seeded random workload: three sessions, every create mode but TTL reaping, right and wrong versions, ACLs, multis, watches, pipelines, sessions closing and new ones opening, over a small namespace so that operations collide", config: append(append([]string{}, baseConfig...), "snapCount=100000"), script: func(r *run) { randomWorkload(r, randomSeed, false) }},
+		scenario{name: "random_watches", desc: "a seeded random workload weighted to watches: one-shot, persistent and recursive watches, removeWatches/checkWatches, reconnects with setWatches, nodes only some sessions may read", config: append(append([]string{}, baseConfig...), "snapCount=100000"), script: func(r *run) { randomWorkload(r, randomSeed+1, true) }},
 	)
 }
 
@@ -26,6 +27,8 @@ const randomSteps = 1500
 // randomGen draws requests over a small namespace.
 type randomGen struct {
 	rng *rand.Rand
+	// watchy weights the workload to watch requests and reconnects.
+	watchy bool
 	// known are paths seen to exist (created or listed), for deletes and
 	// reads to hit often.
 	known []string
@@ -107,8 +110,31 @@ func (g *randomGen) writeOp() trace.SubOp {
 	return opCheck(p, g.version())
 }
 
+// watchRequest draws a request about watches.
+func (g *randomGen) watchRequest() trace.SubOp {
+	p := g.path()
+	types := []wire.WatcherType{wire.WatcherChildren, wire.WatcherData, wire.WatcherAny}
+	switch g.rng.IntN(6) {
+	case 0:
+		m := wire.AddWatchMode(g.rng.IntN(2))
+		return pOp(wire.OpAddWatch, trace.Request{Path: p, AddWatchMode: &m})
+	case 1:
+		return pOp(wire.OpRemoveWatches, trace.Request{Path: p, WatcherType: types[g.rng.IntN(3)]})
+	case 2:
+		return pOp(wire.OpCheckWatches, trace.Request{Path: p, WatcherType: types[g.rng.IntN(3)]})
+	case 3:
+		return pOp(wire.OpGetData, trace.Request{Path: p, Watch: true})
+	case 4:
+		return pOp(wire.OpExists, trace.Request{Path: p, Watch: true})
+	}
+	return pOp(wire.OpGetChildren, trace.Request{Path: p, Watch: true})
+}
+
 // request draws one request of any kind.
 func (g *randomGen) request() trace.SubOp {
+	if g.watchy && g.rng.IntN(3) == 0 {
+		return g.watchRequest()
+	}
 	p := g.path()
 	switch g.rng.IntN(20) {
 	case 0, 1:
@@ -137,6 +163,15 @@ func (g *randomGen) request() trace.SubOp {
 	return op
 }
 
+// some draws a short list of paths for setWatches.
+func (g *randomGen) some() []string {
+	out := []string{}
+	for n := g.rng.IntN(3); n > 0; n-- {
+		out = append(out, g.path())
+	}
+	return out
+}
+
 // learn remembers paths a reply shows to exist.
 func (g *randomGen) learn(l trace.Line) {
 	if l.Err != wire.ErrOK.String() || l.Resp == nil {
@@ -162,8 +197,8 @@ func (g *randomGen) learn(l trace.Line) {
 	}
 }
 
-func randomWorkload(r *run) {
-	g := &randomGen{rng: rand.New(rand.NewPCG(randomSeed, 1))}
+func randomWorkload(r *run, seed uint64, watchy bool) {
+	g := &randomGen{rng: rand.New(rand.NewPCG(seed, 1)), watchy: watchy}
 	sessions := []string{"A", "B", "C"}
 	for _, s := range sessions {
 		r.Connect(s)
@@ -186,6 +221,14 @@ func randomWorkload(r *run) {
 			}
 		case k < 3:
 			r.AddAuth(s, "digest", "alice:pw")
+		case k < 5 && watchy:
+			// The connection drops and the session resumes with a random
+			// setWatches2 (the recorder does not track which watches the
+			// server held, so the lists are drawn like any paths).
+			seen := r.LastZxid(s)
+			r.Disconnect(s)
+			r.Reconnect(s)
+			r.Do(s, wire.OpSetWatches2, setWatches(seen, g.some(), g.some(), g.some(), g.some(), g.some()))
 		case k < 10:
 			n := 2 + g.rng.IntN(4)
 			reqs := make([]trace.SubOp, n)
