@@ -1,16 +1,74 @@
 // Package linearizability reads and writes history files (JSON Lines, one
 // completed operation or received event per line, see docs/history-format.md)
-// and checks them against the guarantees ZooKeeper 3.8 gives its clients:
-// linearizable writes, sync-then-read, sequentially consistent reads, watch
-// before data, session expiry and durability.
+// and checks them against the guarantees ZooKeeper 3.8 gives its clients.
 //
 // The package knows histories and Porcupine models of the znode tree; it knows
 // nothing of zab. It imports wire only for the names of error codes, create
 // modes, event types and states, so that a history spells them exactly as
 // ZooKeeper does.
 //
-// Every checker is usable alone and returns []Violation, each explaining in
-// words which operations broke which guarantee and why. CheckAll runs them all;
-// CheckFile reads a file, runs them all, prints a report and writes Porcupine's
-// HTML visualisation next to the file when writes are not linearizable.
+// # Checkers
+//
+// Every checker is usable alone and returns []Violation, each naming its
+// guarantee, the entries involved and, in words, why they break it. CheckAll
+// runs them all; CheckFile reads a file, runs them all, prints the report and
+// writes Porcupine's HTML visualisation next to the file for every failed
+// replay.
+//
+//   - CheckWrites (linearizable writes): every acknowledged write carries its
+//     txn's zxid, so the writes are replayed in zxid order on a model of the
+//     tree and each reply (error, created name, stat) must be the model's —
+//     linear time. A write of unknown outcome (no reply, ConnectionLoss,
+//     OperationTimeout) may take effect anywhere after every write
+//     acknowledged before it was called and before its session's next reply,
+//     or never; so may the expiry of a session that held ephemerals and was
+//     not seen to close (it must, before the next operation called after an
+//     Expired event or SessionExpired reply). Stretches holding such
+//     operations are decided by a replay over the set of possible states and
+//     checked again by Porcupine (a NondeterministicModel, with a deadline; an
+//     Unknown verdict is a violation). The history is partitioned only where
+//     no reply ties paths together: a create or delete ties a path to its
+//     parent if some operation names the parent (its cversion, pzxid and
+//     children show them) or the create is sequential; a multi ties its
+//     paths; a close or expiry ties its session's ephemerals. Two
+//     acknowledged writes with one zxid are a violation.
+//   - CheckReads (sequentially consistent reads): a session's replies carry
+//     non-decreasing zxids, and every read returns exactly the state of its
+//     path after every txn up to its reply's zxid (same replay, reads placed
+//     after the txn with their zxid). ZooKeeper 3.8 answers a read with the
+//     server's latest zxid, possibly a txn the client never saw (a session's
+//     creation or expiry, a failed write's error txn): the replay does not
+//     care whose txn it is. A component whose writes fail is left to
+//     CheckWrites.
+//   - CheckSyncRead (sync then read, its own guarantee: ZooKeeper keeps it on
+//     one server, not across leader changes, ZOOKEEPER-1675): a read after a
+//     sync has a zxid at least that of every write acknowledged before the
+//     sync was called, and does not show its path older than the last of
+//     them.
+//   - CheckWatches (watch before data): once a read leaves a one-shot watch,
+//     no reply to that client with a zxid at or past the first write that
+//     fires the watch arrives before the watch's event. Notifications carry
+//     zxid -1 in 3.8, so the firing write is found from the writes' zxids.
+//     Persistent watches and events fired by session closes are not checked.
+//   - CheckSessions (session expiry): no operation of a session succeeds after
+//     its close or after its expiry was shown; no read shows an ephemeral of
+//     a session already closed or shown expired; an ephemeral is not missing
+//     while its owner is demonstrably alive and nothing deleted it; a session
+//     is not expired while its client stayed connected, nor sooner than its
+//     timeout after the client's last answered request.
+//   - CheckDurability: the final state — reads called after every write was
+//     issued and every answered write returned — shows, for each path, the
+//     last acknowledged write in zxid order, or the effect of a write of
+//     unknown outcome that may have come after it, or (for an ephemeral) its
+//     session's end.
+//
+// # Model
+//
+// The tree model knows data, version, cversion, aversion, czxid, mzxid,
+// pzxid, the ephemeral owner, children and the sequential counter (creates
+// ever made under a parent). It predicts ok, NoNode, NodeExists, BadVersion,
+// NotEmpty, NoChildrenForEphemerals and a multi's RuntimeInconsistency; any
+// other error (NoAuth, BadArguments, …) depends on what a history does not
+// record and is accepted as a write without effect. Stat times are not
+// compared. A history is assumed to start on a fresh tree.
 package linearizability
