@@ -611,10 +611,11 @@ func noExtendedTypes(r *run) {
 	r.GetChildren2("A", "/", false)
 }
 
-// quota writes the nodes zkCli's `setquota -n 3 -b 100 /q` writes, in its
-// order and with its data (SetQuotaCommand.createQuota: limits node, then a
-// stats node holding "count=0,bytes=0" that the server recomputes on
-// creation), then changes /q's subtree so the server updates zookeeper_stats.
+// quota writes the nodes zkCli's `setquota -n 3 /q` then `setquota -b 100 /q`
+// leave (zkCli takes one limit option per call), in its order and with its
+// data (SetQuotaCommand.createQuota: limits node, then a stats node holding
+// "count=0,bytes=0" that the server recomputes on creation), then changes
+// /q's subtree so the server updates zookeeper_stats.
 // A hard limit on /qh (`setquota -N 2 /qh`) is only logged: enforceQuota is off.
 func quota(r *run) {
 	r.Connect("A")

@@ -83,7 +83,7 @@ func setWatches(relZxid int64, data, exist, child, persistent, recursive []strin
 func enforceQuota(r *run) {
 	r.Connect("A")
 	r.Create("A", "/q", "", wire.ModePersistent)
-	r.Note("setquota -N 3 -B 20 /q (hard limits) as zkCli writes it")
+	r.Note("setquota -N 3 /q and setquota -B 20 /q (hard limits) as zkCli writes them")
 	r.Do("A", wire.OpCreate, trace.Request{Path: "/zookeeper/quota/q", ACL: open, Mode: mode(wire.ModePersistent)})
 	r.Create("A", "/zookeeper/quota/q/zookeeper_limits", "count=-1,bytes=-1=;byteHardLimit=20;countHardLimit=3", wire.ModePersistent)
 	r.Create("A", "/zookeeper/quota/q/zookeeper_stats", "count=0,bytes=0", wire.ModePersistent)
