@@ -255,3 +255,30 @@ func TestCheckFileWritesVisualisation(t *testing.T) {
 	require.NoError(t, err, out.String())
 	assert.Contains(t, string(html), "setData /a")
 }
+
+// An expiry shown by an Expired event must have taken effect before any
+// operation called after the event: its ephemerals are gone by then.
+func TestExpiryRemovesEphemerals(t *testing.T) {
+	for _, gone := range []bool{true, false} {
+		b := newBuilder()
+		b.connected(1, 0x1, 4000)
+		b.op(1, 0x1, OpCreate, "/e", ErrOK, 2, func(e *Entry) { e.Data, e.Mode, e.Created = str("x"), "ephemeral", "/e" })
+		b.event(1, 0x1, StateDisconnected, "")
+		b.now += 5_000_000_000 // past the 4 s timeout
+		b.event(1, 0x1, StateExpired, "")
+		if gone {
+			b.op(2, 0x2, OpCreate, "/e", ErrOK, 4, func(e *Entry) { e.Data, e.Mode, e.Created = str("y"), "persistent", "/e" })
+		} else {
+			b.op(2, 0x2, OpCreate, "/e", "NodeExists", 4, func(e *Entry) { e.Data, e.Mode = str("y"), "persistent" })
+		}
+		vs := violationsOf(t, b.h)
+		if gone {
+			for g, v := range vs {
+				assert.Empty(t, v, "guarantee %s", g)
+			}
+			continue
+		}
+		require.NotEmpty(t, vs[GuaranteeWrites], "the ephemeral outlived its shown expiry")
+		assert.Contains(t, vs[GuaranteeWrites][0].Explanation, "returned NodeExists where the model says ok")
+	}
+}

@@ -555,15 +555,17 @@ func stepStates(states []*pstate, ops []*tlOp, i int, assumed map[string]bool) (
 	return out, firstWhy
 }
 
-// closeWindows drops pending operations whose window ends before slot: they
-// never took effect. A state in which an expiry known to have happened is
-// dropped so is impossible.
+// closeWindows drops pending operations whose window ends before slot (they
+// never took effect) and writes of sessions that have ended (they no longer
+// can). A state in which an expiry known to have happened is dropped so is
+// impossible.
 func closeWindows(states []*pstate, ops []*tlOp, slot int64) []*pstate {
 	var out []*pstate
 	for _, st := range states {
 		keep, possible := st.pending[:0:0], true
 		for _, k := range st.pending {
 			switch {
+			case ops[k].kind == tlUnknown && st.t.dead[ops[k].session]:
 			case ops[k].hi >= slot:
 				keep = append(keep, k)
 			case ops[k].must:
