@@ -211,7 +211,8 @@ func (r *replayer) line(n int, l *trace.Line) {
 func isWrite(op wire.OpCode) bool {
 	switch op {
 	case wire.OpCreate, wire.OpCreate2, wire.OpCreateContainer, wire.OpCreateTTL, wire.OpDelete,
-		wire.OpSetData, wire.OpSetACL, wire.OpCheck, wire.OpMulti, wire.OpCloseSession, wire.OpDeleteContainer:
+		wire.OpSetData, wire.OpSetACL, wire.OpCheck, wire.OpMulti, wire.OpCloseSession, wire.OpDeleteContainer,
+		wire.OpReconfig:
 		return true
 	}
 	return false

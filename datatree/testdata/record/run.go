@@ -35,7 +35,7 @@ type run struct {
 var writes = map[wire.OpCode]bool{
 	wire.OpCreate: true, wire.OpCreate2: true, wire.OpCreateContainer: true, wire.OpCreateTTL: true,
 	wire.OpDelete: true, wire.OpSetData: true, wire.OpSetACL: true, wire.OpMulti: true,
-	wire.OpCloseSession: true, wire.OpCheck: true, wire.OpDeleteContainer: true,
+	wire.OpCloseSession: true, wire.OpCheck: true, wire.OpDeleteContainer: true, wire.OpReconfig: true,
 }
 
 // Note attaches a human explanation to the next recorded line.

@@ -22,7 +22,7 @@ var opCodes = func() map[string]wire.OpCode {
 		wire.OpMultiRead, wire.OpRemoveWatches, wire.OpCheckWatches, wire.OpAddWatch,
 		wire.OpGetEphemerals, wire.OpGetAllChildrenNumber, wire.OpWhoAmI, wire.OpCloseSession,
 		wire.OpDeleteContainer, wire.OpPing, wire.OpCreateSession, wire.OpError,
-		wire.OpSetWatches, wire.OpSetWatches2,
+		wire.OpSetWatches, wire.OpSetWatches2, wire.OpReconfig,
 	} {
 		m[op.String()] = op
 	}
@@ -95,6 +95,9 @@ func (r *Request) Body(op wire.OpCode) (wire.Record, error) {
 		body := *r.SetWatches
 		body.Persistent = op == wire.OpSetWatches2
 		return &body, nil
+	case wire.OpReconfig:
+		// An empty reconfig: no joining, leaving or new members, config id -1.
+		return &wire.ReconfigRequest{CurConfigID: -1}, nil
 	case wire.OpWhoAmI, wire.OpCloseSession, wire.OpPing:
 		return nil, nil
 	}

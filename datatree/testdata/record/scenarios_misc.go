@@ -1,0 +1,53 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/zabd/zabd/datatree/testdata/record/trace"
+	"github.com/zabd/zabd/wire"
+)
+
+func init() {
+	scenarios = append(scenarios,
+		scenario{name: "misc", desc: "odd arguments: getEphemerals prefixes with blanks, invalid watcher types and addWatch modes, reconfig on a standalone server, unchanged setData/setACL, long names, writes to /zookeeper nodes inside multis", config: baseConfig, script: misc},
+	)
+}
+
+func misc(r *run) {
+	r.Connect("A")
+	r.Create("A", "/e", "", wire.ModePersistent)
+	r.Create("A", "/e/x", "", wire.ModeEphemeral)
+	r.Create("A", "/ex", "", wire.ModeEphemeral)
+	r.Note("getEphemerals: blank prefixes and \"/\" with blanks mean all; otherwise a plain string prefix")
+	for _, p := range []string{" ", "  /  ", "\t", "/ ", " /e", "/e", "/e/", "e", "/ex/", "/ex"} {
+		r.GetEphemerals("A", p)
+	}
+	r.Note("invalid watcher types and addWatch modes")
+	r.GetData("A", "/e", true)
+	for _, t := range []wire.WatcherType{0, 4, -1} {
+		r.CheckWatches("A", "/e", t)
+		r.RemoveWatches("A", "/e", t)
+	}
+	for _, m := range []wire.AddWatchMode{2, -1} {
+		r.AddWatch("A", "/e", m)
+	}
+	r.SetData("A", "/e", "fires?", -1)
+	r.Note("reconfig on a standalone server")
+	r.Do("A", wire.OpReconfig, trace.Request{})
+	r.Note("unchanged data and ACL still bump versions")
+	r.SetData("A", "/e", "same", -1)
+	r.SetData("A", "/e", "same", -1)
+	r.SetACL("A", "/e", open, -1)
+	r.SetACL("A", "/e", open, -1)
+	r.Note("a long name")
+	long := "/" + strings.Repeat("n", 2000)
+	r.Create2("A", long, "", wire.ModePersistent)
+	r.Create("A", long+"/s-", "", wire.ModePersistentSequential)
+	r.GetChildren2("A", long, false)
+	r.Note("/zookeeper nodes inside multis")
+	r.Multi("A", opSetData("/zookeeper/config", "x", -1))
+	r.Multi("A", opDelete("/zookeeper/quota", -1))
+	r.Multi("A", opCreate("/zookeeper/m", "", wire.ModePersistent), opCheck("/zookeeper/config", -1), opDelete("/zookeeper/m", -1))
+	r.Multi("A", opCheck("/zookeeper", 0), opCheck("/", -1))
+	r.GetChildren2("A", "/zookeeper", false)
+}
