@@ -252,7 +252,7 @@ func goldenFields(t *testing.T) map[string][]Record {
 // captured bytes.
 func TestGoldenFieldValues(t *testing.T) {
 	byName := map[string]goldenVector{}
-	for _, v := range loadManifest(t) {
+	for _, v := range loadManifest(t, goldenDir) {
 		byName[v.Name] = v
 	}
 	for name, want := range goldenFields(t) {
@@ -261,7 +261,7 @@ func TestGoldenFieldValues(t *testing.T) {
 			t.Errorf("%s: not in the manifest", name)
 			continue
 		}
-		b := vectorBytes(t, v)
+		b := vectorBytes(t, goldenDir, v)
 		got, err := decodeFrameVector(v.Kind, b)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)

@@ -20,7 +20,15 @@ import (
 // capture.sh and testdata/golden/manifest.json, which names the command
 // behind every vector).
 
-const goldenDir = "testdata/golden/client"
+// Client vectors come from a standalone server and its clients; peer
+// vectors from two-server ensembles (see peer_golden_test.go). Both
+// directories hold frame logs and a txn log.
+const (
+	goldenDir = "testdata/golden/client"
+	peerDir   = "testdata/golden/peer"
+)
+
+var goldenDirs = []string{goldenDir, peerDir}
 
 type goldenVector struct {
 	Name    string `json:"name"`
@@ -28,12 +36,13 @@ type goldenVector struct {
 	File    string `json:"file"`
 	Line    int    `json:"line"`
 	Offset  int64  `json:"offset"`
+	Length  int    `json:"length"`
 	Command string `json:"command"`
 }
 
-func loadManifest(t testing.TB) []goldenVector {
+func loadManifest(t testing.TB, dir string) []goldenVector {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(goldenDir, "manifest.json"))
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,9 +55,9 @@ func loadManifest(t testing.TB) []goldenVector {
 
 // frameLines reads a frame log: per line a direction, then the frame's bytes
 // in hex (or a marker word and text for what is not a frame).
-func frameLines(t testing.TB, file string) []string {
+func frameLines(t testing.TB, dir, file string) []string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(goldenDir, file))
+	f, err := os.Open(filepath.Join(dir, file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,9 +75,9 @@ func frameLines(t testing.TB, file string) []string {
 }
 
 // vectorBytes returns a frame vector's record bytes.
-func vectorBytes(t testing.TB, v goldenVector) []byte {
+func vectorBytes(t testing.TB, dir string, v goldenVector) []byte {
 	t.Helper()
-	lines := frameLines(t, v.File)
+	lines := frameLines(t, dir, v.File)
 	if v.Line < 1 || v.Line > len(lines) {
 		t.Fatalf("%s: line %d of %s does not exist", v.Name, v.Line, v.File)
 	}
@@ -144,30 +153,45 @@ func encodeRecords(recs []Record) []byte {
 // to the same bytes.
 func TestGoldenFramesRoundTrip(t *testing.T) {
 	n := 0
-	for _, v := range loadManifest(t) {
-		if v.Line == 0 || v.Kind == "fourletterword" {
-			continue
+	for _, dir := range goldenDirs {
+		for _, v := range loadManifest(t, dir) {
+			if v.Line == 0 || v.Kind == "fourletterword" {
+				continue
+			}
+			n++
+			checkFrameVector(t, dir, v)
 		}
-		n++
-		b := vectorBytes(t, v)
+	}
+	if n < 100 {
+		t.Fatalf("only %d frame vectors in the manifests", n)
+	}
+}
+
+func checkFrameVector(t *testing.T, dir string, v goldenVector) {
+	t.Helper()
+	{
+		b := vectorBytes(t, dir, v)
 		recs, err := decodeFrameVector(v.Kind, b)
 		if err != nil {
 			t.Errorf("%s: %v", v.Name, err)
-			continue
+			return
 		}
 		if got := encodeRecords(recs); !bytes.Equal(got, b) {
 			t.Errorf("%s: re-encoded\n%x\nwant\n%x", v.Name, got, b)
 		}
 	}
-	if n < 100 {
-		t.Fatalf("only %d frame vectors in the manifest", n)
+}
+
+// TestGoldenTxnLog reads ZooKeeper's own txn logs with TxnLogReader and
+// re-encodes every entry to the file's bytes.
+func TestGoldenTxnLog(t *testing.T) {
+	for _, dir := range goldenDirs {
+		checkTxnLog(t, dir)
 	}
 }
 
-// TestGoldenTxnLog reads ZooKeeper's own txn log with TxnLogReader and
-// re-encodes every entry to the file's bytes.
-func TestGoldenTxnLog(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(goldenDir, "txnlog.bin"))
+func checkTxnLog(t *testing.T, dir string) {
+	raw, err := os.ReadFile(filepath.Join(dir, "txnlog.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +221,7 @@ func TestGoldenTxnLog(t *testing.T) {
 		t.Errorf("entries end at %d of %d bytes", r.End(), len(raw))
 	}
 	var manifest []int64
-	for _, v := range loadManifest(t) {
+	for _, v := range loadManifest(t, dir) {
 		if v.File == "txnlog.bin" {
 			manifest = append(manifest, v.Offset)
 		}
@@ -243,8 +267,10 @@ func TestTxnLogReaderRejectsCorruption(t *testing.T) {
 // and of the txn log has at least one captured vector.
 func TestGoldenCoverage(t *testing.T) {
 	have := map[string]bool{}
-	for _, v := range loadManifest(t) {
-		have[v.Kind] = true
+	for _, dir := range goldenDirs {
+		for _, v := range loadManifest(t, dir) {
+			have[v.Kind] = true
+		}
 	}
 	want := []string{
 		"connect-request", "connect-response", "notification", "fourletterword",
@@ -259,7 +285,8 @@ func TestGoldenCoverage(t *testing.T) {
 	} {
 		want = append(want, "request/"+op, "reply/"+op)
 	}
-	want = append(want, "request/reconfig", "error-reply/reconfig", "request/deleteContainer")
+	want = append(want, "request/reconfig", "reply/reconfig", "error-reply/reconfig", "request/deleteContainer",
+		"txn/reconfig")
 	for _, k := range want {
 		if !have[k] {
 			t.Errorf("no golden vector of kind %s", k)
@@ -268,11 +295,11 @@ func TestGoldenCoverage(t *testing.T) {
 }
 
 func TestGoldenFourLetterWord(t *testing.T) {
-	for _, v := range loadManifest(t) {
+	for _, v := range loadManifest(t, goldenDir) {
 		if v.Kind != "fourletterword" {
 			continue
 		}
-		line := frameLines(t, v.File)[v.Line-1]
+		line := frameLines(t, goldenDir, v.File)[v.Line-1]
 		if line != "> 4lw ruok" {
 			t.Fatalf("%s: %q", v.Name, line)
 		}

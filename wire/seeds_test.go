@@ -29,11 +29,11 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		seeds[target][strings.NewReplacer("/", "_", "#", "_").Replace(name)] = args
 	}
 	streams := map[string][]byte{}
-	for _, v := range loadManifest(t) {
+	for _, v := range loadManifest(t, goldenDir) {
 		if v.File == "txnlog.bin" || v.Kind == "fourletterword" {
 			continue
 		}
-		b := vectorBytes(t, v)
+		b := vectorBytes(t, goldenDir, v)
 		class, opName, _ := strings.Cut(v.Kind, "/")
 		switch class {
 		case "connect-request":
@@ -50,7 +50,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 			op, _ := ParseOpCode(opName)
 			add("FuzzResponse", v.Name, int32(op), b[16:])
 		}
-		if lines := frameLines(t, v.File); strings.HasPrefix(lines[v.Line-1], ">") {
+		if lines := frameLines(t, goldenDir, v.File); strings.HasPrefix(lines[v.Line-1], ">") {
 			streams[v.File] = AppendFrame(streams[v.File], rawRecord(b))
 		}
 	}
@@ -89,6 +89,14 @@ func TestWriteFuzzSeeds(t *testing.T) {
 			add("FuzzNotification", v.Name, b[4:])
 		default:
 			add("FuzzQuorumPacket", v.Name, b)
+		}
+	}
+	for _, v := range loadManifest(t, peerDir) {
+		switch v.Kind {
+		case "request/reconfig":
+			add("FuzzRequest", v.Name, int32(OpReconfig), vectorBytes(t, peerDir, v)[8:])
+		case "reply/reconfig":
+			add("FuzzResponse", v.Name, int32(OpReconfig), vectorBytes(t, peerDir, v)[16:])
 		}
 	}
 	// Layouts older peers send, which the capture cannot show.

@@ -11,7 +11,7 @@
 #   through raw-logging proxies. Rewrites wire/testdata/golden/peer/.
 #
 # Ports: ZK_PORT (21810), PROXY_PORT (21811), PEER_PORT_BASE (21920, uses
-# base..base+14). Session ids, zxids, times and digests change on every run,
+# base..base+52). Session ids, zxids, times and digests change on every run,
 # so the expected values in golden_fields_test.go and peer_golden_test.go
 # must be updated after re-recording.
 set -eu
@@ -123,11 +123,11 @@ capture_peer() {
 	local p=$PEER_PORT_BASE frames=$WORK/peer-frames
 	# server 1: client p, quorum p+1, election p+2; proxies to it: quorum p+3, election p+4
 	# server 2: client p+10, quorum p+11, election p+12; proxies to it: p+13, p+14
-	free "$p" $((p + 1)) $((p + 2)) $((p + 3)) $((p + 4)) $((p + 10)) $((p + 11)) $((p + 12)) $((p + 13)) $((p + 14))
+	free "$p" $((p + 1)) $((p + 2)) $((p + 3)) $((p + 4)) $((p + 5)) $((p + 10)) $((p + 11)) $((p + 12)) $((p + 13)) $((p + 14))
 	mkdir -p "$frames"
 	# Each server's config names the other server's proxies, so every
 	# connection between the two is recorded.
-	peer_cfg() { # id clientPort quorum1 election1 quorum2 election2
+	peer_cfg() { # id clientPort quorum1 election1 quorum2 election2 [extra config line]
 		mkdir -p "$WORK/peer$1"
 		echo "$1" >"$WORK/peer$1/myid"
 		cat >"$WORK/peer$1/zoo.cfg" <<CFG
@@ -139,6 +139,7 @@ clientPort=$2
 clientPortAddress=127.0.0.1
 admin.enableServer=false
 4lw.commands.whitelist=*
+${7:-}
 server.1=127.0.0.1:$3:$4
 server.2=127.0.0.1:$5:$6
 CFG
@@ -158,21 +159,26 @@ CFG
 	# proxy) is the one kept: of two election connections ZooKeeper keeps the
 	# one the higher id opened, and redials others at the address the lower
 	# id announces (its real one, not the proxy).
-	local servers=""
-	for n in 1 2; do
-		java -cp "$JARS" -Dzookeeper.log.dir="$WORK/peer$n" \
-			org.apache.zookeeper.server.quorum.QuorumPeerMain "$WORK/peer$n/zoo.cfg" >"$WORK/peer$n/server.log" 2>&1 &
-		servers="$servers $!"
-		sleep 3
-	done
-	PIDS="$PIDS $servers"
-	local modes=""
-	for _ in $(seq 1 60); do
-		modes="$(fourletter "$p" srvr 2>/dev/null | grep Mode || true) $(fourletter $((p + 10)) srvr 2>/dev/null | grep Mode || true)"
-		case "$modes" in *leader*follower* | *follower*leader*) break ;; esac
-		sleep 1
-	done
-	echo "ensemble: $modes"
+	local servers
+	start_ensemble() {
+		servers=""
+		for n in 1 2; do
+			java -cp "$JARS" -Dzookeeper.log.dir="$WORK/peer$n" \
+				org.apache.zookeeper.server.quorum.QuorumPeerMain "$WORK/peer$n/zoo.cfg" >"$WORK/peer$n/server.log" 2>&1 &
+			servers="$servers $!"
+			sleep 3
+		done
+		PIDS="$PIDS $servers"
+		local modes=""
+		for _ in $(seq 1 60); do
+			modes="$(fourletter "$p" srvr 2>/dev/null | grep Mode || true) $(fourletter $((p + 10)) srvr 2>/dev/null | grep Mode || true)"
+			case "$modes" in *leader*follower* | *follower*leader*) return 0 ;; esac
+			sleep 1
+		done
+		echo "the ensemble did not form: $modes" >&2
+		exit 1
+	}
+	start_ensemble
 	# A write through each server: the follower forwards its request to the leader.
 	for port in "$p" $((p + 10)); do
 		timeout 30 /usr/share/zookeeper/bin/zkCli.sh -server "127.0.0.1:$port" create "/peer-$port" p >>"$WORK/drivers.log" 2>&1 || true
@@ -182,8 +188,34 @@ CFG
 	wait $servers 2>/dev/null || true
 	sleep 1
 
+	# A reconfig needs reconfigEnabled, under which the servers share one
+	# config, so it runs on a second ensemble with no proxies between the
+	# servers: the reconfig request and reply through a recording client
+	# proxy, its txn in server 1's log.
+	p=$((PEER_PORT_BASE + 30))
+	free "$p" $((p + 1)) $((p + 2)) $((p + 5)) $((p + 10)) $((p + 11)) $((p + 12))
+	rm -rf "$WORK/peer1" "$WORK/peer2"
+	local extra="reconfigEnabled=true
+skipACL=yes"
+	peer_cfg 1 "$p" $((p + 1)) $((p + 2)) $((p + 11)) $((p + 12)) "$extra"
+	peer_cfg 2 $((p + 10)) $((p + 1)) $((p + 2)) $((p + 11)) $((p + 12)) "$extra"
+	start_ensemble
+	"$WORK/capture" proxy -listen "127.0.0.1:$((p + 5))" -target "127.0.0.1:$p" -out "$frames" -session reconfig 2>>"$WORK/proxy.log" &
+	local reconfig_proxy=$!
+	PIDS="$PIDS $reconfig_proxy"
+	sleep 1
+	# Add an observer that never starts: the voters' quorum is unchanged.
+	local observer="server.3=127.0.0.1:$((p + 21)):$((p + 22)):observer;127.0.0.1:$((p + 20))"
+	printf '%s\t%s\n' reconfig "zkCli.sh -server 127.0.0.1:$((p + 5)) reconfig -add '$observer' (capture.sh peer)" >>"$WORK/commands.txt"
+	timeout 30 /usr/share/zookeeper/bin/zkCli.sh -server "127.0.0.1:$((p + 5))" reconfig -add "$observer" >>"$WORK/drivers.log" 2>&1
+	sleep 1
+	for pid in $servers $reconfig_proxy; do kill "$pid"; done
+	wait $servers $reconfig_proxy 2>/dev/null || true
+
 	rm -rf "$GOLDEN/peer"
-	"$WORK/capture" extract -in "$frames" -out "$GOLDEN/peer" -commands "$WORK/commands.txt"
+	"$WORK/capture" extract -in "$frames" -out "$GOLDEN/peer" -commands "$WORK/commands.txt" \
+		-txnlog "$(ls "$WORK"/peer1/version-2/log.* | head -n 1)" \
+		-txnlog-command "server 1's txn log of the second ensemble, with the reconfig (capture.sh peer)"
 }
 
 case "$PART" in
