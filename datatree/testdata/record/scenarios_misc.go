@@ -51,3 +51,44 @@ func misc(r *run) {
 	r.Multi("A", opCheck("/zookeeper", 0), opCheck("/", -1))
 	r.GetChildren2("A", "/zookeeper", false)
 }
+
+func init() {
+	scenarios = append(scenarios,
+		scenario{name: "root_alias", desc: "the empty path as the root's alias: watches set through \"\" by reads, addWatch and setWatches, and which of them root changes fire", config: baseConfig, script: rootAlias},
+	)
+}
+
+func rootAlias(r *run) {
+	r.Connect("A")
+	r.Connect("B")
+	r.Note("reads through \"\" with watches")
+	r.GetData("B", "", true)
+	r.Exists("B", "", true)
+	r.GetChildren("B", "", true)
+	r.CheckWatches("B", "", wire.WatcherData)
+	r.CheckWatches("B", "", wire.WatcherChildren)
+	r.CheckWatches("B", "/", wire.WatcherAny)
+	r.SetData("A", "/", "root", -1)
+	r.Create("A", "/x", "", wire.ModePersistent)
+	r.CheckWatches("B", "", wire.WatcherAny)
+	r.RemoveWatches("B", "", wire.WatcherAny)
+	r.CheckWatches("B", "", wire.WatcherAny)
+	r.Note("addWatch through \"\"")
+	r.AddWatch("B", "", wire.AddWatchPersistentRecursive)
+	r.Create("A", "/y", "", wire.ModePersistent)
+	r.SetData("A", "/", "root2", -1)
+	r.RemoveWatches("B", "", wire.WatcherAny)
+	r.AddWatch("B", "", wire.AddWatchPersistent)
+	r.Create("A", "/z", "", wire.ModePersistent)
+	r.SetData("A", "/", "root3", -1)
+	r.RemoveWatches("B", "", wire.WatcherAny)
+	r.Note("setWatches through \"\"")
+	seen := r.LastZxid("B")
+	r.Disconnect("B")
+	r.SetData("A", "/", "root4", -1)
+	r.Reconnect("B")
+	r.Do("B", wire.OpSetWatches, setWatches(seen, []string{""}, []string{""}, []string{""}, nil, nil))
+	r.SetData("A", "/", "root5", -1)
+	r.Create("A", "/w", "", wire.ModePersistent)
+	r.CheckWatches("B", "", wire.WatcherAny)
+}
