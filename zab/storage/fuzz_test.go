@@ -7,6 +7,8 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/zabd/zabd/datatree"
+	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab/storage/vfs"
 )
 
@@ -77,11 +79,14 @@ func FuzzRecoverLog(f *testing.F) {
 	})
 }
 
-// FuzzParseSnapshot feeds arbitrary bytes to the snapshot reader: a
-// *CorruptError or a snapshot, never a panic.
+// FuzzParseSnapshot feeds arbitrary bytes to the snapshot reader with the
+// datatree as the tree loader: a *CorruptError or a snapshot, never a panic.
 func FuzzParseSnapshot(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := ParseSnapshot(data, "snapshot.1", 1, newTestTree().load)
+		_, err := ParseSnapshot(data, "snapshot.1", 1, func(d *wire.Decoder, zxid int64) error {
+			_, err := datatree.Load(datatree.Config{}, d, zxid)
+			return err
+		})
 		var c *CorruptError
 		if err != nil && !errors.As(err, &c) {
 			t.Fatalf("error %v is not a CorruptError", err)
