@@ -282,3 +282,13 @@ func TestExpiryRemovesEphemerals(t *testing.T) {
 		assert.Contains(t, vs[GuaranteeWrites][0].Explanation, "returned NodeExists where the model says ok")
 	}
 }
+
+func TestReusedZxidIsCaught(t *testing.T) {
+	b := newBuilder()
+	createA(b)
+	setA(b, "v1", 0, 3)
+	b.op(2, 0x2, OpCreate, "/b", ErrOK, 3, func(e *Entry) { e.Data, e.Mode, e.Created = str("x"), "persistent", "/b" })
+	vs := CheckWrites(b.h, Options{})
+	require.NotEmpty(t, vs)
+	assert.Contains(t, vs[0].Explanation, "carry the same zxid 0x3")
+}

@@ -58,8 +58,9 @@ func (o Options) deadline() time.Time {
 // unknown outcome may take effect anywhere after every write acknowledged
 // before their call and before their session's next reply, or never.
 func CheckWrites(h History, opt Options) []Violation {
-	tl := buildTimeline(h, false, GuaranteeWrites)
-	return checkTimeline(tl, GuaranteeWrites, opt.deadline(), func(*tlOp) bool { return true })
+	out := duplicateZxids(h)
+	tl := buildTimeline(h, false)
+	return append(out, checkTimeline(tl, GuaranteeWrites, opt.deadline(), func(*tlOp) bool { return true })...)
 }
 
 // CheckReads checks sequential consistency of plain reads: a session's
@@ -68,8 +69,7 @@ func CheckWrites(h History, opt Options) []Violation {
 // writes are not linearizable is reported by CheckWrites, not here.
 func CheckReads(h History, opt Options) []Violation {
 	out := sessionOrder(h)
-	tl := buildTimeline(h, true, GuaranteeReads)
-	tl.dupZxid = nil
+	tl := buildTimeline(h, true)
 	return append(out, checkTimeline(tl, GuaranteeReads, opt.deadline(), func(op *tlOp) bool { return op.kind == tlRead })...)
 }
 

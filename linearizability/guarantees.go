@@ -475,7 +475,7 @@ func CheckDurability(h History) []Violation {
 		}
 	}
 	writes := successfulWrites(h)
-	tl := buildTimeline(h, false, GuaranteeDurability)
+	tl := buildTimeline(h, false)
 	f := gatherSessions(h)
 	var out []Violation
 	for i := range h {

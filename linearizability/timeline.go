@@ -58,11 +58,31 @@ type timeline struct {
 	ops     []*tlOp
 	assumed map[string]bool
 	rank    map[int64]int64
-	dupZxid []Violation
+}
+
+// duplicateZxids reports acknowledged successful writes sharing a zxid.
+func duplicateZxids(h History) []Violation {
+	var out []Violation
+	seen := map[int64]*Entry{}
+	for i := range h {
+		e := &h[i]
+		if !e.IsWrite() || e.OutcomeUnknown() || e.Zxid == nil || e.Err != ErrOK {
+			continue
+		}
+		z := int64(*e.Zxid)
+		if prev, dup := seen[z]; dup {
+			out = append(out, Violation{
+				Guarantee: GuaranteeWrites, Entries: []*Entry{e, prev},
+				Explanation: fmt.Sprintf("two acknowledged writes carry the same zxid %v: %s and %s; a zxid names exactly one txn (was a txn lost and its zxid reused?)", Hex64(z), prev.describe(), e.describe()),
+			})
+		}
+		seen[z] = e
+	}
+	return out
 }
 
 // buildTimeline lays out h. includeReads adds reads as exact operations.
-func buildTimeline(h History, includeReads bool, guarantee string) *timeline {
+func buildTimeline(h History, includeReads bool) *timeline {
 	tl := &timeline{rank: map[int64]int64{}}
 	// Rank every zxid a reply carries.
 	var zxids []int64
@@ -99,7 +119,6 @@ func buildTimeline(h History, includeReads bool, guarantee string) *timeline {
 		}
 	}
 
-	seenZxid := map[int64]*Entry{}
 	for i := range h {
 		e := &h[i]
 		switch {
@@ -108,13 +127,6 @@ func buildTimeline(h History, includeReads bool, guarantee string) *timeline {
 				continue // not a valid history (see History.Validate): nothing to place
 			}
 			z := int64(*e.Zxid)
-			if prev, dup := seenZxid[z]; dup && e.Err == ErrOK && prev.Err == ErrOK {
-				tl.dupZxid = append(tl.dupZxid, Violation{
-					Guarantee: guarantee, Entries: []*Entry{prev, e},
-					Explanation: fmt.Sprintf("two acknowledged writes carry the same zxid %v: %s and %s; a zxid names exactly one txn (was a txn lost and its zxid reused?)", Hex64(z), prev.describe(), e.describe()),
-				})
-			}
-			seenZxid[z] = e
 			slot := 4 * tl.rank[z]
 			tl.ops = append(tl.ops, &tlOp{kind: tlWrite, e: e, session: e.Session.int(), zxid: z, lo: slot, hi: slot, keys: keysOf(e, observed, ephemeralKeys)})
 		case e.IsWrite():
@@ -786,7 +798,7 @@ func tlModel(init []*tree, assumed map[string]bool) porcupine.Model {
 
 // checkTimeline replays every component and turns failures into violations.
 func checkTimeline(tl *timeline, guarantee string, deadline time.Time, keep func(*tlOp) bool) []Violation {
-	out := slices.Clone(tl.dupZxid)
+	var out []Violation
 	for _, comp := range tl.components() {
 		res := replayComponent(comp, tl.assumed, deadline)
 		if res == nil || !keep(res.failed) {
