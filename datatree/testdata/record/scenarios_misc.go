@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/zabd/zabd/datatree/testdata/record/trace"
@@ -91,4 +92,27 @@ func rootAlias(r *run) {
 	r.SetData("A", "/", "root5", -1)
 	r.Create("A", "/w", "", wire.ModePersistent)
 	r.CheckWatches("B", "", wire.WatcherAny)
+}
+
+func init() {
+	scenarios = append(scenarios,
+		scenario{name: "auth_edges", desc: "addAuth corner cases: an empty digest login, ip with another address, unknown and differently-cased schemes, the same login twice", config: baseConfig, script: authEdges},
+	)
+}
+
+func authEdges(r *run) {
+	r.Connect("A")
+	r.AddAuth("A", "digest", "")
+	r.AddAuth("A", "digest", "x:y")
+	r.AddAuth("A", "digest", "x:y")
+	r.Note("ip ignores the address given and adds the connection's own")
+	r.AddAuth("A", "ip", "10.1.2.3")
+	r.WhoAmI("A")
+	r.CreateACL("A", "/auth", "", wire.CreatorAllACL, wire.ModePersistent)
+	r.GetACL("A", "/auth")
+	for i, scheme := range []string{"DIGEST", "x509", "sasl", "super", "auth", ""} {
+		s := fmt.Sprintf("S%d", i)
+		r.Connect(s)
+		r.AddAuth(s, scheme, "u:p")
+	}
 }
