@@ -1,0 +1,274 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/wire/client"
+	"github.com/zabd/zabd/zab/server/zkprocess"
+	"github.com/zabd/zabd/zab/storage/vfs"
+)
+
+// recordingFS wraps the real file system. Each fsync of a txn log file
+// first waits a little (so that a reply sent too early would reach the client
+// before the fsync completes) and then records the highest zxid the file
+// holds: the durable zxid.
+type recordingFS struct {
+	vfs.FS
+	delay   time.Duration
+	durable atomic.Int64
+	syncs   atomic.Int64
+}
+
+func (r *recordingFS) Create(name string) (vfs.File, error) {
+	f, err := r.FS.Create(name)
+	return &recordingFile{File: f, name: name, fs: r}, err
+}
+
+func (r *recordingFS) Open(name string) (vfs.File, error) {
+	f, err := r.FS.Open(name)
+	return &recordingFile{File: f, name: name, fs: r}, err
+}
+
+type recordingFile struct {
+	vfs.File
+	name string
+	fs   *recordingFS
+}
+
+func (f *recordingFile) Sync() error {
+	if !strings.HasPrefix(filepath.Base(f.name), "log.") {
+		return f.File.Sync()
+	}
+	time.Sleep(f.fs.delay)
+	if err := f.File.Sync(); err != nil {
+		return err
+	}
+	last, err := lastLoggedZxid(f.File)
+	if err != nil {
+		return err
+	}
+	for {
+		cur := f.fs.durable.Load()
+		if last <= cur || f.fs.durable.CompareAndSwap(cur, last) {
+			break
+		}
+	}
+	f.fs.syncs.Add(1)
+	return nil
+}
+
+// lastLoggedZxid reads a txn log file and returns its last entry's zxid.
+func lastLoggedZxid(f vfs.File) (int64, error) {
+	size, err := f.Size()
+	if err != nil {
+		return 0, err
+	}
+	r, err := wire.NewTxnLogReader(io.NewSectionReader(f, 0, size), 0)
+	if err != nil {
+		return 0, err
+	}
+	last := int64(0)
+	for {
+		entry, _, err := r.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return last, nil
+			}
+			return last, nil // the preallocated zeros after the last entry
+		}
+		last = entry.Header.Zxid
+	}
+}
+
+// TestNoReplyBeforeItsFsync: every reply a client receives carries a zxid
+// that an fsync already covered.
+func TestNoReplyBeforeItsFsync(t *testing.T) {
+	rec := &recordingFS{FS: vfs.OS{}, delay: 3 * time.Millisecond}
+	ts := startServer(t, nil, func(o *Options) { o.FS = rec })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := client.Dial(ctx, ts.addr, client.Session{Timeout: 10 * time.Second})
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer c.CloseSession(ctx)
+			for round := range 10 {
+				var calls []*client.Call
+				for i := range 16 {
+					path := fmt.Sprintf("/d-%d-%d-%d", w, round, i)
+					call, err := c.Send(wire.OpCreate, &wire.CreateRequest{Path: path, ACL: client.OpenACL})
+					if err != nil {
+						errs <- err
+						return
+					}
+					calls = append(calls, call)
+				}
+				for _, call := range calls {
+					r, err := call.Wait(ctx)
+					if err != nil {
+						errs <- err
+						return
+					}
+					if durable := rec.durable.Load(); r.Header.Zxid > durable {
+						errs <- fmt.Errorf("reply with zxid 0x%x arrived when only 0x%x was fsynced", r.Header.Zxid, durable)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	assert.Less(t, rec.syncs.Load(), int64(4*10*16), "group commit: fewer fsyncs than writes")
+}
+
+// buildZabd builds cmd/zabd into dir.
+func buildZabd(t *testing.T, dir string) string {
+	t.Helper()
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	bin := filepath.Join(dir, "zabd")
+	out, err := exec.Command(goTool, "build", "-o", bin, "github.com/zabd/zabd/cmd/zabd").CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	return bin
+}
+
+// zabdProcess is zabd as a separate process.
+type zabdProcess struct {
+	cmd  *exec.Cmd
+	addr string
+	done chan struct{}
+}
+
+func startZabdProcess(t *testing.T, bin, cfgPath, addr string) *zabdProcess {
+	t.Helper()
+	logFile, err := os.OpenFile(cfgPath+".log", os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	require.NoError(t, err)
+	cmd := exec.Command(bin, "-config", cfgPath)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	require.NoError(t, cmd.Start())
+	p := &zabdProcess{cmd: cmd, addr: addr, done: make(chan struct{})}
+	go func() { cmd.Wait(); logFile.Close(); close(p.done) }()
+	t.Cleanup(func() { p.kill() })
+	eventually(t, "zabd answers srvr", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		out, err := zkprocess.FourLetterWord(ctx, addr, "srvr")
+		return err == nil && strings.Contains(out, "Mode: standalone")
+	})
+	return p
+}
+
+func (p *zabdProcess) kill() {
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+}
+
+// TestSIGKILLKeepsAcknowledgedWrites kills zabd while clients write, restarts
+// it, and checks that the state holds every acknowledged write, plus for each
+// session a prefix of its unacknowledged ones (its writes apply in order).
+func TestSIGKILLKeepsAcknowledgedWrites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs zabd processes")
+	}
+	dir := t.TempDir()
+	bin := buildZabd(t, dir)
+	port, err := zkprocess.FreePort()
+	require.NoError(t, err)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	cfgPath := filepath.Join(dir, "zoo.cfg")
+	require.NoError(t, os.WriteFile(cfgPath, []byte(fmt.Sprintf(
+		"tickTime=200\ndataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\nsnapCount=200\n",
+		filepath.Join(dir, "data"), port)), 0o644))
+	proc := startZabdProcess(t, bin, cfgPath, addr)
+
+	const writers, inFlight = 4, 8
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	acked := make([]atomic.Int64, writers) // per writer: writes 0..acked-1 acknowledged
+	sent := make([]atomic.Int64, writers)  // per writer: writes 0..sent-1 sent
+	var wg sync.WaitGroup
+	for w := range writers {
+		c, err := client.Dial(ctx, addr, client.Session{Timeout: 10 * time.Second})
+		require.NoError(t, err)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var window []*client.Call
+			for i := 0; ; i++ {
+				call, err := c.Send(wire.OpCreate, &wire.CreateRequest{Path: fmt.Sprintf("/w%d-%06d", w, i), ACL: client.OpenACL})
+				if err != nil {
+					return
+				}
+				sent[w].Store(int64(i + 1))
+				window = append(window, call)
+				if len(window) < inFlight {
+					continue
+				}
+				r, err := window[0].Wait(ctx)
+				if err != nil || r.Header.Err != wire.ErrOK {
+					return
+				}
+				acked[w].Add(1)
+				window = window[1:]
+			}
+		}()
+	}
+	eventually(t, "some writes are acknowledged", func() bool { return acked[writers-1].Load() > 300 })
+	proc.kill()
+	wg.Wait()
+
+	startZabdProcess(t, bin, cfgPath, addr)
+	c, err := client.Dial(ctx, addr, client.Session{Timeout: 10 * time.Second})
+	require.NoError(t, err)
+	defer c.CloseSession(ctx)
+	kids, err := c.GetChildren(ctx, "/", false)
+	require.NoError(t, err)
+	present := make([]map[int]bool, writers)
+	for w := range present {
+		present[w] = map[int]bool{}
+	}
+	for _, k := range kids {
+		var w, i int
+		if _, err := fmt.Sscanf(k, "w%d-%06d", &w, &i); err == nil {
+			present[w][i] = true
+		}
+	}
+	for w := range writers {
+		survived := len(present[w])
+		assert.GreaterOrEqual(t, int64(survived), acked[w].Load(), "writer %d: every acknowledged write survives", w)
+		assert.LessOrEqual(t, int64(survived), sent[w].Load(), "writer %d: nothing that was never sent", w)
+		for i := range survived {
+			assert.True(t, present[w][i], "writer %d: write %d missing though write %d survived (not a prefix)", w, i, survived-1)
+		}
+		t.Logf("writer %d: %d acknowledged, %d sent, %d survived", w, acked[w].Load(), sent[w].Load(), survived)
+	}
+}
