@@ -28,6 +28,10 @@ func Open(opts Options) (*Store, error) {
 	if err := o.FS.MkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
+	// version-2 itself may have just been created: make its entry durable.
+	if err := o.FS.SyncDir(o.Dir); err != nil {
+		return nil, fmt.Errorf("fsync directory %s: %w", o.Dir, err)
+	}
 	return &Store{opts: o, dir: dir}, nil
 }
 

@@ -67,7 +67,9 @@ func (l *Log) DurableZxid() int64 { return l.durableZxid }
 // Append buffers one txn entry (TxnHeader, body, optional digest; see
 // EncodeEntry). Its zxid must exceed LastZxid. The entry is durable only
 // after a later Sync returns a zxid at least its own. It reports whether
-// this entry started a new log file, the moment ZooKeeper takes a snapshot.
+// this entry started a new log file (after SnapCount/2 + rand(SnapCount/2)
+// txns, after Roll, and on the first Append after Recover or Truncate): the
+// moment ZooKeeper takes a snapshot.
 func (l *Log) Append(entry []byte) (rolled bool, err error) {
 	if l.err != nil {
 		return false, l.err
