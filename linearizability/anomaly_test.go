@@ -292,3 +292,18 @@ func TestReusedZxidIsCaught(t *testing.T) {
 	require.NotEmpty(t, vs)
 	assert.Contains(t, vs[0].Explanation, "carry the same zxid 0x3")
 }
+
+// A watch fired while its client was disconnected is delivered in answer to
+// SetWatches, which go-zookeeper sends alongside its queued requests: a
+// reply may then come first, and that is not the server's doing.
+func TestWatchFiredWhileDisconnectedMayTrailReplies(t *testing.T) {
+	b := newBuilder()
+	createA(b)
+	getA(b, 2, 0x2, "v0", 0, 2, 2, true)
+	b.event(2, 0x2, StateDisconnected, "")
+	setA(b, "v1", 0, 3)
+	b.connected(2, 0x2, 4000)
+	getA(b, 2, 0x2, "v1", 1, 3, 3, false)
+	b.event(2, 0x2, "NodeDataChanged", "/a")
+	assert.Empty(t, CheckWatches(b.h))
+}

@@ -208,6 +208,15 @@ type watch struct {
 	fire  *pathWrite // the first write after it that fires it; nil: none
 }
 
+// unchecked reports a watch whose event may legitimately trail replies: it
+// was fired while the client was disconnected (after the last reply before
+// the disconnection), so the server delivers it in answer to the client's
+// SetWatches on reconnecting, and clients such as go-zookeeper send that
+// request concurrently with their queued requests rather than first.
+func (w *watch) fireMissedWhileAway(lastBeforeDisconnect int64, disconnected bool) bool {
+	return disconnected && w.fire.zxid > lastBeforeDisconnect
+}
+
 // CheckWatches checks watch before data: once a session holds a watch, no
 // reply it receives with a zxid at or past the first write that fires the
 // watch comes before the watch's event. Persistent watches (addWatch) are
@@ -235,21 +244,41 @@ func CheckWatches(h History) []Violation {
 	}
 	var out []Violation
 	held := map[int][]*watch{} // by client
+	lastZxid := map[int]int64{}
+	// per client: the last reply's zxid before its latest disconnection,
+	// and whether it has disconnected since setting the watch
+	type away struct {
+		last int64
+		seen map[*watch]bool
+	}
+	aways := map[int]*away{}
 	for _, e := range bySeq(h) {
 		c := e.Client
 		if e.Kind == KindEvent {
-			if e.Type == StateExpired || e.Type == StateClosed {
-				held[c] = nil
-				continue
+			switch e.Type {
+			case StateExpired, StateClosed:
+				held[c], aways[c] = nil, nil
+			case StateDisconnected:
+				a := &away{last: lastZxid[c], seen: map[*watch]bool{}}
+				for _, w := range held[c] {
+					a.seen[w] = true
+				}
+				aways[c] = a
+			default:
+				held[c] = removeFired(held[c], e)
 			}
-			held[c] = removeFired(held[c], e)
 			continue
 		}
 		if !e.Returned() || e.Zxid == nil || e.OutcomeUnknown() || e.Err == ErrConnectionLoss || e.Err == ErrSessionExpired {
 			continue
 		}
 		z := int64(*e.Zxid)
+		lastZxid[c] = max(lastZxid[c], z)
 		for _, w := range held[c] {
+			a := aways[c]
+			if w.fire != nil && a != nil && w.fireMissedWhileAway(a.last, a.seen[w]) {
+				continue
+			}
 			if w.fire != nil && z >= w.fire.zxid && w.set.Session == e.Session {
 				out = append(out, Violation{Guarantee: GuaranteeWatch, Entries: []*Entry{e, w.set, w.fire.e},
 					Explanation: fmt.Sprintf("%s arrived before the event for the watch that %s set on %s, although %s fired that watch at a zxid not above the reply's", e.describe(), w.set.describe(), w.path, w.fire.e.describe())})
