@@ -49,7 +49,10 @@
 //     no reply to that client with a zxid at or past the first write that
 //     fires the watch arrives before the watch's event. Notifications carry
 //     zxid -1 in 3.8, so the firing write is found from the writes' zxids.
-//     Persistent watches and events fired by session closes are not checked.
+//     Not checked: persistent watches, events fired by session closes, and
+//     watches fired while their client was disconnected (delivered in answer
+//     to SetWatches, which go-zookeeper does not send before its queued
+//     requests).
 //   - CheckSessions (session expiry): no operation of a session succeeds after
 //     its close or after its expiry was shown; no read shows an ephemeral of
 //     a session already closed or shown expired; an ephemeral is not missing
