@@ -86,6 +86,9 @@ func (it *Iterator) open(f logFile) error {
 	if err == nil {
 		it.scanner, err = newLogScanner(file, size, f.name, max(it.prev, f.zxid-1))
 	}
+	if err == nil {
+		it.scanner.TrustPadding = true
+	}
 	if err != nil {
 		file.Close()
 		return err
