@@ -6,9 +6,11 @@ import (
 	"testing"
 )
 
-// sweepSeeds is how many seeds TestSeedSweep runs; ZABSIM_SEEDS overrides it
-// for longer hunts (ZABSIM_SEEDS=100000 go test ./sim -run Sweep -timeout 0).
-const sweepSeeds = 200
+// sweepSeeds is how many seeds TestSeedSweep runs, sized for about three
+// minutes on a 2-core machine; ZABSIM_SEEDS overrides it for longer hunts
+// (ZABSIM_SEEDS=100000 go test ./sim -run Sweep -timeout 0), -short runs a
+// tenth.
+const sweepSeeds = 1000
 
 func seedCount(t *testing.T) int {
 	if v := os.Getenv("ZABSIM_SEEDS"); v != "" {
