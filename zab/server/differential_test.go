@@ -1,0 +1,254 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/wire/client"
+	"github.com/zabd/zabd/zab/server/config"
+	"github.com/zabd/zabd/zab/server/zkprocess"
+)
+
+// The differential test runs the same random operations, in lock-step, on
+// Debian's ZooKeeper 3.8 and on zabd, each used by nothing else, and
+// compares what the clients see: error codes, reply bodies with stats,
+// sequential names, multi results, and every session's watch events with
+// their order relative to the acting session's reply.
+//
+// Differences it deliberately ignores (each normalized away below):
+//   - ctime and mtime: wall-clock times differ between the two runs.
+//   - zxids are compared by order of first appearance, not by value.
+//   - session ids (ephemeralOwner) are compared by which session they
+//     are; the ids themselves are time-derived.
+//   - the order of children in getChildren/getChildren2 and of
+//     getEphemerals: ZooKeeper returns its hash set's order, zabd sorts.
+//   - plain check requests (opcode 13 outside a multi) are not sent:
+//     ZooKeeper 3.8.0 never answers a successful one (see SPEC.md).
+//   - TTL and container nodes are not created: when the server reaps them
+//     is timing, not semantics (they have their own tests).
+//   - sessions are never expired or closed during the run, for the same
+//     reason.
+
+const diffOps = 400
+
+func TestDifferentialAgainstZooKeeper(t *testing.T) {
+	zk := zkprocess.ForTest(t, map[string]string{"tickTime": "2000"})
+	cfg := testConfig(t, t.TempDir())
+	cfg.TickTime = 2 * time.Second
+	cfg.MinSessionTimeout, cfg.MaxSessionTimeout = 4*time.Second, 40*time.Second
+	cfg.ContainerCheckInterval = config.DefaultContainerCheckInterval
+	zabd := startServer(t, cfg)
+
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d (replay: set diffSeed in the test)", seed)
+	rng := rand.New(rand.NewPCG(seed, 7))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	const sessions = 3
+	sides := []*diffSide{newDiffSide(t, ctx, "zookeeper", zk.Addr, sessions), newDiffSide(t, ctx, "zabd", zabd.addr, sessions)}
+	for step := range diffOps {
+		s := rng.IntN(sessions)
+		op, req := randomOp(rng)
+		var got [2]string
+		for i, side := range sides {
+			got[i] = side.run(t, ctx, s, op, req)
+		}
+		if got[0] != got[1] {
+			t.Fatalf("seed %d step %d: session %d %s %s\nZooKeeper: %s\nzabd:      %s", seed, step, s, op, describe(req), got[0], got[1])
+		}
+	}
+}
+
+// diffSide is one server with its sessions and its zxid and session
+// numbering.
+type diffSide struct {
+	name     string
+	conns    []*client.Conn
+	zxids    map[int64]int // zxid -> order of first appearance
+	sessions map[int64]int // session id -> index
+}
+
+func newDiffSide(t *testing.T, ctx context.Context, name, addr string, n int) *diffSide {
+	s := &diffSide{name: name, zxids: map[int64]int{0: 0, -1: -1}, sessions: map[int64]int{0: -1}}
+	for i := range n {
+		c, err := client.Dial(ctx, addr, client.Session{Timeout: 30 * time.Second})
+		require.NoError(t, err)
+		t.Cleanup(func() { c.Close() })
+		s.conns = append(s.conns, c)
+		s.sessions[c.SessionID()] = i
+	}
+	return s
+}
+
+// run sends op on session s, waits for its reply, then pings every session
+// so that every event the op fired has arrived, and renders all of it.
+func (d *diffSide) run(t *testing.T, ctx context.Context, s int, op wire.OpCode, req wire.Record) string {
+	r, err := d.conns[s].Do(ctx, op, req)
+	require.NoError(t, err, "%s: %s", d.name, op)
+	var b strings.Builder
+	fmt.Fprintf(&b, "err=%s zxid=%s", r.Header.Err, d.zxid(r.Header.Zxid))
+	if r.Header.Err == wire.ErrOK || op == wire.OpMulti {
+		body, derr := wire.DecodeResponse(op, r.Body)
+		require.NoError(t, derr, "%s: decode %s", d.name, op)
+		fmt.Fprintf(&b, " %s", d.render(body))
+	}
+	for i, c := range d.conns {
+		require.NoError(t, c.Ping(ctx), "%s: ping", d.name)
+		for _, ev := range c.PendingEvents() {
+			when := ""
+			if i == s {
+				when = " after-reply"
+				if ev.Seq < r.Seq {
+					when = " before-reply"
+				}
+			}
+			fmt.Fprintf(&b, " | s%d event %s %s %s%s", i, ev.Type, ev.State, ev.Path, when)
+		}
+	}
+	return b.String()
+}
+
+func (d *diffSide) zxid(z int64) string {
+	if _, ok := d.zxids[z]; !ok {
+		d.zxids[z] = len(d.zxids)
+	}
+	return fmt.Sprintf("z%d", d.zxids[z])
+}
+
+func (d *diffSide) stat(st wire.Stat) string {
+	owner := fmt.Sprint(st.EphemeralOwner)
+	if i, ok := d.sessions[st.EphemeralOwner]; ok {
+		owner = fmt.Sprintf("s%d", i)
+	}
+	return fmt.Sprintf("{c=%s m=%s p=%s v=%d cv=%d av=%d owner=%s len=%d kids=%d}",
+		d.zxid(st.Czxid), d.zxid(st.Mzxid), d.zxid(st.Pzxid), st.Version, st.Cversion, st.Aversion, owner, st.DataLength, st.NumChildren)
+}
+
+func (d *diffSide) render(rec wire.Record) string {
+	switch r := rec.(type) {
+	case *wire.PathResponse:
+		return r.Path
+	case *wire.Create2Response:
+		return r.Path + " " + d.stat(r.Stat)
+	case *wire.StatResponse:
+		return d.stat(r.Stat)
+	case *wire.GetDataResponse:
+		return fmt.Sprintf("%q %s", r.Data, d.stat(r.Stat))
+	case *wire.StringsResponse:
+		return fmt.Sprint(slices.Sorted(slices.Values(r.Strings)))
+	case *wire.GetChildren2Response:
+		return fmt.Sprint(slices.Sorted(slices.Values(r.Children))) + " " + d.stat(r.Stat)
+	case *wire.GetACLResponse:
+		return fmt.Sprintf("%v %s", r.ACL, d.stat(r.Stat))
+	case *wire.IntResponse:
+		return fmt.Sprint(r.Value)
+	case *wire.ErrorResponse:
+		return fmt.Sprintf("error(%s)", r.Err)
+	case *wire.MultiResponse:
+		var parts []string
+		for _, res := range r.Results {
+			body := ""
+			if res.Body != nil {
+				body = d.render(res.Body)
+			}
+			parts = append(parts, fmt.Sprintf("%s/%s %s", res.Type, res.Err, body))
+		}
+		return "[" + strings.Join(parts, "; ") + "]"
+	case *wire.Empty:
+		return ""
+	}
+	return fmt.Sprintf("%T%+v", rec, rec)
+}
+
+var diffPaths = []string{"/a", "/a/b", "/a/c", "/b", "/a/b/x", "/a/b/y", "/zookeeper/x", "/a/s-", "bad", "/a//b"}
+
+func randomPath(rng *rand.Rand) string { return diffPaths[rng.IntN(len(diffPaths))] }
+
+func randomVersion(rng *rand.Rand) int32 {
+	if rng.IntN(3) == 0 {
+		return int32(rng.IntN(3))
+	}
+	return -1
+}
+
+func randomCreate(rng *rand.Rand) *wire.CreateRequest {
+	modes := []wire.CreateMode{wire.ModePersistent, wire.ModeEphemeral, wire.ModePersistentSequential, wire.ModeEphemeralSequential}
+	return &wire.CreateRequest{Path: randomPath(rng), Data: []byte(fmt.Sprint(rng.IntN(100))), ACL: client.OpenACL, Flags: modes[rng.IntN(len(modes))]}
+}
+
+// randomOp draws an operation and its request body.
+func randomOp(rng *rand.Rand) (wire.OpCode, wire.Record) {
+	switch rng.IntN(17) {
+	case 0, 1, 2:
+		return wire.OpCreate, randomCreate(rng)
+	case 3:
+		return wire.OpCreate2, randomCreate(rng)
+	case 4, 5:
+		return wire.OpDelete, &wire.PathVersionRequest{Path: randomPath(rng), Version: randomVersion(rng)}
+	case 6, 7:
+		return wire.OpSetData, &wire.SetDataRequest{Path: randomPath(rng), Data: []byte(fmt.Sprint(rng.IntN(100))), Version: randomVersion(rng)}
+	case 8:
+		return wire.OpExists, &wire.PathWatchRequest{Path: randomPath(rng), Watch: rng.IntN(2) == 0}
+	case 9:
+		return wire.OpGetData, &wire.PathWatchRequest{Path: randomPath(rng), Watch: rng.IntN(2) == 0}
+	case 10:
+		return wire.OpGetChildren2, &wire.PathWatchRequest{Path: randomPath(rng), Watch: rng.IntN(2) == 0}
+	case 11:
+		return wire.OpGetChildren, &wire.PathWatchRequest{Path: randomPath(rng), Watch: rng.IntN(2) == 0}
+	case 12:
+		req := &wire.MultiRequest{}
+		for range 1 + rng.IntN(3) {
+			switch rng.IntN(4) {
+			case 0:
+				req.Ops = append(req.Ops, wire.MultiOp{Type: wire.OpCreate, Body: randomCreate(rng)})
+			case 1:
+				req.Ops = append(req.Ops, wire.MultiOp{Type: wire.OpDelete, Body: &wire.PathVersionRequest{Path: randomPath(rng), Version: randomVersion(rng)}})
+			case 2:
+				req.Ops = append(req.Ops, wire.MultiOp{Type: wire.OpSetData, Body: &wire.SetDataRequest{Path: randomPath(rng), Data: []byte("m"), Version: randomVersion(rng)}})
+			case 3:
+				req.Ops = append(req.Ops, wire.MultiOp{Type: wire.OpCheck, Body: &wire.PathVersionRequest{Path: randomPath(rng), Version: randomVersion(rng)}})
+			}
+		}
+		return wire.OpMulti, req
+	case 13:
+		req := &wire.MultiRequest{}
+		for range 1 + rng.IntN(3) {
+			op := wire.OpGetData
+			if rng.IntN(2) == 0 {
+				op = wire.OpGetChildren
+			}
+			req.Ops = append(req.Ops, wire.MultiOp{Type: op, Body: &wire.PathWatchRequest{Path: randomPath(rng)}})
+		}
+		return wire.OpMultiRead, req
+	case 14:
+		return wire.OpGetAllChildrenNumber, &wire.PathRequest{Path: randomPath(rng)}
+	case 15:
+		return wire.OpGetEphemerals, &wire.PathRequest{Path: randomPath(rng)}
+	case 16:
+		if rng.IntN(2) == 0 {
+			return wire.OpAddWatch, &wire.AddWatchRequest{Path: randomPath(rng), Mode: wire.AddWatchMode(rng.IntN(2))}
+		}
+		return wire.OpRemoveWatches, &wire.PathTypeRequest{Path: randomPath(rng), Type: wire.WatcherType(1 + rng.IntN(3))}
+	}
+	panic("unreachable")
+}
+
+func describe(rec wire.Record) string {
+	if m, ok := rec.(*wire.MultiRequest); ok {
+		var parts []string
+		for _, op := range m.Ops {
+			parts = append(parts, fmt.Sprintf("%s%+v", op.Type, op.Body))
+		}
+		return "[" + strings.Join(parts, "; ") + "]"
+	}
+	return fmt.Sprintf("%+v", rec)
+}
