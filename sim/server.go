@@ -128,6 +128,7 @@ func (s *server) start() {
 		// No container or TTL reaping within a run: the history checkers do not
 		// yet model deletions the server makes on its own (docs/simulator.md).
 		ContainerCheckInterval: 24 * time.Hour,
+		Bugs:                   w.opts.Bugs,
 	}, s.now(), w.streams.Stream(fmt.Sprintf("peer/%d/%d", s.id, s.gen)), restored)
 	if err != nil {
 		w.fail(KindRecovery, "server %d: new peer: %v", s.id, err)
@@ -411,9 +412,6 @@ func (s *server) request(cn *conn, hdr wire.RequestHeader, body wire.Record) {
 	if !s.live(cn) {
 		return
 	}
-	if s.w.opts.Bugs.ReadOvertakesWrite {
-		s.trackForStaleRead(cn, hdr, body)
-	}
 	s.step(zab.RequestReceived{Conn: zab.ConnID(cn.id), Xid: hdr.Xid, Op: hdr.Type, Body: body})
 }
 
@@ -421,20 +419,6 @@ func (s *server) connClosed(cn *conn) {
 	if s.up && cn.gen == s.gen {
 		delete(s.conns, zab.ConnID(cn.id))
 		s.step(zab.ConnClosed{Conn: zab.ConnID(cn.id)})
-	}
-}
-
-// trackForStaleRead notes the connection's outstanding writes and
-// evaluates a getData early when one is outstanding.
-func (s *server) trackForStaleRead(cn *conn, hdr wire.RequestHeader, body wire.Record) {
-	if cn.pendingWrites == nil {
-		cn.pendingWrites, cn.stale = map[int32]bool{}, map[int32]staleRead{}
-	}
-	if isWrite(hdr.Type) {
-		cn.pendingWrites[hdr.Xid] = true
-	}
-	if req, ok := body.(*wire.PathWatchRequest); ok && hdr.Type == wire.OpGetData && len(cn.pendingWrites) > 0 {
-		cn.stale[hdr.Xid] = readEarly(s.peer, req)
 	}
 }
 
@@ -460,23 +444,17 @@ func (s *server) drain() {
 	for i := range rd.Snapshots {
 		s.snapshotChunk(&rd.Snapshots[i])
 	}
-	if s.w.opts.Bugs.WatchAfterReply {
-		watchAfterReply(rd.Messages)
-	}
 	for i := range rd.Messages {
 		s.send(&rd.Messages[i])
 	}
 	s.armTick(rd.Wakeup)
-	if s.w.opts.Bugs.ReplyBeforeFsync && s.up && s.appended > s.peer.LastZxid() {
-		s.step(zab.LogDurable{Zxid: s.appended}) // a lie: the fsync has not happened
-	}
 }
 
 // appendTxns writes txns to the log and checks that zxids strictly increase.
 // A failed write is fatal for the process, as storage demands.
 func (s *server) appendTxns(txns []datatree.Txn) bool {
 	for i := range txns {
-		t := txns[i]
+		t := &txns[i]
 		z := t.Header.Zxid
 		if z <= s.appended {
 			s.w.fail(KindZxid, "server %d appended txn 0x%x after 0x%x", s.id, z, s.appended)
@@ -487,10 +465,7 @@ func (s *server) appendTxns(txns []datatree.Txn) bool {
 		} else if prev, ok := s.digests[s.appended]; ok {
 			s.digests[z] = prev // an error txn leaves the tree as it was
 		}
-		if s.w.opts.Bugs.ExpireWithoutCloseTxn {
-			unloggedExpiry(&t)
-		}
-		if _, err := s.log.Append(zab.EncodeTxnEntry(&t)); err != nil {
+		if _, err := s.log.Append(zab.EncodeTxnEntry(t)); err != nil {
 			s.stopOnIOError("append", err)
 			return false
 		}
@@ -637,13 +612,6 @@ func (s *server) send(m *zab.Message) {
 				s.id, cn.client.ID(), m.Header.Xid, m.Header.Zxid, s.durable)
 		}
 		hdr, body, id := m.Header, m.Body, cn.id
-		if cn.pendingWrites != nil { // Bugs.ReadOvertakesWrite
-			delete(cn.pendingWrites, hdr.Xid)
-			if st, ok := cn.stale[hdr.Xid]; ok {
-				delete(cn.stale, hdr.Xid)
-				hdr.Zxid, hdr.Err, body = st.zxid, st.err, st.body
-			}
-		}
 		if w.tr.on() && hdr.Xid != wire.XidPing {
 			w.tr.logf("server %d -> client %d xid=%d zxid=0x%x %s %s", s.id, cn.client.ID(), hdr.Xid, hdr.Zxid, hdr.Err.String(), describe(body))
 		}

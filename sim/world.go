@@ -43,7 +43,7 @@ const (
 type Options struct {
 	// Trace receives the readable trace; nil disables tracing (and its cost).
 	Trace io.Writer
-	// Bugs switches on deliberately broken replica behaviour.
+	// Bugs switches on deliberate defects in the replica.
 	Bugs Bugs
 	// SkipCheckers leaves out the history checkers at the end (the
 	// invariants checked during the run still apply).
@@ -81,11 +81,6 @@ type conn struct {
 	open     bool          // neither side has closed it
 	toServer time.Duration // last delivery time in each direction, for FIFO
 	toClient time.Duration
-
-	// For Bugs.ReadOvertakesWrite: writes sent and not yet answered, and
-	// reads evaluated early, by xid.
-	pendingWrites map[int32]bool
-	stale         map[int32]staleRead
 }
 
 // world is one simulation run.
