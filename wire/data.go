@@ -40,15 +40,7 @@ func (e *Encoder) WriteACLs(v []ACL) {
 
 // ReadACLs reads a vector<ACL>; a null vector gives nil.
 func (d *Decoder) ReadACLs() []ACL {
-	n := d.ReadVectorLen(minACLSize)
-	if n < 0 || d.Err() != nil {
-		return nil
-	}
-	out := make([]ACL, n)
-	for i := range out {
-		out[i].Decode(d)
-	}
-	return out
+	return readVector(d, minACLSize, func() (a ACL) { a.Decode(d); return a })
 }
 
 // WriteIds appends a vector<Id>.
@@ -61,15 +53,7 @@ func (e *Encoder) WriteIds(v []Id) {
 
 // ReadIds reads a vector<Id>; a null vector gives nil.
 func (d *Decoder) ReadIds() []Id {
-	n := d.ReadVectorLen(8)
-	if n < 0 || d.Err() != nil {
-		return nil
-	}
-	out := make([]Id, n)
-	for i := range out {
-		out[i].Decode(d)
-	}
-	return out
+	return readVector(d, 8, func() (id Id) { id.Decode(d); return id })
 }
 
 // Stat is the node metadata a client sees (org.apache.zookeeper.data.Stat).

@@ -18,7 +18,8 @@
 // Bad input is an error value (*DecodeError, *FrameError, *UnknownOpError,
 // *TxnLogError), never a panic. Every length and count is checked against
 // the input left before anything is allocated, so what a decoder allocates
-// is bounded by a small multiple of its input. Decoded strings and buffers
+// is bounded by a small multiple of its input (five times at most: Go's
+// records are wider than their encodings). Decoded strings and buffers
 // are copies: a Decoder retains its input only when Alias is set.
 //
 // The golden tests hold the codec to bytes captured from ZooKeeper 3.8.0 and

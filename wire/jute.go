@@ -139,6 +139,9 @@ type Decoder struct {
 	off   int
 	err   error
 	Alias bool
+	// discard makes a counting pass: strings, buffers and vectors are
+	// checked and skipped, and read as empty, so nothing is allocated.
+	discard bool
 }
 
 // NewDecoder returns a Decoder over b.
@@ -232,6 +235,9 @@ func (d *Decoder) ReadBuffer() []byte {
 		return nil
 	}
 	p := d.take(n, "buffer")
+	if d.discard {
+		return nil
+	}
 	if d.Alias {
 		return p
 	}
@@ -267,7 +273,11 @@ func (d *Decoder) ReadNullableString() (s string, null bool) {
 	if isNull || d.err != nil {
 		return "", isNull
 	}
-	return string(d.take(n, "string")), false
+	p := d.take(n, "string")
+	if d.discard {
+		return "", false
+	}
+	return string(p), false
 }
 
 // ReadVectorLen reads a vector's element count: -1 for a null vector. Each
@@ -297,13 +307,26 @@ func (d *Decoder) ReadVectorLen(minElemSize int) int {
 
 // ReadStrings reads a vector<ustring>; a null vector gives nil.
 func (d *Decoder) ReadStrings() []string {
-	n := d.ReadVectorLen(4)
+	return readVector(d, 4, d.ReadString)
+}
+
+// readVector reads a vector whose elements take at least minElemSize bytes
+// each, reading each element with read; a null vector gives nil. A counting
+// pass reads and drops the elements and returns nil.
+func readVector[E any](d *Decoder, minElemSize int, read func() E) []E {
+	n := d.ReadVectorLen(minElemSize)
 	if n < 0 || d.err != nil {
 		return nil
 	}
-	out := make([]string, n)
+	if d.discard {
+		for i := 0; i < n && d.err == nil; i++ {
+			read()
+		}
+		return nil
+	}
+	out := make([]E, n)
 	for i := range out {
-		out[i] = d.ReadString()
+		out[i] = read()
 	}
 	return out
 }

@@ -50,21 +50,17 @@ func (r *MultiRequest) Encode(e *Encoder) {
 // that header's type and err. An op type that has no place in a multi is an
 // error.
 func (r *MultiRequest) Decode(d *Decoder) {
-	r.Ops = nil
-	for {
-		var h MultiHeader
-		h.Decode(d)
-		if d.Err() != nil || h.Done {
-			return
-		}
-		body := NewMultiOpBody(h.Type)
-		if body == nil {
-			d.Fail("multi op", fmt.Errorf("op type %s is not allowed in a multi", h.Type))
-			return
-		}
-		body.Decode(d)
-		r.Ops = append(r.Ops, MultiOp{Type: h.Type, Body: body})
+	newBody := func(t OpCode) (Record, bool) {
+		b := NewMultiOpBody(t)
+		return b, b != nil
 	}
+	r.Ops = nil // an empty multi decodes as nil Ops
+	if n := countMulti(d, newBody); n > 0 {
+		r.Ops = make([]MultiOp, 0, n)
+	}
+	decodeMulti(d, newBody, "op", func(h MultiHeader, body Record) {
+		r.Ops = append(r.Ops, MultiOp{Type: h.Type, Body: body})
+	})
 }
 
 // MultiResult is one op's result in a MultiResponse.
@@ -125,20 +121,53 @@ func (r *MultiResponse) Encode(e *Encoder) {
 // Decode reads results until a header with Done set.
 func (r *MultiResponse) Decode(d *Decoder) {
 	r.Results = nil
+	if n := countMulti(d, NewMultiResultBody); n > 0 {
+		r.Results = make([]MultiResult, 0, n)
+	}
+	decodeMulti(d, NewMultiResultBody, "result", func(h MultiHeader, body Record) {
+		r.Results = append(r.Results, MultiResult{Type: h.Type, Err: h.Err, Body: body})
+	})
+}
+
+// decodeMulti reads the headers and bodies of a multi request or response
+// up to its terminator, passing each to emit. newBody gives the body for a
+// header's type (nil for none), or false for a type that has no place there.
+func decodeMulti(d *Decoder, newBody func(OpCode) (Record, bool), what string, emit func(MultiHeader, Record)) {
 	for {
 		var h MultiHeader
 		h.Decode(d)
 		if d.Err() != nil || h.Done {
 			return
 		}
-		body, ok := NewMultiResultBody(h.Type)
+		body, ok := newBody(h.Type)
 		if !ok {
-			d.Fail("multi result", fmt.Errorf("result type %s is not allowed in a multi response", h.Type))
+			d.Fail("multi "+what, fmt.Errorf("%s type %s is not allowed in a multi", what, h.Type))
 			return
 		}
 		if body != nil {
 			body.Decode(d)
 		}
-		r.Results = append(r.Results, MultiResult{Type: h.Type, Err: h.Err, Body: body})
+		emit(h, body)
 	}
+}
+
+// countMulti counts the entries of the multi at d without consuming d or
+// allocating per entry, so that the decoder allocates its slice once: its
+// length is known only at the terminator, and growing a slice of tiny
+// entries costs several times the frame. The count stops at the first
+// malformed entry, which the decoding pass then reports.
+func countMulti(d *Decoder, newBody func(OpCode) (Record, bool)) int {
+	scan := *d
+	scan.discard = true
+	scratch := map[OpCode]Record{}
+	n := 0
+	decodeMulti(&scan, func(t OpCode) (Record, bool) {
+		if b, ok := scratch[t]; ok {
+			return b, true
+		}
+		b, ok := newBody(t)
+		scratch[t] = b
+		return b, ok
+	}, "", func(MultiHeader, Record) { n++ })
+	return n
 }

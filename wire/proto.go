@@ -414,13 +414,5 @@ func (r *WhoAmIResponse) Encode(e *Encoder) {
 }
 
 func (r *WhoAmIResponse) Decode(d *Decoder) {
-	n := d.ReadVectorLen(8)
-	if n < 0 || d.Err() != nil {
-		r.ClientInfo = nil
-		return
-	}
-	r.ClientInfo = make([]ClientInfo, n)
-	for i := range r.ClientInfo {
-		r.ClientInfo[i].Decode(d)
-	}
+	r.ClientInfo = readVector(d, 8, func() (c ClientInfo) { c.Decode(d); return c })
 }

@@ -200,15 +200,7 @@ func (r *MultiTxn) Encode(e *Encoder) {
 }
 
 func (r *MultiTxn) Decode(d *Decoder) {
-	n := d.ReadVectorLen(8)
-	if n < 0 || d.Err() != nil {
-		r.Txns = nil
-		return
-	}
-	r.Txns = make([]Txn, n)
-	for i := range r.Txns {
-		r.Txns[i].Decode(d)
-	}
+	r.Txns = readVector(d, 8, func() (t Txn) { t.Decode(d); return t })
 }
 
 // NewTxnBody returns an empty record of the body type that txns of type t
