@@ -30,7 +30,7 @@ func Open(opts Options) (*Store, error) {
 	}
 	// version-2 itself may have just been created: make its entry durable.
 	if err := o.FS.SyncDir(o.Dir); err != nil {
-		return nil, fmt.Errorf("fsync directory %s: %w", o.Dir, err)
+		return nil, err
 	}
 	return &Store{opts: o, dir: dir}, nil
 }
