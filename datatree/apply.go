@@ -174,13 +174,13 @@ func (t *Tree) createNode(path string, data []byte, acl []wire.ACL, owner int64,
 		t.setDigest(parentPath, parent)
 	}
 	n := &node{
-		name: name,
+		slot: childrenSorted,
 		data: data,
 		acl:  t.acls.ref(acl),
 		stat: stored{czxid: zxid, mzxid: zxid, pzxid: zxid, ctime: time, mtime: time, owner: owner},
 	}
 	t.nodes[path] = n
-	t.link(parent, n)
+	t.link(parent, name, n)
 	n.digest = nodeDigest(path, n.data, &n.stat)
 	t.digest += int64(n.digest)
 	t.trackKind(path, owner)
@@ -213,7 +213,7 @@ func (t *Tree) raiseCversion(path string, cversion int32, zxid int64) {
 // deleteNode is DataTree.deleteNode. The parent's pzxid moves up even when
 // the child is already gone (a replay over a fuzzy snapshot).
 func (t *Tree) deleteNode(path string, zxid int64, events []WatchEvent) (wire.ErrCode, []WatchEvent) {
-	parentPath, _, ok := splitPath(path)
+	parentPath, name, ok := splitPath(path)
 	if !ok || path == "/" {
 		return wire.ErrNoNode, events
 	}
@@ -238,17 +238,17 @@ func (t *Tree) deleteNode(path string, zxid int64, events []WatchEvent) (wire.Er
 		c := n.children[len(n.children)-1]
 		_, events = t.deleteNode(joinPath(path, c.name), zxid, events)
 	}
-	t.removeNode(path, parentPath, n)
+	t.removeNode(path, parentPath, name, n)
 	return wire.ErrOK, t.fireDeleted(path, events)
 }
 
 // removeNode forgets a node already unlinked from its parent.
-func (t *Tree) removeNode(path, parentPath string, n *node) {
+func (t *Tree) removeNode(path, parentPath, name string, n *node) {
 	delete(t.nodes, path)
 	t.digest -= int64(n.digest)
 	t.acls.release(n.acl)
 	t.untrackKind(path, n.stat.owner)
-	t.quotaNodeDeleted(parentPath, n.name)
+	t.quotaNodeDeleted(parentPath, name)
 	t.updateQuotaUsage(path, -int64(len(n.data)), -1)
 }
 

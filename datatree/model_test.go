@@ -21,6 +21,7 @@ import (
 type modelNode struct {
 	data                              []byte
 	acl                               []wire.ACL
+	checkedACL                        []wire.ACL // the ACL checks use: as of the batch's start or the node's create
 	czxid, mzxid, pzxid, ctime, mtime int64
 	version, aversion                 int32
 	created                           int32 // children ever created
@@ -37,9 +38,10 @@ type model struct {
 func newModel(cfg Config) *model {
 	m := &model{cfg: cfg, nodes: map[string]*modelNode{}}
 	for _, p := range []string{"/", zookeeperPath, quotaPath, configPath} {
-		m.nodes[p] = &modelNode{data: []byte{}, acl: wire.OpenACLUnsafe}
+		m.nodes[p] = &modelNode{data: []byte{}, acl: wire.OpenACLUnsafe, checkedACL: wire.OpenACLUnsafe}
 	}
 	m.nodes[configPath].acl = wire.ReadACLUnsafe
+	m.nodes[configPath].checkedACL = wire.ReadACLUnsafe
 	m.nodes[configPath].aversion = -1
 	return m
 }
@@ -210,6 +212,15 @@ func (m *model) op(op wire.OpCode, body wire.Record, req *Request, zxid, now int
 	panic(fmt.Sprintf("model: op %v", op))
 }
 
+// endBatch makes every ACL set in the batch count for later checks: a
+// setACL's new ACL is only checked against once applied, as in ZooKeeper,
+// whose pending changes keep a node's old ACL.
+func (m *model) endBatch() {
+	for _, n := range m.nodes {
+		n.checkedACL = n.acl
+	}
+}
+
 // checked finds a node for setData/setACL/check: path valid, node present,
 // permission granted.
 func (m *model) checked(path string, perm int32, auth []wire.Id) (*modelNode, wire.ErrCode) {
@@ -220,7 +231,7 @@ func (m *model) checked(path string, perm int32, auth []wire.Id) (*modelNode, wi
 	if n == nil {
 		return nil, wire.ErrNoNode
 	}
-	if !checkACL(n.acl, perm, auth) {
+	if !checkACL(n.checkedACL, perm, auth) {
 		return nil, wire.ErrNoAuth
 	}
 	return n, wire.ErrOK
@@ -259,7 +270,7 @@ func (m *model) create(op wire.OpCode, b *wire.CreateRequest, req *Request, zxid
 	if parent == nil {
 		return bad(wire.ErrNoNode)
 	}
-	if !checkACL(parent.acl, wire.PermCreate, req.Auth) {
+	if !checkACL(parent.checkedACL, wire.PermCreate, req.Auth) {
 		return bad(wire.ErrNoAuth)
 	}
 	path := b.Path
@@ -275,7 +286,7 @@ func (m *model) create(op wire.OpCode, b *wire.CreateRequest, req *Request, zxid
 	if parent.kind == kindEphemeral {
 		return bad(wire.ErrNoChildrenForEphemerals)
 	}
-	n := &modelNode{data: b.Data, acl: acl, czxid: zxid, mzxid: zxid, pzxid: zxid, ctime: now, mtime: now}
+	n := &modelNode{data: b.Data, acl: acl, checkedACL: acl, czxid: zxid, mzxid: zxid, pzxid: zxid, ctime: now, mtime: now}
 	switch {
 	case op == wire.OpCreateContainer:
 		n.kind = kindContainer
@@ -318,7 +329,7 @@ func (m *model) delete(path string, version int32, auth []wire.Id, container boo
 		switch {
 		case parent == nil:
 			return bad(wire.ErrNoNode)
-		case !checkACL(parent.acl, wire.PermDelete, auth):
+		case !checkACL(parent.checkedACL, wire.PermDelete, auth):
 			return bad(wire.ErrNoAuth)
 		case n == nil:
 			return bad(wire.ErrNoNode)
@@ -433,6 +444,7 @@ func TestTreeAgainstModel(t *testing.T) {
 				}
 			}
 			now += int64(len(batch))
+			m.endBatch()
 			require.Zero(rt, tr.PendingCount())
 			requireMatchesModel(rt, tr, m)
 		}

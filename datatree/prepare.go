@@ -377,9 +377,12 @@ func (t *Tree) prepareSetACL(b *wire.SetACLRequest, auth []wire.Id, zxid int64) 
 	if err != wire.ErrOK {
 		return nil, err
 	}
+	// The pending change keeps the old ACL, as ZooKeeper's does: requests
+	// prepared before this txn is applied are checked against the ACL the
+	// node had (seen on ZooKeeper 3.8: a pipelined setData right after a
+	// setACL that takes WRITE away succeeds).
 	c := n.duplicate(zxid)
 	c.stat.aversion = version
-	c.acl = acl
 	c.digest = nodeDigest(c.path, c.data, &c.stat)
 	t.addChange(c, n.digest)
 	return &wire.SetACLTxn{Path: b.Path, ACL: acl, Version: version}, wire.ErrOK

@@ -154,7 +154,7 @@ func (t *Tree) recountQuota(path string) {
 func subtreeUsage(n *node) (count, bytes int64) {
 	count, bytes = 1, int64(len(n.data))
 	for _, c := range n.children {
-		cc, cb := subtreeUsage(c)
+		cc, cb := subtreeUsage(c.node)
 		count += cc
 		bytes += cb
 	}

@@ -58,24 +58,18 @@ func (t *Tree) GetChildren(path string, auth []wire.Id, watch bool, w WatcherID)
 	return childNames(n), t.visibleStat(n), wire.ErrOK
 }
 
-// childNames returns n's children's names, sorted. Children are stored in
-// the order creates and deletes leave them; the first read after a change
-// sorts them in place, so reading an unchanged node costs one pass.
+// childNames returns n's children's names, sorted; it sorts the children
+// first if a change left them out of order.
 func childNames(n *node) []string {
-	names := make([]string, len(n.children))
-	sorted := true
-	for i, c := range n.children {
-		names[i] = c.name
-		if i > 0 && names[i-1] > c.name {
-			sorted = false
+	if !n.sortedChildren() {
+		sort.Slice(n.children, func(i, j int) bool { return n.children[i].name < n.children[j].name })
+		for i, c := range n.children {
+			c.node.setIndex(i)
 		}
+		n.setSortedChildren(true)
 	}
-	if sorted {
-		return names
-	}
-	sort.Slice(n.children, func(i, j int) bool { return n.children[i].name < n.children[j].name })
+	names := make([]string, len(n.children))
 	for i, c := range n.children {
-		c.idx = int32(i)
 		names[i] = c.name
 	}
 	return names
@@ -151,8 +145,8 @@ func (t *Tree) GetAllChildrenNumber(path string, auth []wire.Id) (int32, wire.Er
 func countDescendants(n *node) int {
 	c := len(n.children)
 	for _, ch := range n.children {
-		if len(ch.children) > 0 {
-			c += countDescendants(ch)
+		if len(ch.node.children) > 0 {
+			c += countDescendants(ch.node)
 		}
 	}
 	return c

@@ -200,7 +200,7 @@ func Load(cfg Config, d *wire.Decoder, lastZxid int64) (*Tree, error) {
 		if path == "/" {
 			break
 		}
-		n := &node{}
+		n := &node{slot: childrenSorted}
 		n.data = d.ReadBuffer()
 		n.acl = d.ReadLong()
 		var st wire.StatPersisted
@@ -231,7 +231,7 @@ func Load(cfg Config, d *wire.Decoder, lastZxid int64) (*Tree, error) {
 			return nil, &SnapshotError{Offset: at, Reason: "node " + quoted(path) + " twice"}
 		}
 		t.insertLoaded(path, n)
-		t.link(parent, n)
+		t.link(parent, path[lastSlash(path)+1:], n)
 		t.acls.addUsage(n.acl)
 		// A reference the map lacks must not be handed out again to
 		// another list.

@@ -22,17 +22,39 @@ type stored struct {
 	owner               int64 // session, or the container / TTL encoding
 }
 
-// node is a znode. Its path is the key it is stored under; children are kept
-// unordered (idx is a child's position in its parent's slice, so removal is
-// O(1)) and sorted only where an output needs an order.
+// node is a znode. Its path is the key it is stored under and its name is
+// kept in its parent's children, next to the pointer, so that listing
+// children reads one slice. Children are kept in the order creates and
+// deletes leave them; the first listing after a change that broke the order
+// sorts them (sequential creates keep it).
 type node struct {
-	name     string // last path component ("" for the root)
 	data     []byte // never modified in place, so readers may alias it; nil (jute's null buffer) stays nil
-	children []*node
+	children []child
 	stat     stored
 	acl      int64  // reference into the ACL cache (-1 = world:anyone ALL)
-	idx      int32  // position in the parent's children
+	slot     uint32 // position in the parent's children, and childrenSorted
 	digest   uint32 // this node's digest term (0 under /zookeeper/)
+}
+
+// child is one entry of a node's children.
+type child struct {
+	name string
+	node *node
+}
+
+// childrenSorted is the bit of node.slot that says the node's own children
+// are in name order; the other bits are the node's position in its parent.
+const childrenSorted = 1 << 31
+
+func (n *node) index() int           { return int(n.slot &^ childrenSorted) }
+func (n *node) setIndex(i int)       { n.slot = n.slot&childrenSorted | uint32(i) }
+func (n *node) sortedChildren() bool { return n.slot&childrenSorted != 0 }
+func (n *node) setSortedChildren(sorted bool) {
+	if sorted {
+		n.slot |= childrenSorted
+	} else {
+		n.slot &^= childrenSorted
+	}
 }
 
 // Tree is a ZooKeeper data tree. The zero value is not usable; call New or Load.
@@ -57,12 +79,12 @@ type Tree struct {
 // /zookeeper, /zookeeper/quota and /zookeeper/config (ACL world:anyone READ).
 func New(cfg Config) *Tree {
 	t := newEmpty(cfg)
-	t.root = &node{data: []byte{}, acl: openACLRef}
+	t.root = &node{data: []byte{}, acl: openACLRef, slot: childrenSorted}
 	t.insertLoaded("/", t.root)
 	for _, p := range []string{zookeeperPath, quotaPath, configPath} {
-		n := &node{data: []byte{}, acl: openACLRef}
+		n := &node{data: []byte{}, acl: openACLRef, slot: childrenSorted}
 		t.insertLoaded(p, n)
-		t.link(t.nodes[parentOf(p)], n)
+		t.link(t.nodes[parentOf(p)], p[lastSlash(p)+1:], n)
 	}
 	// ZooKeeper sets this ACL with setACL(..., version -1), which stores -1
 	// as the aversion.
@@ -89,28 +111,33 @@ func newEmpty(cfg Config) *Tree {
 // insertLoaded puts n under path and accounts its digest and kind; the
 // caller links it to its parent.
 func (t *Tree) insertLoaded(path string, n *node) {
-	if path != "/" {
-		n.name = path[lastSlash(path)+1:]
-	}
 	t.nodes[path] = n
 	n.digest = nodeDigest(path, n.data, &n.stat)
 	t.digest += int64(n.digest)
 	t.trackKind(path, n.stat.owner)
 }
 
-// link appends child to parent's children.
-func (t *Tree) link(parent, child *node) {
-	child.idx = int32(len(parent.children))
-	parent.children = append(parent.children, child)
+// link appends n, named name, to parent's children.
+func (t *Tree) link(parent *node, name string, n *node) {
+	last := len(parent.children) - 1
+	if last >= 0 && name < parent.children[last].name {
+		parent.setSortedChildren(false)
+	}
+	n.setIndex(len(parent.children))
+	parent.children = append(parent.children, child{name: name, node: n})
 }
 
-// unlink removes child from parent's children in O(1).
-func (t *Tree) unlink(parent, child *node) {
-	last := len(parent.children) - 1
-	moved := parent.children[last]
-	parent.children[child.idx] = moved
-	moved.idx = child.idx
-	parent.children[last] = nil
+// unlink removes n from parent's children in O(1): the last child takes its
+// place.
+func (t *Tree) unlink(parent, n *node) {
+	i, last := n.index(), len(parent.children)-1
+	if i != last {
+		moved := parent.children[last]
+		parent.children[i] = moved
+		moved.node.setIndex(i)
+		parent.setSortedChildren(false)
+	}
+	parent.children[last] = child{}
 	parent.children = parent.children[:last]
 }
 

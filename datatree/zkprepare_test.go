@@ -1,6 +1,9 @@
 package datatree
 
 import (
+	"bytes"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -26,12 +29,15 @@ func TestPrepareMatchesZooKeeperLog(t *testing.T) {
 			entries, err := trace.ReadTxnLogs(dir)
 			require.NoError(t, err)
 			byZxid := map[int64]trace.Line{}
-			sessions := map[string]int64{}
-			auth := map[string][]wire.Id{}
-			for _, l := range lines {
+			// The session id each line ran under: a name is reused when a
+			// scenario replaces a closed session.
+			sessionAt := make([]int64, len(lines))
+			current := map[string]int64{}
+			for i, l := range lines {
 				if l.Op == "connect" && l.Resp != nil {
-					sessions[l.Session] = l.Resp.SessionID
+					current[l.Session] = l.Resp.SessionID
 				}
+				sessionAt[i] = current[l.Session]
 				if l.Time != 0 {
 					byZxid[l.Zxid] = l
 				}
@@ -44,43 +50,69 @@ func TestPrepareMatchesZooKeeperLog(t *testing.T) {
 					lineIndex[l.Zxid] = i
 				}
 			}
+			// A connection's ids when it sent line upTo: its addAuths since
+			// it (re)connected; auth does not survive a reconnect.
 			authAt := func(upTo int, session string) []wire.Id {
 				ids := []wire.Id{{Scheme: "ip", ID: "127.0.0.1"}}
 				for _, l := range lines[:upTo] {
-					if l.Op == "addAuth" && l.Session == session && l.Err == "ok" {
+					switch {
+					case l.Session != session:
+					case l.Op == "connect" || l.Op == "reconnect":
+						ids = ids[:1]
+					case l.Op == "addAuth" && l.Err == "ok":
 						got, code := Authenticate(cfg, l.Req.Scheme, []byte(l.Req.Auth), "127.0.0.1")
 						if code == wire.ErrOK {
 							ids = append(ids, got...)
 						}
 					}
 				}
-				_ = auth
 				return ids
 			}
 			tr := New(cfg)
-			compared := 0
-			for _, e := range entries {
-				l, ok := byZxid[e.Header.Zxid]
-				op, isOp := trace.OpCode(l.Op)
-				if ok && isOp && l.Req != nil && op != wire.OpCreateSession {
-					body, err := l.Req.Body(op)
-					require.NoError(t, err)
-					req := &Request{Session: sessions[l.Session], Cxid: e.Header.Cxid, Op: op, Body: body,
-						Auth: authAt(lineIndex[e.Header.Zxid], l.Session), Internal: l.Session == "server"}
-					if op == wire.OpDeleteContainer && l.Session == "server" {
-						req.Session = 0
-					}
-					got := tr.Prepare(req, e.Header.Zxid, e.Header.Time)
-					compareTxn(t, e, got, l)
-					compared++
-				} else if ok && l.Op == "closeSession" {
-					// A session expiry is the server's line; the log names the session.
-					got := tr.Prepare(&Request{Session: e.Header.ClientID, Cxid: e.Header.Cxid, Op: wire.OpCloseSession}, e.Header.Zxid, e.Header.Time)
-					compareTxn(t, e, got, l)
-					compared++
+			batches := lineBatches(t, filepath.Join(dir, "trace.jsonl"))
+			batchOf := func(e trace.LogEntry) int {
+				if l, ok := byZxid[e.Header.Zxid]; ok {
+					return batches[lineIndex[l.Zxid]]
 				}
-				txn := logTxn(e)
-				tr.Apply(&txn, nil)
+				return 0
+			}
+			compared := 0
+			for i := 0; i < len(entries); {
+				// A pipeline (one batch of the trace) is prepared whole
+				// before its first txn is applied, as ZooKeeper did.
+				j := i + 1
+				if b := batchOf(entries[i]); b != 0 {
+					for j < len(entries) && batchOf(entries[j]) == b {
+						j++
+					}
+				}
+				for _, e := range entries[i:j] {
+					l, ok := byZxid[e.Header.Zxid]
+					op, isOp := trace.OpCode(l.Op)
+					var req *Request
+					switch {
+					case ok && isOp && l.Req != nil && op != wire.OpCreateSession:
+						body, err := l.Req.Body(op)
+						require.NoError(t, err)
+						req = &Request{Session: sessionAt[lineIndex[e.Header.Zxid]], Cxid: e.Header.Cxid, Op: op, Body: body,
+							Auth: authAt(lineIndex[e.Header.Zxid], l.Session), Internal: l.Session == "server"}
+						if l.Session == "server" {
+							req.Session = e.Header.ClientID
+						}
+					case ok && l.Op == "closeSession":
+						// A session expiry is the server's line; the log names the session.
+						req = &Request{Session: e.Header.ClientID, Cxid: e.Header.Cxid, Op: wire.OpCloseSession}
+					}
+					if req != nil {
+						compareTxn(t, e, tr.Prepare(req, e.Header.Zxid, e.Header.Time), l)
+						compared++
+					}
+				}
+				for _, e := range entries[i:j] {
+					txn := logTxn(e)
+					tr.Apply(&txn, nil)
+				}
+				i = j
 			}
 			t.Logf("%d txns of %d compared", compared, len(entries))
 			require.NotZero(t, compared)
@@ -114,4 +146,21 @@ func pathOf(l trace.Line) string {
 		return ""
 	}
 	return l.Req.Path
+}
+
+// lineBatches reads each trace line's "batch" (0 when absent): lines with
+// the same batch were sent as one pipeline.
+func lineBatches(t *testing.T, path string) []int {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var out []int
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var l struct{ Batch int }
+		require.NoError(t, json.Unmarshal(line, &l))
+		out = append(out, l.Batch)
+	}
+	return out
 }
