@@ -86,12 +86,6 @@ func (f *FrameReader) ReadFrame() ([]byte, error) {
 // and no frame, and reads nothing more.
 func (f *FrameReader) ReadFirstFrame() (frame []byte, word string, err error) {
 	n, err := f.readLength()
-	if err != nil {
-		var fe *FrameError
-		if !errors.As(err, &fe) || fe.Problem == ErrFrameTruncated {
-			return nil, "", err
-		}
-	}
 	if w, ok := FourLetterWord(n); ok {
 		return nil, w, nil
 	}
@@ -104,7 +98,8 @@ func (f *FrameReader) ReadFirstFrame() (frame []byte, word string, err error) {
 
 // readLength reads a length prefix and checks it against the limit. On a
 // negative or oversized length it still returns the length with the error, so
-// that ReadFirstFrame can look for a four-letter word.
+// that ReadFirstFrame can look for a four-letter word; when the prefix could
+// not be read whole it returns 0, which spells no word.
 func (f *FrameReader) readLength() (int32, error) {
 	got, err := io.ReadFull(f.r, f.hdr[:])
 	switch {

@@ -119,15 +119,13 @@ func TestFramesReuseBuffer(t *testing.T) {
 func TestFrameRoundTripProperty(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		payloads := rapid.SliceOfN(rapid.SliceOfN(rapid.Byte(), 0, 300), 0, 8).Draw(t, "payloads")
-		var stream []byte
 		e := NewEncoder(nil)
 		for _, p := range payloads {
 			start := e.BeginFrame()
 			e.WriteRaw(p)
 			e.EndFrame(start)
 		}
-		stream = e.Bytes()
-		fr := NewFrameReader(bytes.NewReader(stream), 300)
+		fr := NewFrameReader(bytes.NewReader(e.Bytes()), 300)
 		for i, p := range payloads {
 			got, err := fr.ReadFrame()
 			if err != nil || !bytes.Equal(got, p) {

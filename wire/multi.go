@@ -20,19 +20,14 @@ type MultiRequest struct{ Ops []MultiOp }
 var multiEnd = MultiHeader{Type: OpError, Done: true, Err: -1}
 
 // NewMultiOpBody returns an empty request body for an op of type t inside a
-// multi or multiRead, or nil if ZooKeeper refuses that type there.
+// multi or multiRead (the body the same request has on its own), or nil if
+// ZooKeeper refuses that type there.
 func NewMultiOpBody(t OpCode) Record {
 	switch t {
-	case OpCreate, OpCreate2, OpCreateContainer:
-		return &CreateRequest{}
-	case OpCreateTTL:
-		return &CreateRequest{HasTTL: true}
-	case OpDelete, OpCheck:
-		return &PathVersionRequest{}
-	case OpSetData:
-		return &SetDataRequest{}
-	case OpGetChildren, OpGetData:
-		return &PathWatchRequest{}
+	case OpCreate, OpCreate2, OpCreateContainer, OpCreateTTL, OpDelete, OpCheck, OpSetData,
+		OpGetChildren, OpGetData:
+		body, _ := NewRequest(t)
+		return body
 	}
 	return nil
 }
