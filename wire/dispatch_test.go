@@ -132,7 +132,12 @@ func TestDecoderAliasRetainsInputOnlyWhenAsked(t *testing.T) {
 	d = NewDecoder(pathIn)
 	d.Alias = true
 	s.Decode(d)
-	for _, b := range [][]byte{in, pathIn} {
+	rawIn := []byte("rawbytes")
+	copiedRaw := NewDecoder(rawIn).ReadRaw(3)
+	d = NewDecoder(rawIn)
+	d.Alias = true
+	aliasedRaw := d.ReadRaw(3)
+	for _, b := range [][]byte{in, pathIn, rawIn} {
 		for i := range b {
 			b[i] = 'X'
 		}
@@ -145,5 +150,8 @@ func TestDecoderAliasRetainsInputOnlyWhenAsked(t *testing.T) {
 	}
 	if s.Path != "/node" {
 		t.Errorf("string changed with its input: %q", s.Path)
+	}
+	if string(copiedRaw) != "raw" || string(aliasedRaw) != "XXX" {
+		t.Errorf("ReadRaw: copied %q, aliased %q", copiedRaw, aliasedRaw)
 	}
 }
