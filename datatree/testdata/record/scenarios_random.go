@@ -211,8 +211,9 @@ func randomWorkload(r *run, seed uint64, watchy bool) {
 		case k < 2:
 			// The session ends; a new one takes its name's place.
 			r.CloseSession(s)
-			generation[s]++
-			name := fmt.Sprintf("%s%d", s[:1], generation[s])
+			letter := s[:1]
+			generation[letter]++
+			name := fmt.Sprintf("%s%d", letter, generation[letter])
 			r.Connect(name)
 			for i := range sessions {
 				if sessions[i] == s {

@@ -1,7 +1,3 @@
-// Package trace is the schema of the golden traces recorded from ZooKeeper
-// 3.8.0 (one JSON object per line) and a reader for the txn log files captured
-// with them. The recorder (package main one level up) writes it and
-// datatree's golden test reads it, so both sides share one definition.
 package trace
 
 import (
