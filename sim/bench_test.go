@@ -9,7 +9,7 @@ import (
 // benchSchedule is one server and ten clients doing 200 operations each
 // over 20 simulated seconds, with no faults.
 func benchSchedule() *faults.Schedule {
-	return &faults.Schedule{Seed: 2, Servers: 1, Clients: 10, OpsPerClient: 200, SessionTimeoutMs: 4000,
+	return &faults.Schedule{Seed: 2, Servers: 1, Clients: 10, OpsPerClient: 200, MaxThinkMs: 200, SessionTimeoutMs: 4000,
 		TickMs: 200, SafetyMs: 20_000, LivenessMs: 30_000}
 }
 

@@ -95,10 +95,11 @@ func candidates(s *faults.Schedule) []*faults.Schedule {
 	return out
 }
 
-// fewer proposes smaller counts than n: 1, half, and one less.
+// fewer proposes smaller counts than n, boldest first: 1, a half, three
+// quarters, seven eighths, one less.
 func fewer(n int) []int {
 	var out []int
-	for _, m := range []int{1, n / 2, n - 1} {
+	for _, m := range []int{1, n / 2, n * 3 / 4, n * 7 / 8, n - 1} {
 		if m >= 1 && m < n && !slices.Contains(out, m) {
 			out = append(out, m)
 		}

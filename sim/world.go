@@ -121,15 +121,9 @@ func newWorld(sched *faults.Schedule, opts Options) *world {
 	for i := range sched.Servers {
 		w.servers = append(w.servers, newServer(w, i))
 	}
-	// Clients spread their work over the safety phase, so that faults land
-	// while they work: on average one operation per SafetyMs/OpsPerClient.
-	think := time.Millisecond
-	if sched.OpsPerClient > 0 {
-		think = max(think, 2*ms(sched.SafetyMs)/time.Duration(sched.OpsPerClient))
-	}
 	for i := 1; i <= sched.Clients; i++ {
 		cfg := simclient.Config{ID: i, SessionTimeout: ms(sched.SessionTimeoutMs), Ops: sched.OpsPerClient,
-			MaxOutstanding: 3, MaxThink: think}
+			MaxOutstanding: 3, MaxThink: ms(sched.MaxThinkMs)}
 		w.clients = append(w.clients, simclient.New(cfg, w, w.streams.Stream(fmt.Sprintf("client/%d", i))))
 	}
 	return w

@@ -45,6 +45,9 @@ func Generate(seed int64, r *rand.Rand, lim Limits) *Schedule {
 		SafetyMs:         lim.SafetyMs,
 		LivenessMs:       lim.LivenessMs,
 	}
+	// Clients spread their work over the safety phase, so that faults land
+	// while they work: on average one operation per SafetyMs/OpsPerClient.
+	s.MaxThinkMs = max(1, 2*s.SafetyMs/int64(s.OpsPerClient))
 	if r.IntN(2) == 0 {
 		s.SnapCount = 2 + r.IntN(100) // snapshots and log rolls within the run
 	}

@@ -81,6 +81,7 @@ type Schedule struct {
 	Servers          int     `json:"servers"`
 	Clients          int     `json:"clients"`
 	OpsPerClient     int     `json:"ops_per_client"`
+	MaxThinkMs       int64   `json:"max_think_ms"` // a client's pause between operations is uniform in [0, this]
 	SessionTimeoutMs int64   `json:"session_timeout_ms"`
 	TickMs           int64   `json:"tick_ms"`
 	SnapCount        int     `json:"snap_count,omitempty"` // snapshot and log roll every ~SnapCount txns; 0: never
@@ -98,6 +99,8 @@ func (s *Schedule) Validate() error {
 		return fmt.Errorf("schedule: clients = %d is negative", s.Clients)
 	case s.OpsPerClient < 0:
 		return fmt.Errorf("schedule: ops_per_client = %d is negative", s.OpsPerClient)
+	case s.MaxThinkMs < 0:
+		return fmt.Errorf("schedule: max_think_ms = %d is negative", s.MaxThinkMs)
 	case s.SnapCount < 0 || s.SnapCount == 1:
 		return fmt.Errorf("schedule: snap_count = %d, need 0 (never) or at least 2", s.SnapCount)
 	case s.TickMs <= 0:
@@ -138,8 +141,8 @@ func (s *Schedule) Validate() error {
 // String prints the schedule as the trace's header shows it.
 func (s *Schedule) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "schedule seed=%d servers=%d clients=%d ops/client=%d session-timeout=%dms tick=%dms snap-count=%d safety=%dms liveness=%dms faults=%d\n",
-		s.Seed, s.Servers, s.Clients, s.OpsPerClient, s.SessionTimeoutMs, s.TickMs, s.SnapCount, s.SafetyMs, s.LivenessMs, len(s.Faults))
+	fmt.Fprintf(&b, "schedule seed=%d servers=%d clients=%d ops/client=%d max-think=%dms session-timeout=%dms tick=%dms snap-count=%d safety=%dms liveness=%dms faults=%d\n",
+		s.Seed, s.Servers, s.Clients, s.OpsPerClient, s.MaxThinkMs, s.SessionTimeoutMs, s.TickMs, s.SnapCount, s.SafetyMs, s.LivenessMs, len(s.Faults))
 	for _, f := range s.Faults {
 		fmt.Fprintf(&b, "  fault %s\n", f)
 	}
