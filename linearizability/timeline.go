@@ -387,8 +387,10 @@ func (tl *timeline) components() [][]*tlOp {
 	return out
 }
 
-// stepExact applies an exact operation in place and explains a mismatch.
-func stepExact(t *tree, assumed map[string]bool, op *tlOp) (*tree, string) {
+// stepExact applies an exact operation and explains a mismatch. In place,
+// it changes t; otherwise it leaves t alone and returns t itself when the
+// operation changes nothing (a read, a failed write) or a changed copy.
+func stepExact(t *tree, assumed map[string]bool, op *tlOp, inPlace bool) (*tree, string) {
 	if op.kind == tlRead {
 		return t, checkRead(t, assumed, op.e)
 	}
@@ -396,14 +398,21 @@ func stepExact(t *tree, assumed map[string]bool, op *tlOp) (*tree, string) {
 	if why != "" {
 		return t, why
 	}
+	if !closes && len(x.order) == 0 {
+		return t, ""
+	}
+	if !inPlace {
+		t = t.clone()
+	}
 	return commitStep(t, assumed, x, closes, op.session, op.zxid), ""
 }
 
-// stepNondet gives every state op may lead to from t (empty: impossible).
+// stepNondet gives every state op may lead to from t (empty: impossible),
+// leaving t alone.
 func stepNondet(t *tree, assumed map[string]bool, op *tlOp) []*tree {
 	switch op.kind {
 	case tlRead, tlWrite:
-		next, why := stepExact(t.clone(), assumed, op)
+		next, why := stepExact(t, assumed, op, false)
 		if why != "" {
 			return nil
 		}
@@ -541,7 +550,7 @@ func cloneStates(states []*pstate) []*pstate {
 func stepStates(states []*pstate, ops []*tlOp, i int, assumed map[string]bool) ([]*pstate, string) {
 	op := ops[i]
 	if len(states) == 1 && len(states[0].pending) == 0 {
-		next, why := stepExact(states[0].t, assumed, op) // in place: nothing else holds it
+		next, why := stepExact(states[0].t, assumed, op, true) // nothing else holds it
 		if why != "" {
 			return nil, why
 		}
@@ -555,7 +564,7 @@ func stepStates(states []*pstate, ops []*tlOp, i int, assumed map[string]bool) (
 	var out []*pstate
 	var firstWhy string
 	for _, st := range states {
-		next, why := stepExact(st.t.clone(), assumed, op)
+		next, why := stepExact(st.t, assumed, op, false)
 		if why != "" {
 			if firstWhy == "" {
 				firstWhy = why
@@ -728,7 +737,7 @@ func explainStuck(init []*tree, assumed map[string]bool, ops []*tlOp, info porcu
 		if in[id] || op.kind == tlUnknown || op.kind == tlExpire || len(states) == 0 {
 			continue
 		}
-		_, why := stepExact(states[0].clone(), assumed, op)
+		_, why := stepExact(states[0], assumed, op, false)
 		return op, fmt.Sprintf("%s; Porcupine's longest legal prefix has %d operations and leaves %d possible states, none of which explains it (first: %s)", why, len(longest), len(states), states[0].describe())
 	}
 	return ops[0], "Porcupine found no legal order"

@@ -3,6 +3,7 @@ package linearizability
 import (
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -99,17 +100,13 @@ func freshTree() *tree {
 }
 
 func (t *tree) clone() *tree {
-	c := &tree{nodes: make(map[string]*node, len(t.nodes)), dead: make(map[int64]bool, len(t.dead)), fp: t.fp}
-	for p, n := range t.nodes {
-		c.nodes[p] = n
-	}
-	for s := range t.dead {
-		c.dead[s] = true
-	}
-	return c
+	return &tree{nodes: maps.Clone(t.nodes), dead: maps.Clone(t.dead), fp: t.fp}
 }
 
 func (t *tree) equal(o *tree) bool {
+	if t == o {
+		return true
+	}
 	if t.fp != o.fp || len(t.nodes) != len(o.nodes) || len(t.dead) != len(o.dead) {
 		return false
 	}
