@@ -1,0 +1,402 @@
+// Command zabbench loads zabd and Debian's ZooKeeper 3.8 with the same
+// pipelined requests in the same run and prints a Markdown table: writes/s
+// (100-byte setData, -conns connections × -inflight requests in flight),
+// reads/s (getData, same shape), p50/p99 latency with one connection and one
+// request in flight, and each server's CPU time per operation.
+//
+// Both servers run as separate processes on loopback with fsync on, data in
+// a temp dir; ZooKeeper's JVM is warmed up first. With -pin, servers run on
+// CPU 0 (taskset) and the load generator on the others.
+//
+//	go run ./cmd/zabbench -duration 10s
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/wire/client"
+	"github.com/zabd/zabd/zab/server/zkprocess"
+)
+
+type options struct {
+	duration, warmup time.Duration
+	conns, inflight  int
+	zabdBin          string
+	pin              bool
+	skipZooKeeper    bool
+}
+
+func main() {
+	var o options
+	flag.DurationVar(&o.duration, "duration", 10*time.Second, "length of each measured phase")
+	flag.DurationVar(&o.warmup, "warmup", 5*time.Second, "warm-up load before measuring (JIT for ZooKeeper)")
+	flag.IntVar(&o.conns, "conns", 8, "connections for the throughput phases")
+	flag.IntVar(&o.inflight, "inflight", 16, "requests in flight per connection in the throughput phases")
+	flag.StringVar(&o.zabdBin, "zabd", "", "zabd binary (default: go build ./cmd/zabd)")
+	flag.BoolVar(&o.pin, "pin", false, "run the servers on CPU 0 and the load generator on the other CPUs")
+	flag.BoolVar(&o.skipZooKeeper, "zabd-only", false, "measure zabd only")
+	flag.Parse()
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "zabbench:", err)
+		os.Exit(1)
+	}
+}
+
+// result is one server's figures.
+type result struct {
+	name                      string
+	writesPerSec, readsPerSec float64
+	writeCPU, readCPU         time.Duration // server CPU per op
+	writeP50, writeP99        time.Duration
+	readP50, readP99          time.Duration
+}
+
+func run(o options) error {
+	dir, err := os.MkdirTemp("", "zabbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if o.pin {
+		if err := pinSelf(); err != nil {
+			return err
+		}
+	}
+	var results []result
+	zabd, err := startZabd(o, dir)
+	if err != nil {
+		return err
+	}
+	r, err := measure(o, "zabd", zabd.addr, zabd.pid)
+	zabd.stop()
+	if err != nil {
+		return err
+	}
+	results = append(results, r)
+	if !o.skipZooKeeper {
+		zk, err := startZooKeeper(o, dir)
+		if err != nil {
+			return err
+		}
+		r, err := measure(o, "ZooKeeper 3.8.0", zk.Addr, zk.Pid())
+		zk.Stop()
+		if err != nil {
+			return err
+		}
+		results = append(results, r)
+	}
+	printTable(o, results)
+	return nil
+}
+
+func measure(o options, name, addr string, pid int) (result, error) {
+	r := result{name: name}
+	ctx := context.Background()
+	fmt.Fprintf(os.Stderr, "%s: warming up for %v\n", name, o.warmup)
+	if _, err := throughput(ctx, addr, o, wire.OpSetData, o.warmup); err != nil {
+		return r, err
+	}
+	if _, err := throughput(ctx, addr, o, wire.OpGetData, o.warmup/2); err != nil {
+		return r, err
+	}
+	var ops int64
+	var cpu time.Duration
+	var err error
+	fmt.Fprintf(os.Stderr, "%s: writes\n", name)
+	cpu, ops, err = withCPU(pid, func() (int64, error) { return throughput(ctx, addr, o, wire.OpSetData, o.duration) })
+	if err != nil {
+		return r, err
+	}
+	r.writesPerSec, r.writeCPU = float64(ops)/o.duration.Seconds(), perOp(cpu, ops)
+	fmt.Fprintf(os.Stderr, "%s: reads\n", name)
+	cpu, ops, err = withCPU(pid, func() (int64, error) { return throughput(ctx, addr, o, wire.OpGetData, o.duration) })
+	if err != nil {
+		return r, err
+	}
+	r.readsPerSec, r.readCPU = float64(ops)/o.duration.Seconds(), perOp(cpu, ops)
+	fmt.Fprintf(os.Stderr, "%s: latency\n", name)
+	if r.writeP50, r.writeP99, err = latency(ctx, addr, wire.OpSetData, o.duration/2); err != nil {
+		return r, err
+	}
+	if r.readP50, r.readP99, err = latency(ctx, addr, wire.OpGetData, o.duration/2); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+func perOp(cpu time.Duration, ops int64) time.Duration {
+	if ops == 0 {
+		return 0
+	}
+	return cpu / time.Duration(ops)
+}
+
+// withCPU runs fn and returns the CPU time process pid used meanwhile.
+func withCPU(pid int, fn func() (int64, error)) (time.Duration, int64, error) {
+	before, err := processCPU(pid)
+	if err != nil {
+		return 0, 0, err
+	}
+	ops, err := fn()
+	after, err2 := processCPU(pid)
+	return after - before, ops, errors.Join(err, err2)
+}
+
+// processCPU reads utime+stime of pid (and its threads) from /proc.
+func processCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	const clockTicks = 100 // USER_HZ on Linux
+	return time.Duration(utime+stime) * time.Second / clockTicks, nil
+}
+
+// throughput keeps o.inflight requests in flight on each of o.conns
+// connections for d and counts the replies.
+func throughput(ctx context.Context, addr string, o options, op wire.OpCode, d time.Duration) (int64, error) {
+	conns, err := dialAll(ctx, addr, o.conns)
+	if err != nil {
+		return 0, err
+	}
+	defer closeAll(conns)
+	var done atomic.Int64
+	var firstErr error
+	var errOnce sync.Once
+	stop := time.Now().Add(d)
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			path := fmt.Sprintf("/bench-%d", i)
+			req := request(op, path)
+			window := make([]*client.Call, 0, o.inflight)
+			for time.Now().Before(stop) || len(window) > 0 {
+				if time.Now().Before(stop) && len(window) < o.inflight {
+					call, err := c.Send(op, req)
+					if err != nil {
+						errOnce.Do(func() { firstErr = err })
+						return
+					}
+					window = append(window, call)
+					continue
+				}
+				r, err := window[0].Wait(ctx)
+				if err == nil && r.Header.Err != wire.ErrOK {
+					err = r.Header.Err
+				}
+				if err != nil {
+					errOnce.Do(func() { firstErr = fmt.Errorf("%s %s: %w", op, path, err) })
+					return
+				}
+				window = window[1:]
+				done.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	return done.Load(), firstErr
+}
+
+// latency runs one request at a time on one connection for d and returns
+// the median and 99th percentile.
+func latency(ctx context.Context, addr string, op wire.OpCode, d time.Duration) (p50, p99 time.Duration, err error) {
+	conns, err := dialAll(ctx, addr, 1)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer closeAll(conns)
+	c := conns[0]
+	req := request(op, "/bench-0")
+	var samples []time.Duration
+	for stop := time.Now().Add(d); time.Now().Before(stop); {
+		start := time.Now()
+		r, err := c.Do(ctx, op, req)
+		if err == nil && r.Header.Err != wire.ErrOK {
+			err = r.Header.Err
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		samples = append(samples, time.Since(start))
+	}
+	slices.Sort(samples)
+	return samples[len(samples)/2], samples[len(samples)*99/100], nil
+}
+
+var payload = make([]byte, 100)
+
+func request(op wire.OpCode, path string) wire.Record {
+	if op == wire.OpSetData {
+		return &wire.SetDataRequest{Path: path, Data: payload, Version: -1}
+	}
+	return &wire.PathWatchRequest{Path: path}
+}
+
+// dialAll opens n sessions and makes sure each one's node exists.
+func dialAll(ctx context.Context, addr string, n int) ([]*client.Conn, error) {
+	var conns []*client.Conn
+	for i := range n {
+		c, err := client.Dial(ctx, addr, client.Session{Timeout: 30 * time.Second})
+		if err != nil {
+			closeAll(conns)
+			return nil, err
+		}
+		conns = append(conns, c)
+		_, err = c.Create(ctx, fmt.Sprintf("/bench-%d", i), payload, client.OpenACL, wire.ModePersistent)
+		if err != nil && !errors.Is(err, wire.ErrNodeExists) {
+			closeAll(conns)
+			return nil, err
+		}
+	}
+	return conns, nil
+}
+
+func closeAll(conns []*client.Conn) {
+	for _, c := range conns {
+		c.CloseSession(context.Background())
+	}
+}
+
+// zabdProcess is a zabd started for the benchmark.
+type zabdProcess struct {
+	cmd  *exec.Cmd
+	addr string
+	pid  int
+}
+
+func (p *zabdProcess) stop() {
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.cmd.Wait()
+}
+
+func startZabd(o options, dir string) (*zabdProcess, error) {
+	bin := o.zabdBin
+	if bin == "" {
+		bin = filepath.Join(dir, "zabd")
+		out, err := exec.Command("go", "build", "-o", bin, "./cmd/zabd").CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("build zabd (run from the repository root or pass -zabd): %v: %s", err, out)
+		}
+	}
+	port, err := zkprocess.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	cfg := filepath.Join(dir, "zabd.cfg")
+	text := fmt.Sprintf("tickTime=2000\ndataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n4lw.commands.whitelist=*\nmaxClientCnxns=0\n",
+		filepath.Join(dir, "zabd-data"), port)
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		return nil, err
+	}
+	args := []string{bin, "-config", cfg, "-log-level", "warn"}
+	if o.pin {
+		args = append([]string{"taskset", "-c", "0"}, args...)
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &zabdProcess{cmd: cmd, addr: fmt.Sprintf("127.0.0.1:%d", port), pid: cmd.Process.Pid}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		out, err := zkprocess.FourLetterWord(ctx, p.addr, "ruok")
+		cancel()
+		if err == nil && out == "imok" {
+			return p, nil
+		}
+		if time.Now().After(deadline) {
+			p.stop()
+			return nil, fmt.Errorf("zabd did not start on %s", p.addr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func startZooKeeper(o options, dir string) (*zkprocess.Server, error) {
+	zkDir := filepath.Join(dir, "zookeeper")
+	if err := os.MkdirAll(zkDir, 0o755); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	zk, err := zkprocess.Start(ctx, zkDir, map[string]string{"tickTime": "2000"})
+	if err != nil {
+		return nil, err
+	}
+	if o.pin {
+		if out, err := exec.Command("taskset", "-a", "-p", "-c", "0", strconv.Itoa(zk.Pid())).CombinedOutput(); err != nil {
+			zk.Stop()
+			return nil, fmt.Errorf("pin ZooKeeper: %v: %s", err, out)
+		}
+	}
+	return zk, nil
+}
+
+// pinSelf keeps the load generator off CPU 0 by re-executing zabbench
+// under taskset.
+func pinSelf() error {
+	if runtime.NumCPU() < 2 {
+		return errors.New("-pin needs at least 2 CPUs")
+	}
+	if os.Getenv("ZABBENCH_PINNED") != "" {
+		return nil
+	}
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		return fmt.Errorf("-pin needs taskset: %w", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	args := append([]string{taskset, "-c", fmt.Sprintf("1-%d", runtime.NumCPU()-1), self}, os.Args[1:]...)
+	return syscall.Exec(taskset, args, append(os.Environ(), "ZABBENCH_PINNED=1"))
+}
+
+func printTable(o options, results []result) {
+	cpuModel := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "model name") {
+				cpuModel = strings.TrimSpace(strings.SplitN(line, ":", 2)[1])
+				break
+			}
+		}
+	}
+	fmt.Printf("%d × %s, %s; %d conns × %d in flight, %v per phase, pinned: %v\n\n",
+		runtime.NumCPU(), cpuModel, runtime.Version(), o.conns, o.inflight, o.duration, o.pin)
+	fmt.Println("| server | writes/s | server CPU/write | reads/s | server CPU/read | write p50 | write p99 | read p50 | read p99 |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range results {
+		fmt.Printf("| %s | %.0f | %v | %.0f | %v | %v | %v | %v | %v |\n", r.name,
+			r.writesPerSec, r.writeCPU.Round(100*time.Nanosecond), r.readsPerSec, r.readCPU.Round(100*time.Nanosecond),
+			r.writeP50.Round(time.Microsecond), r.writeP99.Round(time.Microsecond), r.readP50.Round(time.Microsecond), r.readP99.Round(time.Microsecond))
+	}
+}
