@@ -221,7 +221,8 @@ func (s *Store) loadNewestSnapshot(r *Recovery, names []string, loadTree TreeLoa
 func (s *Store) checkLog(r *Recovery, files []logFile, snapZxid int64) (int64, error) {
 	prev := int64(0)
 	for i, f := range files {
-		bad, last, err := s.scanFile(f, max(prev, f.zxid-1))
+		floor := max(prev, f.zxid-1)
+		bad, last, err := s.scanFile(f, floor)
 		if err != nil {
 			return 0, err
 		}
@@ -244,9 +245,30 @@ func (s *Store) checkLog(r *Recovery, files []logFile, snapZxid int64) (int64, e
 			}
 			s.warn(r, "AllowDataLoss: cutting the log although %s: %v", why, bad)
 		}
+		if err := s.confirmDamage(f, floor, bad); err != nil {
+			return 0, err
+		}
 		return prev, s.quarantine(r, f, bad, later)
 	}
 	return prev, nil
+}
+
+// confirmDamage reads f a second time before anything is cut and wants the
+// same damage (offset and what is wrong there): a disk that returned a
+// flipped bit once must not make recovery cut durable txns.
+func (s *Store) confirmDamage(f logFile, floor int64, bad *CorruptError) error {
+	again, _, err := s.scanFile(f, floor)
+	if err != nil {
+		return err
+	}
+	if again == nil || *again != *bad {
+		second := "no damage"
+		if again != nil {
+			second = fmt.Sprintf("damage at offset %d (%s)", again.Offset, again.Reason)
+		}
+		return fmt.Errorf("%s: a first read found damage at offset %d (%s), a second %s: the disk returns unstable data; not cutting the log", f.name, bad.Offset, bad.Reason, second)
+	}
+	return nil
 }
 
 // scanFile reads every record of f; bad is where the valid records end if
