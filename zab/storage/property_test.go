@@ -32,7 +32,7 @@ type harness struct {
 	tree    *testTree        // the applied txns
 	newest  int64            // zxid of the newest snapshot written
 
-	epochSet, epochTried int64 // last acceptedEpoch written, and attempted
+	epochSet, epochTried int64   // last acceptedEpoch written, and attempted
 	flakyReads           float64 // ReadFlip for a first recovery attempt after a crash
 }
 
