@@ -307,3 +307,20 @@ func TestWatchFiredWhileDisconnectedMayTrailReplies(t *testing.T) {
 	b.event(2, 0x2, "NodeDataChanged", "/a")
 	assert.Empty(t, CheckWatches(b.h))
 }
+
+// Every failed replay, with or without operations of unknown outcome, can
+// be drawn.
+func TestReplayFailuresCanBeDrawn(t *testing.T) {
+	b := newBuilder()
+	createA(b)
+	b.lost(1, 0x1, OpSetData, "/a", func(e *Entry) { e.Data, e.Version = str("v1"), ver(-1) })
+	getA(b, 2, 0x2, "v9", 1, 3, 3, false)
+	vs := CheckReads(b.h, Options{})
+	require.Len(t, vs, 1)
+	require.NotNil(t, vs[0].Failure)
+	path := filepath.Join(t.TempDir(), "reads.html")
+	require.NoError(t, WriteVisualization(vs[0].Failure, path))
+	html, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(html), `getData /a`)
+}
