@@ -47,8 +47,17 @@
 // See Store.Recover. In short: the newest snapshot that passes its checksums
 // wins (corrupt ones are skipped with a warning); the log ends at its first
 // torn, zero or bad record, and the bytes after it go to a quarantine file
-// with a warning; damage that would lose durable txns (in a file with
-// successors, before the snapshot's zxid, or a log that does not reach back
-// to the snapshot) refuses start-up with ErrDataLoss and a *CorruptError
-// naming file and offset, unless Options.AllowDataLoss.
+// with a warning (a last file holding only zeros, created but never
+// written, is removed); the damage is read twice and cut only if both reads
+// agree; damage that would lose durable txns (in a file with successors,
+// before the snapshot's zxid, or a log that does not reach back to the
+// snapshot) refuses start-up with ErrDataLoss and a *CorruptError naming
+// file and offset, unless Options.AllowDataLoss (zabd: --allow-data-loss).
+// Recovery run again on what it left gives the same result and no warning.
+//
+// # Retention
+//
+// Store.Purge(n) keeps the newest n complete snapshots and the log files
+// recovery from the oldest of them needs, as ZooKeeper's autopurge does
+// (which keeps at least 3). Quarantine files are left for the operator.
 package storage
