@@ -74,6 +74,7 @@ func TestGoldenTraces(t *testing.T) {
 			logged, err := trace.ReadTxnLogs(dir)
 			require.NoError(t, err)
 			r := newReplayer(t, treeConfig(&sc), logged)
+			r.countReaps(lines)
 			for i := 0; i < len(lines); {
 				n := 1
 				for b := lines[i].Batch; b != 0 && i+n < len(lines) && lines[i+n].Batch == b; n++ {
@@ -110,8 +111,11 @@ type replayer struct {
 	// last recorded reply.
 	pending     map[datatree.WatcherID][]trace.Event
 	nextWatcher datatree.WatcherID
-	mismatches  int
-	where       string // the line being replayed, for messages
+	// reapsAhead counts, per path, the reaper deletes still to come in the
+	// trace: a reap candidate ZooKeeper never reaps is a mismatch.
+	reapsAhead map[string]int
+	mismatches int
+	where      string // the line being replayed, for messages
 }
 
 func newReplayer(t *testing.T, cfg datatree.Config, logged []trace.LogEntry) *replayer {
@@ -340,9 +344,19 @@ func (r *replayer) body(op wire.OpCode, req *trace.Request) wire.Record {
 	return out
 }
 
+func (r *replayer) countReaps(lines []trace.Line) {
+	r.reapsAhead = map[string]int{}
+	for _, l := range lines {
+		if l.Session == "server" && l.Op == wire.OpDeleteContainer.String() {
+			r.reapsAhead[l.Req.Path]++
+		}
+	}
+}
+
 // serverTxn replays a txn the server issued itself: a reaper's
-// deleteContainer must be among the tree's reap candidates at its time and
-// prepare to ZooKeeper's txn; anything else applies as logged.
+// deleteContainer must be among the tree's reap candidates at its time, and
+// every candidate then must be one ZooKeeper reaps (now or later); it
+// prepares to ZooKeeper's txn. Anything else applies as logged.
 func (r *replayer) serverTxn(l *trace.Line) {
 	if l.Op != wire.OpDeleteContainer.String() {
 		txn := r.loggedTxn(l.Zxid)
@@ -352,9 +366,12 @@ func (r *replayer) serverTxn(l *trace.Line) {
 	}
 	var candidates []string
 	for _, c := range r.tree.ReapCandidates(l.Time, 0) {
-		candidates = append(candidates, c.Body.(*wire.PathRequest).Path)
+		p := c.Body.(*wire.PathRequest).Path
+		candidates = append(candidates, p)
+		r.check(assert.Positive(r.t, r.reapsAhead[p], "%s: %s is a reap candidate ZooKeeper never reaps", r.where, p))
 	}
 	r.check(assert.Contains(r.t, candidates, l.Req.Path, "%s: reap candidates at the reaper's time", r.where))
+	r.reapsAhead[l.Req.Path]--
 	req := &datatree.Request{Op: wire.OpDeleteContainer, Body: &wire.PathRequest{Path: l.Req.Path}, Internal: true}
 	res := r.prepareAndApply(req, l)
 	r.check(assert.Equal(r.t, l.Err, res.Err.String(), "%s: result", r.where))
