@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -117,6 +118,28 @@ func (q *ExpiryQueue) Poll(now time.Duration) []int64 {
 // NextBoundary returns the monotonic time of the next boundary Poll will
 // look at: the time a shell should next wake the owner up, at the latest.
 func (q *ExpiryQueue) NextBoundary() time.Duration { return q.nextBoundary }
+
+// Bucket is the ids that expire together at one boundary.
+type Bucket struct {
+	At  time.Duration // monotonic
+	IDs []int64       // sorted
+}
+
+// Buckets returns the non-empty buckets in time order (for ZooKeeper's
+// dump command).
+func (q *ExpiryQueue) Buckets() []Bucket {
+	out := make([]Bucket, 0, len(q.buckets))
+	for at, set := range q.buckets {
+		ids := make([]int64, 0, len(set))
+		for id := range set {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		out = append(out, Bucket{At: at, IDs: ids})
+	}
+	slices.SortFunc(out, func(a, b Bucket) int { return cmp.Compare(a.At, b.At) })
+	return out
+}
 
 // Len returns the number of ids scheduled.
 func (q *ExpiryQueue) Len() int { return len(q.elems) }

@@ -70,3 +70,11 @@ func TestExpiryPollSkipsAheadWhenEmpty(t *testing.T) {
 	q.Update(1, time.Second, 1000*time.Hour)
 	assert.Equal(t, []int64{1}, q.Poll(1000*time.Hour+2*time.Second))
 }
+
+func TestExpiryBuckets(t *testing.T) {
+	q := NewExpiryQueue(time.Second, 0)
+	q.Update(9, 3*time.Second, 0)
+	q.Update(4, 3*time.Second, 0)
+	q.Update(7, time.Second, 0)
+	assert.Equal(t, []Bucket{{At: 2 * time.Second, IDs: []int64{7}}, {At: 4 * time.Second, IDs: []int64{4, 9}}}, q.Buckets())
+}

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -197,6 +198,9 @@ func (t *Tracker) Timeout(id int64) int32 {
 	return 0
 }
 
+// ExpiryBuckets returns the expiry schedule, bucket by bucket in time order.
+func (t *Tracker) ExpiryBuckets() []Bucket { return t.queue.Buckets() }
+
 // Len returns the number of sessions tracked.
 func (t *Tracker) Len() int { return len(t.byID) }
 
@@ -209,15 +213,7 @@ func (t *Tracker) Table() []Session {
 			out = append(out, Session{ID: id, Timeout: s.timeout})
 		}
 	}
-	slices.SortFunc(out, func(a, b Session) int {
-		switch {
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b Session) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }
 

@@ -275,6 +275,24 @@ func (p *Peer) Digest() int64 { return p.tree.Digest() }
 // must not be changed.
 func (p *Peer) Tree() *datatree.Tree { return p.tree }
 
+// SessionExpiry returns the expiry schedule of the sessions this member
+// expires, bucket by bucket (monotonic times), for ZooKeeper's dump.
+func (p *Peer) SessionExpiry() []sessions.Bucket { return p.sessions.ExpiryBuckets() }
+
+// OutstandingRequests counts the requests received and not yet answered
+// (ZooKeeper's outstanding_requests), the server's own included.
+func (p *Peer) OutstandingRequests() int {
+	n := len(p.inflight) - p.inflightHead // proposals, answered or not
+	for _, q := range p.queues {
+		for _, pd := range q.items[q.head:] {
+			if pd.kind != kindWrite && pd.kind != kindConnect {
+				n++ // waiting reads and syncs; their writes are counted above
+			}
+		}
+	}
+	return n
+}
+
 // SessionTable returns the sessions whose creation has been applied, by id.
 func (p *Peer) SessionTable() []sessions.Session { return p.sessions.Table() }
 

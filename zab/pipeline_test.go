@@ -31,6 +31,7 @@ func TestGroupCommitAndReadOrder(t *testing.T) {
 	b.GetData("/x", false)
 	h.Expect(`c2 reply xid=1 zxid=0x3 ok "0" {c=0x3 m=0x3 p=0x3 v=0 cv=0 eph=0x0 n=0}`)
 	require.Equal(t, []int64{4, 5}, h.Pending(), "both writes proposed before either is durable")
+	require.Equal(t, 3, h.Peer.OutstandingRequests(), "two writes and the read behind them")
 
 	h.Release()
 	h.Expect(
@@ -38,6 +39,7 @@ func TestGroupCommitAndReadOrder(t *testing.T) {
 		"c1 reply xid=3 zxid=0x5 ok {c=0x3 m=0x5 p=0x3 v=2 cv=0 eph=0x0 n=0}",
 		`c1 reply xid=4 zxid=0x5 ok "2" {c=0x3 m=0x5 p=0x3 v=2 cv=0 eph=0x0 n=0}`,
 	)
+	require.Zero(t, h.Peer.OutstandingRequests())
 }
 
 // TestFIFOPerSession: a session's replies come in request order whatever
