@@ -186,7 +186,7 @@ func (t *Tree) createNode(path string, data []byte, acl []wire.ACL, owner int64,
 	t.trackKind(path, owner)
 	t.quotaNodeCreated(parentPath, name)
 	t.updateQuotaUsage(path, int64(len(data)), 1)
-	events = t.fireCreated(path, events)
+	events = t.fireCreated(path, t.acls.list(n.acl), t.acls.list(parent.acl), events)
 	return t.visibleStat(n), wire.ErrOK, events
 }
 
@@ -238,8 +238,9 @@ func (t *Tree) deleteNode(path string, zxid int64, events []WatchEvent) (wire.Er
 		c := n.children[len(n.children)-1]
 		_, events = t.deleteNode(joinPath(path, c.name), zxid, events)
 	}
+	acl := t.acls.list(n.acl)
 	t.removeNode(path, parentPath, name, n)
-	return wire.ErrOK, t.fireDeleted(path, events)
+	return wire.ErrOK, t.fireDeleted(path, acl, t.acls.list(parent.acl), events)
 }
 
 // removeNode forgets a node already unlinked from its parent.
@@ -265,7 +266,7 @@ func (t *Tree) setData(path string, data []byte, version int32, zxid, time int64
 	n.stat.version = version
 	t.setDigest(canonical(path), n)
 	t.updateQuotaUsage(canonical(path), int64(len(data)-old), 0)
-	return t.visibleStat(n), wire.ErrOK, t.fireDataChanged(path, events)
+	return t.visibleStat(n), wire.ErrOK, t.fireDataChanged(path, t.acls.list(n.acl), events)
 }
 
 // setACL is DataTree.setACL: version is the node's new aversion.

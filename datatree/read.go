@@ -157,8 +157,14 @@ func countDescendants(n *node) int {
 // sync, addWatch, checkWatches, removeWatches, setWatches, setWatches2 —
 // from the applied tree, registering watches for w where the request asks.
 // Only setWatches appends events. Any other opcode answers Unimplemented.
+//
+// A request that registers a watch also records req.Auth as w's identities
+// (see SetWatcherAuth); the slice is kept, so it must not be modified later.
 func (t *Tree) Read(req *Request, w WatcherID, events []WatchEvent) (Result, []WatchEvent) {
 	r := Result{Op: req.Op}
+	if registersWatch(req) {
+		t.SetWatcherAuth(w, req.Auth)
+	}
 	switch req.Op {
 	case wire.OpExists:
 		b, ok := req.Body.(*wire.PathWatchRequest)
@@ -236,6 +242,17 @@ func (t *Tree) Read(req *Request, w WatcherID, events []WatchEvent) (Result, []W
 		r.Err = wire.ErrUnimplemented
 	}
 	return r, events
+}
+
+// registersWatch reports whether a read request may leave a watch.
+func registersWatch(req *Request) bool {
+	switch b := req.Body.(type) {
+	case *wire.PathWatchRequest:
+		return b.Watch
+	case *wire.AddWatchRequest, *wire.SetWatchesRequest:
+		return true
+	}
+	return false
 }
 
 func badBody(r Result) Result {

@@ -35,10 +35,12 @@ const (
 	inChild uint8 = 2
 )
 
-// watchManager holds every watch of the tree.
+// watchManager holds every watch of the tree, and the identities of the
+// watchers, against which events are filtered.
 type watchManager struct {
 	data, child watchTable
 	byWatcher   map[WatcherID]map[string]uint8
+	auth        map[WatcherID][]wire.Id
 }
 
 func newWatchManager() watchManager {
@@ -46,6 +48,7 @@ func newWatchManager() watchManager {
 		data:      watchTable{byPath: make(map[string][]watchEntry)},
 		child:     watchTable{byPath: make(map[string][]watchEntry)},
 		byWatcher: make(map[WatcherID]map[string]uint8),
+		auth:      make(map[WatcherID][]wire.Id),
 	}
 }
 
@@ -148,9 +151,12 @@ func (m *watchManager) removeWatcher(w WatcherID) {
 // table bit that an event of type typ reaches — watchers of path itself
 // (one-shot ones removed) and, for anything but NodeChildrenChanged,
 // recursive watchers of its ancestors — and appends one event for each, in
-// watcher order, skipping those in suppress. It returns the watchers
-// reached (suppressed ones included), sorted.
-func (m *watchManager) trigger(bit uint8, path string, typ wire.EventType, suppress []WatcherID, events []WatchEvent) ([]WatchEvent, []WatcherID) {
+// watcher order, skipping those in suppress and those whose identities are
+// not granted READ by acl (the ACL of the node the event is about: Debian's
+// ZooKeeper 3.8.0 carries the fix of CVE-2024-23944, which drops such
+// events; the watch is used up all the same). It returns the watchers
+// reached (suppressed and filtered ones included), sorted.
+func (m *watchManager) trigger(bit uint8, path string, typ wire.EventType, acl []wire.ACL, suppress []WatcherID, events []WatchEvent) ([]WatchEvent, []WatcherID) {
 	tb := m.table(bit)
 	var reached []WatcherID
 	if list := tb.byPath[path]; len(list) > 0 {
@@ -189,7 +195,7 @@ func (m *watchManager) trigger(bit uint8, path string, typ wire.EventType, suppr
 		reached = dedupSorted(reached)
 	}
 	for _, w := range reached {
-		if containsSorted(suppress, w) {
+		if containsSorted(suppress, w) || !checkACL(acl, wire.PermRead, m.auth[w]) {
 			continue
 		}
 		events = append(events, WatchEvent{Watcher: w, Event: wire.WatcherEvent{Type: typ, State: wire.StateSyncConnected, Path: path}})
@@ -212,27 +218,38 @@ func containsSorted(ws []WatcherID, w WatcherID) bool {
 	return i < len(ws) && ws[i] == w
 }
 
-// fireCreated appends the events of a node created at path.
-func (t *Tree) fireCreated(path string, events []WatchEvent) []WatchEvent {
-	events, _ = t.watches.trigger(inData, path, wire.EventNodeCreated, nil, events)
-	events, _ = t.watches.trigger(inChild, parentOf(path), wire.EventNodeChildrenChanged, nil, events)
+// fireCreated appends the events of a node created at path with acl, under
+// a parent with parentACL.
+func (t *Tree) fireCreated(path string, acl, parentACL []wire.ACL, events []WatchEvent) []WatchEvent {
+	events, _ = t.watches.trigger(inData, path, wire.EventNodeCreated, acl, nil, events)
+	events, _ = t.watches.trigger(inChild, parentOf(path), wire.EventNodeChildrenChanged, parentACL, nil, events)
 	return events
 }
 
-// fireDeleted appends the events of the node at path deleted: one
-// NodeDeleted per watcher however many of its watches the node had.
-func (t *Tree) fireDeleted(path string, events []WatchEvent) []WatchEvent {
-	events, reached := t.watches.trigger(inData, path, wire.EventNodeDeleted, nil, events)
-	events, _ = t.watches.trigger(inChild, path, wire.EventNodeDeleted, reached, events)
-	events, _ = t.watches.trigger(inChild, parentOf(path), wire.EventNodeChildrenChanged, nil, events)
+// fireDeleted appends the events of the node at path, which had acl,
+// deleted: one NodeDeleted per watcher however many of its watches the node
+// had.
+func (t *Tree) fireDeleted(path string, acl, parentACL []wire.ACL, events []WatchEvent) []WatchEvent {
+	events, reached := t.watches.trigger(inData, path, wire.EventNodeDeleted, acl, nil, events)
+	events, _ = t.watches.trigger(inChild, path, wire.EventNodeDeleted, acl, reached, events)
+	events, _ = t.watches.trigger(inChild, parentOf(path), wire.EventNodeChildrenChanged, parentACL, nil, events)
 	return events
 }
 
 // fireDataChanged appends the events of path's data set.
-func (t *Tree) fireDataChanged(path string, events []WatchEvent) []WatchEvent {
-	events, _ = t.watches.trigger(inData, path, wire.EventNodeDataChanged, nil, events)
+func (t *Tree) fireDataChanged(path string, acl []wire.ACL, events []WatchEvent) []WatchEvent {
+	events, _ = t.watches.trigger(inData, path, wire.EventNodeDataChanged, acl, nil, events)
 	return events
 }
+
+// SetWatcherAuth records the identities of watcher w (its connection's, as
+// in Request.Auth): the events w's watches fire are dropped when these do
+// not grant READ on the node they are about, as Debian's ZooKeeper 3.8.0
+// does (CVE-2024-23944). Read records the request's identities whenever it
+// registers a watch; call this when a connection's identities change
+// (addauth). A watcher never described has no identities: it gets events
+// only for nodes anyone may read.
+func (t *Tree) SetWatcherAuth(w WatcherID, auth []wire.Id) { t.watches.auth[w] = auth }
 
 // AddWatch registers a persistent or persistent-recursive watch (addWatch):
 // on both tables, as ZooKeeper does. ZooKeeper 3.8 checks no ACL and does
@@ -252,7 +269,8 @@ func (t *Tree) AddWatch(path string, mode wire.AddWatchMode, w WatcherID) wire.E
 	return wire.ErrOK
 }
 
-// tableBits maps a WatcherType to the tables it selects.
+// tableBits maps a WatcherType to the tables it selects; ok is false for a
+// type ZooKeeper does not know, which it answers with MarshallingError.
 func tableBits(typ wire.WatcherType) (uint8, bool) {
 	switch typ {
 	case wire.WatcherChildren:
@@ -270,7 +288,7 @@ func tableBits(typ wire.WatcherType) (uint8, bool) {
 func (t *Tree) RemoveWatches(path string, typ wire.WatcherType, w WatcherID) wire.ErrCode {
 	bits, ok := tableBits(typ)
 	if !ok {
-		return wire.ErrBadArguments
+		return wire.ErrMarshallingError
 	}
 	removed := false
 	if bits&inChild != 0 && t.watches.remove(inChild, path, w) {
@@ -285,21 +303,28 @@ func (t *Tree) RemoveWatches(path string, typ wire.WatcherType, w WatcherID) wir
 	return wire.ErrOK
 }
 
-// CheckWatches answers checkWatches: OK when w has a watch of type typ on
-// path, else NoWatcher.
+// CheckWatches answers checkWatches as ZooKeeper 3.8's
+// WatchManager.containsWatcher does: OK when the tables typ selects hold a
+// watch on exactly path — any connection's, not only w's — else NoWatcher.
+// The empty path (the root's alias) never has one.
 func (t *Tree) CheckWatches(path string, typ wire.WatcherType, w WatcherID) wire.ErrCode {
 	bits, ok := tableBits(typ)
 	if !ok {
-		return wire.ErrBadArguments
+		return wire.ErrMarshallingError
 	}
-	if t.watches.byWatcher[w][path]&bits == 0 {
-		return wire.ErrNoWatcher
+	if path != "" && (bits&inData != 0 && len(t.watches.data.byPath[path]) > 0 ||
+		bits&inChild != 0 && len(t.watches.child.byPath[path]) > 0) {
+		return wire.ErrOK
 	}
-	return wire.ErrOK
+	return wire.ErrNoWatcher
 }
 
-// RemoveWatcher drops every watch of w: its connection closed.
-func (t *Tree) RemoveWatcher(w WatcherID) { t.watches.removeWatcher(w) }
+// RemoveWatcher drops every watch of w and its identities: its connection
+// closed.
+func (t *Tree) RemoveWatcher(w WatcherID) {
+	t.watches.removeWatcher(w)
+	delete(t.watches.auth, w)
+}
 
 // WatchCount returns the number of (watcher, path, table) registrations.
 func (t *Tree) WatchCount() int {
@@ -320,7 +345,8 @@ func (t *Tree) WatchCount() int {
 // it, NodeCreated for exist watches on nodes that now exist and
 // NodeChildrenChanged for child watches on nodes whose children changed
 // after it; every other watch is registered again, persistent ones always.
-// The events come in the request's list order (data, exist, child).
+// The events come in the request's list order (data, exist, child), and
+// are not filtered by ACL (ZooKeeper does not filter them either).
 func (t *Tree) SetWatches(req *wire.SetWatchesRequest, w WatcherID, events []WatchEvent) []WatchEvent {
 	ev := func(typ wire.EventType, path string) {
 		events = append(events, WatchEvent{Watcher: w, Event: wire.WatcherEvent{Type: typ, State: wire.StateSyncConnected, Path: path}})

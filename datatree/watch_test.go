@@ -50,9 +50,11 @@ func TestWatchTriggerTable(t *testing.T) {
 			ev(parW, wire.EventNodeChildrenChanged, "/p"), ev(parPW, wire.EventNodeChildrenChanged, "/p"),
 		}, events)
 		// One-shot watches are gone, persistent ones stay.
-		assert.Equal(t, wire.ErrNoWatcher, h.tree.CheckWatches("/p/n", wire.WatcherData, existW))
+		assert.Equal(t, wire.ErrOK, h.tree.RemoveWatches("/p/n", wire.WatcherAny, persW))
+		assert.Equal(t, wire.ErrNoWatcher, h.tree.RemoveWatches("/p/n", wire.WatcherData, existW))
+		assert.Equal(t, wire.ErrNoWatcher, h.tree.CheckWatches("/p/n", wire.WatcherAny, existW), "no watch on /p/n left")
+		assert.Equal(t, wire.ErrOK, h.tree.RemoveWatches("/p", wire.WatcherChildren, parPW))
 		assert.Equal(t, wire.ErrNoWatcher, h.tree.CheckWatches("/p", wire.WatcherChildren, parW))
-		assert.Equal(t, wire.ErrOK, h.tree.CheckWatches("/p/n", wire.WatcherAny, persW))
 		assert.Equal(t, wire.ErrOK, h.tree.CheckWatches("/", wire.WatcherData, recW))
 	})
 
@@ -190,20 +192,33 @@ func TestCloseSessionFiresWatches(t *testing.T) {
 	assert.Equal(t, []int64{22}, h.tree.Sessions())
 }
 
-// TestRemoveAndCheckWatches by type, and RemoveWatcher.
+// TestRemoveAndCheckWatches: removeWatches is per connection and by type;
+// checkWatches, as in ZooKeeper 3.8, finds any connection's watch on the
+// path; an unknown type is MarshallingError; the empty path never matches.
 func TestRemoveAndCheckWatches(t *testing.T) {
 	h := newHarness(t, Config{})
 	h.mustCreate("/n")
 	h.tree.GetData("/n", nil, true, 1)
 	h.tree.GetChildren("/n", nil, true, 1)
 	assert.Equal(t, wire.ErrOK, h.tree.CheckWatches("/n", wire.WatcherData, 1))
-	assert.Equal(t, wire.ErrNoWatcher, h.tree.CheckWatches("/n", wire.WatcherData, 2))
+	assert.Equal(t, wire.ErrOK, h.tree.CheckWatches("/n", wire.WatcherData, 2), "another connection's watch counts")
+	assert.Equal(t, wire.ErrNoWatcher, h.tree.RemoveWatches("/n", wire.WatcherData, 2), "but is not removed")
 	assert.Equal(t, wire.ErrOK, h.tree.RemoveWatches("/n", wire.WatcherChildren, 1))
 	assert.Equal(t, wire.ErrNoWatcher, h.tree.RemoveWatches("/n", wire.WatcherChildren, 1))
+	assert.Equal(t, wire.ErrNoWatcher, h.tree.CheckWatches("/n", wire.WatcherChildren, 1))
 	assert.Equal(t, wire.ErrOK, h.tree.CheckWatches("/n", wire.WatcherAny, 1))
 	assert.Equal(t, wire.ErrOK, h.tree.RemoveWatches("/n", wire.WatcherAny, 1))
 	assert.Equal(t, wire.ErrNoWatcher, h.tree.CheckWatches("/n", wire.WatcherAny, 1))
-	assert.Equal(t, wire.ErrBadArguments, h.tree.CheckWatches("/n", 7, 1))
+	for _, bad := range []wire.WatcherType{0, 4, -1} {
+		assert.Equal(t, wire.ErrMarshallingError, h.tree.CheckWatches("/n", bad, 1))
+		assert.Equal(t, wire.ErrMarshallingError, h.tree.RemoveWatches("/n", bad, 1))
+	}
+	// A watch set through "" is kept under "": checkWatches never sees
+	// it, removeWatches does.
+	h.tree.GetData("", nil, true, 1)
+	assert.Equal(t, wire.ErrNoWatcher, h.tree.CheckWatches("", wire.WatcherData, 1))
+	assert.Equal(t, wire.ErrNoWatcher, h.tree.CheckWatches("/", wire.WatcherAny, 1))
+	assert.Equal(t, wire.ErrOK, h.tree.RemoveWatches("", wire.WatcherData, 1))
 
 	// Any also removes a persistent-recursive watch.
 	h.tree.AddWatch("/", wire.AddWatchPersistentRecursive, 3)
@@ -279,4 +294,50 @@ func TestSetWatches(t *testing.T) {
 	assert.Equal(t, []WatchEvent{ev(5, wire.EventNodeDataChanged, "/same")}, events)
 	_, events = h.setData("/same", "y", -1)
 	assert.Equal(t, []WatchEvent{ev(5, wire.EventNodeDataChanged, "/same")}, events)
+}
+
+// TestEventsFilteredByACL: a watcher only gets events about nodes its
+// identities may read (Debian's ZooKeeper 3.8.0, CVE-2024-23944): the
+// node's own ACL for created, changed and deleted nodes, the parent's for
+// NodeChildrenChanged; the one-shot watch is used up all the same;
+// setWatches' events are not filtered.
+func TestEventsFilteredByACL(t *testing.T) {
+	h := newHarness(t, Config{})
+	owner := []wire.Id{{Scheme: "digest", ID: DigestID("owner:pw")}}
+	private := []wire.ACL{{Perms: wire.PermAll, ID: owner[0]}}
+	createWith := func(path string, acl []wire.ACL) {
+		r, _ := h.write(&Request{Op: wire.OpCreate, Body: &wire.CreateRequest{Path: path, ACL: acl}, Auth: owner})
+		require.Equal(t, wire.ErrOK, r.Err)
+	}
+	createWith("/s", private)
+	createWith("/open", wire.OpenACLUnsafe)
+	const stranger, friend WatcherID = 1, 2
+	read := func(w WatcherID, auth []wire.Id, op wire.OpCode, body wire.Record) {
+		h.tree.Read(&Request{Op: op, Body: body, Auth: auth}, w, nil)
+	}
+	read(stranger, nil, wire.OpExists, &wire.PathWatchRequest{Path: "/s", Watch: true})
+	read(friend, owner, wire.OpExists, &wire.PathWatchRequest{Path: "/s", Watch: true})
+	read(stranger, nil, wire.OpAddWatch, &wire.AddWatchRequest{Path: "/open", Mode: wire.AddWatchPersistentRecursive})
+	read(stranger, nil, wire.OpGetChildren, &wire.PathWatchRequest{Path: "/open", Watch: true})
+
+	_, events := h.write(&Request{Op: wire.OpSetData, Body: &wire.SetDataRequest{Path: "/s", Version: -1}, Auth: owner})
+	assert.Equal(t, []WatchEvent{ev(friend, wire.EventNodeDataChanged, "/s")}, events)
+	assert.Equal(t, wire.ErrNoWatcher, h.tree.RemoveWatches("/s", wire.WatcherData, stranger), "used up though dropped")
+
+	createWith("/open/hidden", private)
+	_, events = h.write(&Request{Op: wire.OpDelete, Body: &wire.PathVersionRequest{Path: "/open/hidden", Version: -1}, Auth: owner})
+	// NodeCreated and NodeDeleted of /open/hidden were dropped; the parent
+	// is readable, so NodeChildrenChanged /open went through (at the create).
+	assert.Empty(t, events)
+
+	// Once the connection authenticates, events flow.
+	h.tree.SetWatcherAuth(stranger, owner)
+	createWith("/open/hidden2", private)
+	_, events = h.write(&Request{Op: wire.OpSetData, Body: &wire.SetDataRequest{Path: "/open/hidden2", Version: -1}, Auth: owner})
+	assert.Equal(t, []WatchEvent{ev(stranger, wire.EventNodeDataChanged, "/open/hidden2")}, events)
+
+	// setWatches fires at once, unfiltered.
+	h.tree.SetWatcherAuth(stranger, nil)
+	got := h.tree.SetWatches(&wire.SetWatchesRequest{RelativeZxid: 0, DataWatches: []string{"/s"}}, stranger, nil)
+	assert.Equal(t, []WatchEvent{ev(stranger, wire.EventNodeDataChanged, "/s")}, got)
 }

@@ -65,12 +65,18 @@ func logTxn(e trace.LogEntry) Txn {
 	return txn
 }
 
-// replayChecked applies entries to tr, requiring ZooKeeper's digest after each.
-func replayChecked(t *testing.T, tr *Tree, entries []trace.LogEntry, what string) {
+// replayChecked applies entries to tr, requiring ZooKeeper's digest after
+// each one past fuzzyUpTo (a restored fuzzy snapshot reaches a consistent
+// state only once the txns its serialization overlapped are replayed;
+// ZooKeeper too compares digests only from there).
+func replayChecked(t *testing.T, tr *Tree, entries []trace.LogEntry, fuzzyUpTo int64, what string) {
 	t.Helper()
 	for _, e := range entries {
 		txn := logTxn(e)
 		tr.Apply(&txn, nil)
+		if e.Header.Zxid <= fuzzyUpTo {
+			continue
+		}
 		if e.Digest != nil && e.Digest.TreeDigest != tr.Digest() && !containerCreateDigest(tr, txn, e.Digest.TreeDigest) {
 			require.Equal(t, e.Digest.TreeDigest, tr.Digest(), "%s: digest after zxid %#x (%v)", what, e.Header.Zxid, e.Header.Type)
 		}
@@ -84,7 +90,7 @@ func TestZooKeeperLogDigests(t *testing.T) {
 			require.NoError(t, err)
 			require.NotEmpty(t, entries)
 			tr := New(goldenConfig(t, sc))
-			replayChecked(t, tr, entries, "log")
+			replayChecked(t, tr, entries, 0, "log")
 		})
 	}
 }
@@ -135,7 +141,7 @@ func TestZooKeeperSnapshotsRestoreAndReplay(t *testing.T) {
 			entries, err := trace.ReadTxnLogs(dir)
 			require.NoError(t, err)
 			live := New(cfg)
-			replayChecked(t, live, entries, "log")
+			replayChecked(t, live, entries, 0, "log")
 			snaps, err := filepath.Glob(filepath.Join(dir, "snapshot.*"))
 			require.NoError(t, err)
 			sort.Strings(snaps)
@@ -153,10 +159,11 @@ func TestZooKeeperSnapshotsRestoreAndReplay(t *testing.T) {
 						require.Equal(t, e.Digest.TreeDigest, snap.digest, "%s: digest stored in the snapshot", p)
 					}
 				}
-				if snap.digestZxid == snap.zxid && snap.zxid > 0 {
-					require.Equal(t, snap.digest, tr.Digest(), "%s: restored digest", p)
-				}
-				replayChecked(t, tr, rest, filepath.Base(p)+" + log")
+				// The restored tree itself is not compared with the stored
+				// digest: ZooKeeper writes the digest of the last txn it
+				// finished applying, while the tree may already hold the
+				// next one's changes (recorded: ephemerals/snapshot.5).
+				replayChecked(t, tr, rest, snap.digestZxid, filepath.Base(p)+" + log")
 				require.Equal(t, live.Digest(), tr.Digest(), "%s: digest after replay", p)
 				requireSameTree(t, live, tr)
 			}
