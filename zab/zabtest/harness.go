@@ -192,8 +192,8 @@ func (h *Harness) Expect(want ...string) {
 	}
 }
 
-// Bytes encodes every message and every logged txn so far, in order: two
-// runs of the same input must give equal Bytes.
+// Bytes encodes every message, every logged txn and every snapshot so
+// far, in order: two runs of the same input must give equal Bytes.
 func (h *Harness) Bytes() []byte {
 	var buf []byte
 	for i := range h.Effects {
@@ -203,6 +203,10 @@ func (h *Harness) Bytes() []byte {
 	}
 	for i := range h.Log {
 		buf = append(buf, zab.EncodeTxnEntry(&h.Log[i])...)
+	}
+	for _, s := range h.Snapshots {
+		buf = fmt.Appendf(buf, "snapshot %x %v %+v:", s.Zxid, s.Sessions, s.Digest)
+		buf = append(buf, s.Tree...)
 	}
 	return buf
 }
