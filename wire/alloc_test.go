@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"runtime"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // allocatedBy returns the bytes f allocates.
@@ -67,10 +69,8 @@ func TestDecodeAllocationIsBoundedByInput(t *testing.T) {
 				_, err = DecodeRequest(tc.op, tc.input)
 			}
 		})
-		limit := uint64(5*len(tc.input) + 64<<10)
 		t.Logf("%s: %d input bytes, %d allocated, err %v", tc.name, len(tc.input), n, err)
-		if n > limit {
-			t.Errorf("%s: %d bytes allocated for %d bytes of input", tc.name, n, len(tc.input))
-		}
+		assert.LessOrEqual(t, n, uint64(5*len(tc.input)+64<<10), "%s: bytes allocated for %d bytes of input",
+			tc.name, len(tc.input))
 	}
 }

@@ -3,6 +3,8 @@ package wire
 import (
 	"fmt"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // Each constant type prints its ZooKeeper name and falls back to
@@ -69,9 +71,7 @@ func TestConstantNames(t *testing.T) {
 		{PeerObserving.String(), "OBSERVING"}, {PeerState(4).String(), "PeerState(4)"},
 	}
 	for _, c := range cases {
-		if c.got != c.want {
-			t.Errorf("got %q, want %q", c.got, c.want)
-		}
+		assert.Equal(t, c.want, c.got)
 	}
 }
 
@@ -79,27 +79,21 @@ func TestConstantNames(t *testing.T) {
 // tables hold no duplicates (a duplicate would make parsing ambiguous).
 func TestParseNames(t *testing.T) {
 	for op, name := range opNames {
-		if got, ok := ParseOpCode(name); !ok || got != op {
-			t.Errorf("ParseOpCode(%q) = %d, %v", name, got, ok)
-		}
-		if !op.Known() {
-			t.Errorf("%s not Known", op)
-		}
+		got, ok := ParseOpCode(name)
+		assert.True(t, ok, name)
+		assert.Equal(t, op, got, name)
+		assert.True(t, op.Known(), name)
 	}
 	for c, name := range errNames {
-		if got, ok := ParseErrCode(name); !ok || got != c {
-			t.Errorf("ParseErrCode(%q) = %d, %v", name, got, ok)
-		}
+		got, ok := ParseErrCode(name)
+		assert.True(t, ok, name)
+		assert.Equal(t, c, got, name)
 	}
-	if _, ok := ParseOpCode("nope"); ok {
-		t.Error("ParseOpCode accepted an unknown name")
-	}
-	if OpCode(10).Known() {
-		t.Error("opcode 10 is Known")
-	}
-	if len(opNames) != 33 || len(errNames) != 32 {
-		t.Errorf("%d opcodes, %d error codes named", len(opNames), len(errNames))
-	}
+	_, ok := ParseOpCode("nope")
+	assert.False(t, ok)
+	assert.False(t, OpCode(10).Known())
+	assert.Len(t, opNames, 33)
+	assert.Len(t, errNames, 32)
 }
 
 func TestCreateModePredicates(t *testing.T) {
@@ -117,8 +111,6 @@ func TestCreateModePredicates(t *testing.T) {
 		if want == "" {
 			want = "false false false false false"
 		}
-		if got != want {
-			t.Errorf("%s: valid/ephemeral/sequential/ttl/container = %s, want %s", m, got, want)
-		}
+		assert.Equal(t, want, got, "%s: valid/ephemeral/sequential/ttl/container", m)
 	}
 }

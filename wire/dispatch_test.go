@@ -1,9 +1,10 @@
 package wire
 
 import (
-	"errors"
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestNewRequestByOpcode(t *testing.T) {
@@ -21,16 +22,14 @@ func TestNewRequestByOpcode(t *testing.T) {
 	}
 	for op, w := range want {
 		got, err := NewRequest(op)
-		if err != nil || !reflect.DeepEqual(got, w) {
-			t.Errorf("NewRequest(%s) = %#v, %v; want %#v", op, got, err, w)
-		}
+		require.NoError(t, err, op)
+		assert.Equal(t, w, got, op)
 	}
 	for _, op := range []OpCode{OpNotification, OpCreateSession, OpError, 10, 23, 99, 108, -3} {
 		_, err := NewRequest(op)
 		var ue *UnknownOpError
-		if !errors.As(err, &ue) || ue.Op != op {
-			t.Errorf("NewRequest(%s): %v", op, err)
-		}
+		require.ErrorAs(t, err, &ue, op)
+		assert.Equal(t, op, ue.Op)
 	}
 }
 
@@ -49,43 +48,37 @@ func TestNewResponseByOpcode(t *testing.T) {
 	}
 	for op, w := range want {
 		got, err := NewResponse(op)
-		if err != nil || !reflect.DeepEqual(got, w) {
-			t.Errorf("NewResponse(%s) = %#v, %v; want %#v", op, got, err, w)
-		}
+		require.NoError(t, err, op)
+		assert.Equal(t, w, got, op)
 	}
-	if _, err := NewResponse(OpCode(55)); err == nil || err.Error() != "wire: no response body for opcode OpCode(55)" {
-		t.Errorf("unknown opcode: %v", err)
-	}
+	_, err := NewResponse(OpCode(55))
+	assert.EqualError(t, err, "wire: no response body for opcode OpCode(55)")
 }
 
 func TestDecodeRequestIgnoresTrailingBytes(t *testing.T) {
 	b := append(Marshal(&PathWatchRequest{Path: "/x", Watch: true}), 9, 9)
 	r, err := DecodeRequest(OpGetData, b)
-	if err != nil || !reflect.DeepEqual(r, &PathWatchRequest{Path: "/x", Watch: true}) {
-		t.Fatalf("got %#v, %v", r, err)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, &PathWatchRequest{Path: "/x", Watch: true}, r)
+
 	// A setWatches2 body read as setWatches stops after the three lists.
 	sw := &SetWatchesRequest{RelativeZxid: 5, DataWatches: []string{"/d"}, ExistWatches: []string{},
 		ChildWatches: []string{}, PersistentWatches: []string{"/p"}, PersistentRecursiveWatches: []string{}, Persistent: true}
 	r, err = DecodeRequest(OpSetWatches, Marshal(sw))
-	if err != nil || !reflect.DeepEqual(r, &SetWatchesRequest{RelativeZxid: 5, DataWatches: []string{"/d"},
-		ExistWatches: []string{}, ChildWatches: []string{}}) {
-		t.Fatalf("got %#v, %v", r, err)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, &SetWatchesRequest{RelativeZxid: 5, DataWatches: []string{"/d"}, ExistWatches: []string{},
+		ChildWatches: []string{}}, r)
 }
 
 func TestDecodeRequestErrors(t *testing.T) {
 	_, err := DecodeRequest(OpSetData, []byte{0, 0, 0, 5, 'a'})
 	var de *DecodeError
-	if !errors.As(err, &de) || !errors.Is(err, ErrShort) {
-		t.Fatalf("truncated setData: %v", err)
-	}
-	if want := "wire: setData request: jute: string length at offset 4: length 5 exceeds the 1 bytes left: jute: input ends inside a record"; err.Error() != want {
-		t.Errorf("message %q", err.Error())
-	}
-	if _, err := DecodeResponse(OpGetData, nil); err == nil {
-		t.Error("empty getData response decoded")
-	}
+	require.ErrorAs(t, err, &de)
+	assert.ErrorIs(t, err, ErrShort)
+	assert.EqualError(t, err, "wire: setData request: jute: string length at offset 4: "+
+		"length 5 exceeds the 1 bytes left: jute: input ends inside a record")
+	_, err = DecodeResponse(OpGetData, nil)
+	assert.Error(t, err, "empty getData response")
 }
 
 func TestMultiRejectsForeignTypes(t *testing.T) {
@@ -93,65 +86,51 @@ func TestMultiRejectsForeignTypes(t *testing.T) {
 	// same record); ping is not.
 	var e Encoder
 	(&MultiHeader{Type: OpPing, Err: -1}).Encode(&e)
-	if err := Unmarshal(e.Bytes(), &MultiRequest{}); err == nil {
-		t.Error("ping op accepted in a multi")
-	}
+	assert.Error(t, Unmarshal(e.Bytes(), &MultiRequest{}), "ping op in a multi")
 	e.Reset()
 	(&MultiHeader{Type: OpExists}).Encode(&e)
-	if err := Unmarshal(e.Bytes(), &MultiResponse{}); err == nil {
-		t.Error("exists result accepted in a multi response")
-	}
+	assert.Error(t, Unmarshal(e.Bytes(), &MultiResponse{}), "exists result in a multi response")
+
 	// The terminator is recognised by Done alone, as ZooKeeper does, and
 	// re-encoded canonically.
 	e.Reset()
 	(&MultiHeader{Type: 77, Done: true, Err: 5}).Encode(&e)
 	var m MultiRequest
-	if err := Unmarshal(e.Bytes(), &m); err != nil || m.Ops != nil {
-		t.Fatalf("empty multi: %+v %v", m, err)
-	}
-	if got := Marshal(&m); string(got) != string(Marshal(&multiEnd)) {
-		t.Errorf("empty multi encodes as %x", got)
-	}
+	require.NoError(t, Unmarshal(e.Bytes(), &m))
+	assert.Nil(t, m.Ops)
+	assert.Equal(t, Marshal(&multiEnd), Marshal(&m))
 }
 
 func TestDecoderAliasRetainsInputOnlyWhenAsked(t *testing.T) {
 	in := Marshal(&GetDataResponse{Data: []byte("payload"), Stat: Stat{Version: 3}})
 	var copied, aliased GetDataResponse
-	if err := Unmarshal(in, &copied); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Unmarshal(in, &copied))
 	d := NewDecoder(in)
 	d.Alias = true
 	aliased.Decode(d)
-	if d.Err() != nil {
-		t.Fatal(d.Err())
-	}
+	require.NoError(t, d.Err())
+
 	// Strings are copied even by an aliasing decoder.
 	pathIn := Marshal(&PathResponse{Path: "/node"})
 	s := &PathResponse{}
 	d = NewDecoder(pathIn)
 	d.Alias = true
 	s.Decode(d)
+
 	rawIn := []byte("rawbytes")
 	copiedRaw := NewDecoder(rawIn).ReadRaw(3)
 	d = NewDecoder(rawIn)
 	d.Alias = true
 	aliasedRaw := d.ReadRaw(3)
+
 	for _, b := range [][]byte{in, pathIn, rawIn} {
 		for i := range b {
 			b[i] = 'X'
 		}
 	}
-	if string(copied.Data) != "payload" {
-		t.Errorf("a default decoder retained its input: %q", copied.Data)
-	}
-	if string(aliased.Data) != "XXXXXXX" {
-		t.Errorf("an aliasing decoder copied: %q", aliased.Data)
-	}
-	if s.Path != "/node" {
-		t.Errorf("string changed with its input: %q", s.Path)
-	}
-	if string(copiedRaw) != "raw" || string(aliasedRaw) != "XXX" {
-		t.Errorf("ReadRaw: copied %q, aliased %q", copiedRaw, aliasedRaw)
-	}
+	assert.Equal(t, "payload", string(copied.Data), "a default decoder retained its input")
+	assert.Equal(t, "XXXXXXX", string(aliased.Data), "an aliasing decoder copied")
+	assert.Equal(t, "/node", s.Path, "a string changed with its input")
+	assert.Equal(t, "raw", string(copiedRaw))
+	assert.Equal(t, "XXX", string(aliasedRaw))
 }

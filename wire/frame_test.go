@@ -9,6 +9,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -20,32 +22,25 @@ func TestFrameLimit(t *testing.T) {
 	body := bytes.Repeat([]byte{7}, DefaultMaxBuffer)
 	fr := NewFrameReader(bytes.NewReader(append(lengthPrefix(DefaultMaxBuffer), body...)), 0)
 	got, err := fr.ReadFrame()
-	if err != nil || !bytes.Equal(got, body) {
-		t.Fatalf("frame of %d bytes: len %d, %v", DefaultMaxBuffer, len(got), err)
-	}
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(got, body), "frame of exactly the limit")
 
 	fr = NewFrameReader(bytes.NewReader(lengthPrefix(DefaultMaxBuffer+1)), 0)
 	_, err = fr.ReadFrame()
 	var fe *FrameError
-	if !errors.As(err, &fe) || !errors.Is(err, ErrFrameTooLarge) || fe.Length != DefaultMaxBuffer+1 || fe.Max != DefaultMaxBuffer {
-		t.Fatalf("oversized frame: %v", err)
-	}
-	if cap(fr.buf) != 0 {
-		t.Fatalf("refused frame allocated %d bytes", cap(fr.buf))
-	}
-	if !strings.Contains(err.Error(), "1048576") || !strings.Contains(err.Error(), "1048575") {
-		t.Errorf("message does not name length and limit: %v", err)
-	}
+	require.ErrorAs(t, err, &fe)
+	assert.ErrorIs(t, err, ErrFrameTooLarge)
+	assert.Equal(t, int32(DefaultMaxBuffer+1), fe.Length)
+	assert.Equal(t, DefaultMaxBuffer, fe.Max)
+	assert.Zero(t, cap(fr.buf), "a refused frame allocated its buffer")
+	assert.EqualError(t, err, "wire: frame length 1048576 exceeds the limit of 1048575 bytes")
 }
 
 func TestFrameConfiguredLimit(t *testing.T) {
 	fr := NewFrameReader(bytes.NewReader(append(lengthPrefix(11), make([]byte, 11)...)), 10)
-	if fr.Max() != 10 {
-		t.Fatalf("Max = %d", fr.Max())
-	}
-	if _, err := fr.ReadFrame(); !errors.Is(err, ErrFrameTooLarge) {
-		t.Fatalf("got %v", err)
-	}
+	assert.Equal(t, 10, fr.Max())
+	_, err := fr.ReadFrame()
+	assert.ErrorIs(t, err, ErrFrameTooLarge)
 }
 
 func TestFrameErrors(t *testing.T) {
@@ -63,24 +58,25 @@ func TestFrameErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := NewFrameReader(bytes.NewReader(tc.input), 0).ReadFrame()
 			var fe *FrameError
-			if !errors.As(err, &fe) || !errors.Is(err, tc.want) {
-				t.Fatalf("got %v, want %v", err, tc.want)
-			}
-			if tc.want == ErrFrameTruncated && (fe.Read != tc.read || !errors.Is(err, io.ErrUnexpectedEOF)) {
-				t.Fatalf("read %d (want %d), err %v", fe.Read, tc.read, err)
+			require.ErrorAs(t, err, &fe)
+			assert.ErrorIs(t, err, tc.want)
+			if tc.want == ErrFrameTruncated {
+				assert.Equal(t, tc.read, fe.Read)
+				assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 			}
 		})
 	}
+	assert.EqualError(t, &FrameError{Problem: ErrFrameNegative, Length: -5}, "wire: frame length -5 is negative")
+
 	// A stream that ends between frames is a clean end, not a frame error.
-	if _, err := NewFrameReader(bytes.NewReader(nil), 0).ReadFrame(); err != io.EOF {
-		t.Fatalf("empty stream: %v", err)
-	}
+	_, err := NewFrameReader(bytes.NewReader(nil), 0).ReadFrame()
+	assert.Equal(t, io.EOF, err)
+
 	// A reader's own error is kept.
 	boom := errors.New("boom")
-	_, err := NewFrameReader(io.MultiReader(bytes.NewReader(lengthPrefix(4)), iotest.ErrReader(boom)), 0).ReadFrame()
-	if !errors.Is(err, boom) || !errors.Is(err, ErrFrameTruncated) {
-		t.Fatalf("reader error: %v", err)
-	}
+	_, err = NewFrameReader(io.MultiReader(bytes.NewReader(lengthPrefix(4)), iotest.ErrReader(boom)), 0).ReadFrame()
+	assert.ErrorIs(t, err, boom)
+	assert.ErrorIs(t, err, ErrFrameTruncated)
 }
 
 func TestFramesReuseBuffer(t *testing.T) {
@@ -89,31 +85,30 @@ func TestFramesReuseBuffer(t *testing.T) {
 	stream = AppendFrame(stream, &RequestHeader{Xid: 2, Type: OpPing})
 	stream = AppendFrame(stream)
 	fr := NewFrameReader(iotest.HalfReader(bytes.NewReader(stream)), 0)
+
 	first, err := fr.ReadFrame()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var h RequestHeader
 	var body PathWatchRequest
 	d := NewDecoder(first)
 	h.Decode(d)
 	body.Decode(d)
-	if d.Err() != nil || d.Remaining() != 0 || h != (RequestHeader{1, OpGetData}) || body != (PathWatchRequest{"/a", true}) {
-		t.Fatalf("first frame: %+v %+v %v", h, body, d.Err())
-	}
+	require.NoError(t, d.Err())
+	assert.Zero(t, d.Remaining())
+	assert.Equal(t, RequestHeader{1, OpGetData}, h)
+	assert.Equal(t, PathWatchRequest{"/a", true}, body)
+
 	second, err := fr.ReadFrame()
-	if err != nil || Unmarshal(second, &h) != nil || h != (RequestHeader{2, OpPing}) {
-		t.Fatalf("second frame: %x %v", second, err)
-	}
-	if &first[0] != &second[0] {
-		t.Error("the reader did not reuse its buffer")
-	}
-	if empty, err := fr.ReadFrame(); err != nil || len(empty) != 0 {
-		t.Fatalf("empty frame: %x %v", empty, err)
-	}
-	if _, err := fr.ReadFrame(); err != io.EOF {
-		t.Fatalf("end: %v", err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, Unmarshal(second, &h))
+	assert.Equal(t, RequestHeader{2, OpPing}, h)
+	assert.Same(t, &first[0], &second[0], "the reader did not reuse its buffer")
+
+	empty, err := fr.ReadFrame()
+	require.NoError(t, err)
+	assert.Empty(t, empty)
+	_, err = fr.ReadFrame()
+	assert.Equal(t, io.EOF, err)
 }
 
 func TestFrameRoundTripProperty(t *testing.T) {
@@ -128,45 +123,43 @@ func TestFrameRoundTripProperty(t *testing.T) {
 		fr := NewFrameReader(bytes.NewReader(e.Bytes()), 300)
 		for i, p := range payloads {
 			got, err := fr.ReadFrame()
-			if err != nil || !bytes.Equal(got, p) {
-				t.Fatalf("frame %d: %x, %v; want %x", i, got, err, p)
-			}
+			require.NoError(t, err, "frame %d", i)
+			require.True(t, bytes.Equal(got, p), "frame %d: %x, want %x", i, got, p)
 		}
-		if _, err := fr.ReadFrame(); err != io.EOF {
-			t.Fatalf("after the last frame: %v", err)
-		}
+		_, err := fr.ReadFrame()
+		require.Equal(t, io.EOF, err)
 	})
 }
 
 func TestFourLetterWords(t *testing.T) {
 	for _, w := range []string{"ruok", "srvr", "stat", "mntr", "conf", "cons", "crst", "srst", "envi",
 		"wchs", "wchc", "wchp", "dump", "dirs", "isro", "hash", "gtmk", "stmk"} {
-		n := int32(binary.BigEndian.Uint32([]byte(w)))
-		if got, ok := FourLetterWord(n); !ok || got != w {
-			t.Errorf("FourLetterWord(%q as %d) = %q, %v", w, n, got, ok)
-		}
+		got, ok := FourLetterWord(int32(binary.BigEndian.Uint32([]byte(w))))
+		assert.True(t, ok, w)
+		assert.Equal(t, w, got)
 		frame, word, err := NewFrameReader(strings.NewReader(w), 0).ReadFirstFrame()
-		if err != nil || word != w || frame != nil {
-			t.Errorf("ReadFirstFrame(%q) = %x, %q, %v", w, frame, word, err)
-		}
+		require.NoError(t, err, w)
+		assert.Equal(t, w, word)
+		assert.Nil(t, frame)
 	}
-	if got, ok := FourLetterWord(int32(-0x000b0003)); !ok || got != TelnetClose {
-		t.Errorf("telnet interrupt: %q, %v", got, ok)
-	}
+	got, ok := FourLetterWord(int32(-0x000b0003)) // 0xfff4fffd, telnet's interrupt
+	assert.True(t, ok)
+	assert.Equal(t, TelnetClose, got)
 	for _, w := range []string{"abcd", "RUOK", "ruo "} {
-		if _, ok := FourLetterWord(int32(binary.BigEndian.Uint32([]byte(w)))); ok {
-			t.Errorf("%q recognised", w)
-		}
+		_, ok := FourLetterWord(int32(binary.BigEndian.Uint32([]byte(w))))
+		assert.False(t, ok, w)
 	}
+
 	// A first frame that is a real request is read as one.
 	stream := AppendFrame(nil, &ConnectRequest{TimeOut: 30000, Passwd: make([]byte, 16)})
 	frame, word, err := NewFrameReader(bytes.NewReader(stream), 0).ReadFirstFrame()
-	if err != nil || word != "" || !bytes.Equal(frame, stream[4:]) {
-		t.Fatalf("connect frame: %x %q %v", frame, word, err)
-	}
-	// An unknown word is just an oversized length.
+	require.NoError(t, err)
+	assert.Empty(t, word)
+	assert.Equal(t, stream[4:], frame)
+
+	// An unknown word is just an oversized length; a cut one is truncated.
 	_, _, err = NewFrameReader(strings.NewReader("abcd"), 0).ReadFirstFrame()
-	if !errors.Is(err, ErrFrameTooLarge) {
-		t.Fatalf("unknown word: %v", err)
-	}
+	assert.ErrorIs(t, err, ErrFrameTooLarge)
+	_, _, err = NewFrameReader(strings.NewReader("ruo"), 0).ReadFirstFrame()
+	assert.ErrorIs(t, err, ErrFrameTruncated)
 }

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // One fuzz target per decoder entry point. Each asserts that decoding never
@@ -23,15 +24,9 @@ func checkStable(t *testing.T, b []byte, decode func([]byte) (Record, error)) {
 	}
 	enc := Marshal(first)
 	second, err := decode(enc)
-	if err != nil {
-		t.Fatalf("re-encoded %#v as %x, which does not decode: %v", first, enc, err)
-	}
-	if !reflect.DeepEqual(first, second) {
-		t.Fatalf("decoded\n%#v\nre-decoded\n%#v", first, second)
-	}
-	if again := Marshal(second); !bytes.Equal(again, enc) {
-		t.Fatalf("encodings differ: %x then %x", enc, again)
-	}
+	require.NoError(t, err, "re-encoded %#v as %x", first, enc)
+	require.Equal(t, first, second, "re-decoded")
+	require.Equal(t, enc, Marshal(second), "re-encoded")
 }
 
 // lenient decodes one record from the start of b, ignoring what follows, as

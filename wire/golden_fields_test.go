@@ -1,11 +1,11 @@
 package wire
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // The expected values below are what the capture drivers did (paths, data,
@@ -263,20 +263,8 @@ func TestGoldenFieldValues(t *testing.T) {
 		}
 		b := vectorBytes(t, goldenDir, v)
 		got, err := decodeFrameVector(v.Kind, b)
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		if !reflect.DeepEqual(got, want) {
-			for i := range want {
-				if i < len(got) && !reflect.DeepEqual(got[i], want[i]) {
-					t.Errorf("%s: record %d decoded as\n%#v\nwant\n%#v", name, i, got[i], want[i])
-				}
-			}
-			continue
-		}
-		if enc := encodeRecords(want); !bytes.Equal(enc, b) {
-			t.Errorf("%s: encoded\n%x\nwant\n%x", name, enc, b)
+		if assert.NoError(t, err, name) && assert.Equal(t, want, got, name) {
+			assert.Equal(t, b, encodeRecords(want), "%s: encoding the expected records", name)
 		}
 	}
 }
@@ -358,17 +346,8 @@ func TestGoldenTxnFieldValues(t *testing.T) {
 	for off, want := range goldenTxns() {
 		entry, end := txnEntryAt(t, raw, off)
 		got, err := DecodeTxnEntry(entry)
-		if err != nil {
-			t.Errorf("entry at %d: %v", off, err)
-			continue
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("entry at %d decoded as\n%#v %#v %#v\nwant\n%#v %#v %#v", off,
-				got.Header, got.Body, got.Digest, want.Header, want.Body, want.Digest)
-			continue
-		}
-		if enc := AppendTxnLogEntry(nil, &want); !bytes.Equal(enc, raw[off:end]) {
-			t.Errorf("entry at %d encoded\n%x\nwant\n%x", off, enc, raw[off:end])
+		if assert.NoError(t, err, "entry at %d", off) && assert.Equal(t, want, got, "entry at %d", off) {
+			assert.Equal(t, raw[off:end], AppendTxnLogEntry(nil, &want), "encoding the entry at %d", off)
 		}
 	}
 }

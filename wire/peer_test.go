@@ -1,10 +1,11 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/binary"
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // be builds big-endian bytes from ints (4 bytes), int64s (8), strings and
@@ -34,26 +35,19 @@ func TestNotificationLayouts(t *testing.T) {
 	full := be(int32(2), int64(1), int64(0x100000005), int64(3), int64(1), int32(2), int32(len(config)), config)
 	n := Notification{State: PeerLeading, Leader: 1, Zxid: 0x100000005, ElectionEpoch: 3, PeerEpoch: 1,
 		Version: NotificationVersion, Config: []byte(config)}
-	if got := Marshal(&n); !bytes.Equal(got, full) {
-		t.Fatalf("encoded\n%x\nwant\n%x", got, full)
-	}
+	assert.Equal(t, full, Marshal(&n))
 	var got Notification
-	if err := Unmarshal(full, &got); err != nil || !reflect.DeepEqual(got, n) {
-		t.Fatalf("decoded %+v, %v", got, err)
-	}
+	require.NoError(t, Unmarshal(full, &got))
+	assert.Equal(t, n, got)
 
 	// Older layouts: 40 bytes (a version field that is not read) and 28
 	// bytes (no peerEpoch: it comes from the zxid's epoch half).
 	forty := be(int32(0), int64(2), int64(0x300000001), int64(7), int64(3), int32(1))
-	if err := Unmarshal(forty, &got); err != nil || !reflect.DeepEqual(got, Notification{
-		State: PeerLooking, Leader: 2, Zxid: 0x300000001, ElectionEpoch: 7, PeerEpoch: 3}) {
-		t.Fatalf("40-byte layout: %+v, %v", got, err)
-	}
+	require.NoError(t, Unmarshal(forty, &got))
+	assert.Equal(t, Notification{State: PeerLooking, Leader: 2, Zxid: 0x300000001, ElectionEpoch: 7, PeerEpoch: 3}, got)
 	twentyEight := be(int32(1), int64(2), int64(0x300000001), int64(7))
-	if err := Unmarshal(twentyEight, &got); err != nil || !reflect.DeepEqual(got, Notification{
-		State: PeerFollowing, Leader: 2, Zxid: 0x300000001, ElectionEpoch: 7, PeerEpoch: 3}) {
-		t.Fatalf("28-byte layout: %+v, %v", got, err)
-	}
+	require.NoError(t, Unmarshal(twentyEight, &got))
+	assert.Equal(t, Notification{State: PeerFollowing, Leader: 2, Zxid: 0x300000001, ElectionEpoch: 7, PeerEpoch: 3}, got)
 
 	for name, bad := range map[string][]byte{
 		"too short":       twentyEight[:27],
@@ -61,22 +55,17 @@ func TestNotificationLayouts(t *testing.T) {
 		"negative config": be(int32(0), int64(1), int64(1), int64(1), int64(1), int32(2), int32(-1)),
 		"cut in version":  forty[:38],
 	} {
-		if err := Unmarshal(bad, &got); err == nil {
-			t.Errorf("%s: decoded %+v", name, got)
-		}
+		assert.Error(t, Unmarshal(bad, &got), name)
 	}
 }
 
 func TestInitialMessage(t *testing.T) {
 	want := be(int64(-65536), int64(3), int32(14), "127.0.0.1:3888")
 	m := InitialMessage{ProtocolVersion: ElectionProtocolV1, ServerID: 3, Address: "127.0.0.1:3888"}
-	if got := Marshal(&m); !bytes.Equal(got, want) {
-		t.Fatalf("encoded %x, want %x", got, want)
-	}
+	assert.Equal(t, want, Marshal(&m))
 	var got InitialMessage
-	if err := Unmarshal(want, &got); err != nil || got != m {
-		t.Fatalf("decoded %+v, %v", got, err)
-	}
+	require.NoError(t, Unmarshal(want, &got))
+	assert.Equal(t, m, got)
 	for name, bad := range map[string][]byte{
 		"bare server id":  be(int64(3), int64(3), int32(1), "x"),
 		"unknown version": be(int64(-65534), int64(3), int32(1), "x"),
@@ -84,26 +73,18 @@ func TestInitialMessage(t *testing.T) {
 		"address too big": be(int64(-65535), int64(3), int32(ElectionMaxAddress+1), make([]byte, ElectionMaxAddress+1)),
 		"truncated":       want[:len(want)-1],
 	} {
-		if err := Unmarshal(bad, &got); err == nil {
-			t.Errorf("%s: decoded %+v", name, got)
-		}
+		assert.Error(t, Unmarshal(bad, &got), name)
 	}
 }
 
 func TestQuorumRecordsLayout(t *testing.T) {
 	// A PING carries neither data nor auth info: both are jute nulls.
 	ping := QuorumPacket{Type: PacketPing, Zxid: 0x200000007}
-	if got, want := Marshal(&ping), be(int32(5), int64(0x200000007), int32(-1), int32(-1)); !bytes.Equal(got, want) {
-		t.Errorf("ping %x, want %x", got, want)
-	}
+	assert.Equal(t, be(int32(5), int64(0x200000007), int32(-1), int32(-1)), Marshal(&ping))
 	req := QuorumPacket{Type: PacketRequest, Zxid: -1, Data: []byte{1, 2},
 		AuthInfo: []Id{{Scheme: "ip", ID: "127.0.0.1"}}}
 	want := be(int32(1), int64(-1), int32(2), []byte{1, 2}, int32(1), int32(2), "ip", int32(9), "127.0.0.1")
-	if got := Marshal(&req); !bytes.Equal(got, want) {
-		t.Errorf("request %x, want %x", got, want)
-	}
+	assert.Equal(t, want, Marshal(&req))
 	li := LearnerInfo{ServerID: 2, ProtocolVersion: 0x10000, ConfigVersion: 0x100000000}
-	if got, want := Marshal(&li), be(int64(2), int32(0x10000), int64(0x100000000)); !bytes.Equal(got, want) {
-		t.Errorf("learner info %x, want %x", got, want)
-	}
+	assert.Equal(t, be(int64(2), int32(0x10000), int64(0x100000000)), Marshal(&li))
 }

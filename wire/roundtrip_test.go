@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -338,15 +339,9 @@ func TestRecordRoundTrip(t *testing.T) {
 				r := gen.Draw(t, "record")
 				enc := Marshal(r)
 				got := freshLike(r)
-				if err := Unmarshal(enc, got); err != nil {
-					t.Fatalf("decode %x: %v", enc, err)
-				}
-				if !reflect.DeepEqual(got, r) {
-					t.Fatalf("decoded\n%#v\nwant\n%#v", got, r)
-				}
-				if again := Marshal(got); !bytes.Equal(again, enc) {
-					t.Fatalf("re-encoded %x, first %x", again, enc)
-				}
+				require.NoError(t, Unmarshal(enc, got), "decode %x", enc)
+				require.Equal(t, r, got)
+				require.Equal(t, enc, Marshal(got), "re-encoded")
 			})
 		})
 	}
@@ -370,9 +365,7 @@ func TestRecordDecodeShortInput(t *testing.T) {
 					return
 				}
 				cut := rapid.IntRange(0, len(enc)-1).Draw(t, "cut")
-				if err := Unmarshal(enc[:cut], freshLike(r)); err == nil {
-					t.Fatalf("%d of %d bytes decoded without error", cut, len(enc))
-				}
+				require.Error(t, Unmarshal(enc[:cut], freshLike(r)), "%d of %d bytes decoded", cut, len(enc))
 			})
 		})
 	}
@@ -400,15 +393,10 @@ func TestTxnEntryRoundTrip(t *testing.T) {
 		}
 		logged := AppendTxnLogEntry(nil, &e)
 		r, err := NewTxnLogReader(bytes.NewReader(append(Marshal(&FileHeader{Magic: TxnLogMagic, Version: 2}), logged...)), 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		got, off, err := r.Next()
-		if err != nil || off != FileHeaderSize {
-			t.Fatalf("Next = %v at %d", err, off)
-		}
-		if !reflect.DeepEqual(got, e) {
-			t.Fatalf("decoded\n%#v\nwant\n%#v", got, e)
-		}
+		require.NoError(t, err)
+		require.Equal(t, int64(FileHeaderSize), off)
+		require.Equal(t, e, got)
 	})
 }
