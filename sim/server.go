@@ -269,21 +269,21 @@ func (s *server) openConns() []zab.ConnID {
 	return ids
 }
 
-// inject applies a server fault.
+// inject applies a server fault. Crashing a server that is down does
+// nothing: its restart is already planned.
 func (s *server) inject(f faults.Fault) {
 	switch f.Kind {
 	case faults.Crash:
-		s.crash("injected", f.Torn)
-		s.restarting = false
-		s.scheduleRestart(ms(f.DownMs))
-	case faults.BitFlip:
-		if !s.up {
-			return
+		if s.up {
+			s.crash("injected", f.Torn)
+			s.scheduleRestart(ms(f.DownMs))
 		}
-		s.crash("injected before corrupting its disk", false)
-		s.corruptDurable()
-		s.restarting = false
-		s.scheduleRestart(restartWait)
+	case faults.BitFlip:
+		if s.up {
+			s.crash("injected before corrupting its disk", false)
+			s.corruptDurable()
+			s.scheduleRestart(restartWait)
+		}
 	case faults.NoSpace:
 		s.noSpaceUntil = s.w.clock.Mono() + ms(f.ForMs)
 		s.cfg.WriteNoSpace = 1
@@ -315,12 +315,10 @@ func (s *server) heal() {
 
 const finalCheck = "final recovery check"
 
-// finish crashes and recovers the server once more at the end of the run:
-// everything reported durable must come back with the same digest.
+// finish crashes and recovers the server once more at the end of the run
+// (or just recovers it, if it is down): everything reported durable must
+// come back with the same digest.
 func (s *server) finish() {
-	if !s.up {
-		return
-	}
 	s.crash(finalCheck, true)
 	s.start()
 }

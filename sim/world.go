@@ -37,6 +37,7 @@ const (
 	KindZxid       = "zxid"       // zxids did not strictly increase
 	KindRecovery   = "recovery"   // start-up refused without cause, or refused without naming file and offset
 	KindLiveness   = "liveness"   // work did not finish after the faults stopped
+	KindSchedule   = "schedule"   // the schedule itself is invalid; nothing ran
 )
 
 // Options tune a run beyond its schedule.
@@ -104,6 +105,9 @@ type world struct {
 // Run simulates sched and checks everything it can. It is deterministic:
 // the same schedule and options give the same result and the same trace.
 func Run(sched *faults.Schedule, opts Options) *Result {
+	if err := sched.Validate(); err != nil {
+		return &Result{Schedule: sched, Failures: []Failure{{Kind: KindSchedule, Msg: err.Error()}}}
+	}
 	w := newWorld(sched, opts)
 	w.run()
 	w.stats.SimTime = w.clock.Mono()
@@ -148,7 +152,6 @@ func (w *world) run() {
 		c.Start()
 	}
 	for _, f := range w.sched.Faults {
-		f := f
 		w.q.At(f.At(), func() { w.inject(f) })
 	}
 	safety := ms(w.sched.SafetyMs)
