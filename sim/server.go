@@ -429,9 +429,14 @@ func (s *server) step(ev zab.Event) {
 	s.drain()
 }
 
-// drain carries out the Peer's effects: appends (then an fsync), messages,
-// and the next wake-up.
+// drain checks the tree against the digest its last applied txn carries,
+// then carries out the Peer's effects: appends (then an fsync), snapshots,
+// messages, and the next wake-up.
 func (s *server) drain() {
+	if want, ok := s.digests[s.peer.LastZxid()]; ok && want != s.peer.Digest() {
+		s.w.fail(KindDigest, "server %d: tree digest after applying 0x%x is %d, but the txn says %d", s.id, s.peer.LastZxid(), s.peer.Digest(), want)
+		return
+	}
 	rd := s.peer.Ready()
 	if len(rd.Appends) > 0 {
 		if !s.appendTxns(rd.Appends) {

@@ -35,6 +35,7 @@ const (
 	KindProtocol   = "protocol"   // a client saw a malformed or misordered reply
 	KindDurability = "durability" // an acknowledged txn was lost, or replay changed the tree
 	KindZxid       = "zxid"       // zxids did not strictly increase
+	KindDigest     = "digest"     // the live tree's digest differs from its last txn's
 	KindRecovery   = "recovery"   // start-up refused without cause, or refused without naming file and offset
 	KindLiveness   = "liveness"   // work did not finish after the faults stopped
 	KindSchedule   = "schedule"   // the schedule itself is invalid; nothing ran
