@@ -99,15 +99,16 @@ func recordScenario(out, jars string, sc scenario) (trace.Scenario, error) {
 	if err != nil {
 		return entry, err
 	}
-	defer os.RemoveAll(srv.dir)
 	r := &run{srv: srv, conns: map[string]*conn{}, parked: map[string]*conn{}}
 	sc.script(r)
 	r.DrainAll()
 	r.closeConns()
 	srv.stop()
 	if r.err != nil {
+		// The server's directory stays for its log.
 		return entry, fmt.Errorf("%w (server log: %s)", r.err, filepath.Join(srv.dir, "server.log"))
 	}
+	defer os.RemoveAll(srv.dir)
 	dir := filepath.Join(out, sc.name)
 	if err := os.RemoveAll(dir); err != nil {
 		return entry, fmt.Errorf("clear %s: %w", dir, err)

@@ -208,3 +208,32 @@ func quotaEdges(r *run) {
 	r.GetData("A", "/zookeeper/quota/q/zookeeper_stats", false)
 	r.GetAllChildrenNumber("A", "/zookeeper/quota")
 }
+
+func init() {
+	scenarios = append(scenarios,
+		scenario{name: "quota_odd", desc: "quota nodes with limits data that is not a StatsTrack, and a stats node without a limits node, with enforceQuota=true", config: append(append([]string{}, baseConfig...), "enforceQuota=true"), script: quotaOdd},
+	)
+}
+
+// quotaOdd leaves out a quota on the root: creating
+// /zookeeper/quota/zookeeper_limits kills ZooKeeper 3.8.0 (PathTrie.addPath("")
+// throws in the sync thread, a "severe unrecoverable error").
+func quotaOdd(r *run) {
+	r.Connect("A")
+	r.Note("limits data that does not parse")
+	r.Create("A", "/g", "", wire.ModePersistent)
+	r.Create("A", "/zookeeper/quota/g", "", wire.ModePersistent)
+	r.Create("A", "/zookeeper/quota/g/zookeeper_limits", "garbage", wire.ModePersistent)
+	r.Create("A", "/zookeeper/quota/g/zookeeper_stats", "count=0,bytes=0", wire.ModePersistent)
+	r.GetData("A", "/zookeeper/quota/g/zookeeper_stats", false)
+	r.Create("A", "/g/x", "12345", wire.ModePersistent)
+	r.GetData("A", "/zookeeper/quota/g/zookeeper_stats", false)
+	r.Note("a stats node without a limits node")
+	r.Create("A", "/h", "", wire.ModePersistent)
+	r.Create("A", "/zookeeper/quota/h", "", wire.ModePersistent)
+	r.Create("A", "/zookeeper/quota/h/zookeeper_stats", "count=0,bytes=0", wire.ModePersistent)
+	r.GetData("A", "/zookeeper/quota/h/zookeeper_stats", false)
+	r.Create("A", "/h/x", "12345", wire.ModePersistent)
+	r.GetData("A", "/zookeeper/quota/h/zookeeper_stats", false)
+	r.GetAllChildrenNumber("A", "/")
+}
