@@ -66,4 +66,19 @@
 // reaches its zxid. Sessions get a fresh full timeout from the start time.
 // A standalone member stays in epoch 0, so its zxids continue from the last
 // logged one.
+//
+// # Where zabd differs from ZooKeeper 3.8, on purpose
+//
+//   - A standalone ZooKeeper runs every request, reads included, through its
+//     sync processor, so a read waits for any session's pending fsync. zabd
+//     is an ensemble of one with a leader's pipeline: only the same
+//     session's earlier writes hold a read back (ZooKeeper's
+//     CommitProcessor order). Differential tests keep one op in flight per
+//     session, where the two agree.
+//   - A reconnect with a wrong password does not close the session's
+//     current connection (ZooKeeper closes it before checking the password;
+//     see docs/sessions.md).
+//   - A plain check (opcode 13) is answered; ZooKeeper 3.8 never answers it.
+//   - SASL (opcode 102) closes the connection: zabd offers no mechanism.
+//   - A client-sent createSession opcode is Unimplemented, then closed.
 package zab
