@@ -154,7 +154,7 @@ func (r *replayer) pipeline(first int, lines []trace.Line) {
 	for i := range lines {
 		l := &lines[i]
 		r.at(first+i, l)
-		if op, ok := trace.OpCode(l.Op); ok && isWrite(op) {
+		if op, ok := trace.OpCode(l.Op); ok && trace.IsWrite(op) {
 			txns[i] = r.tree.Prepare(r.writeRequest(s, op, l), l.Zxid, l.Time)
 		}
 	}
@@ -163,7 +163,7 @@ func (r *replayer) pipeline(first int, lines []trace.Line) {
 		r.at(first+i, l)
 		op, ok := trace.OpCode(l.Op)
 		require.True(r.t, ok, "%s: no such op in a pipeline", r.where)
-		if isWrite(op) {
+		if trace.IsWrite(op) {
 			r.applyWrite(s, op, l, txns[i])
 		} else {
 			r.read(s, op, l)
@@ -203,23 +203,13 @@ func (r *replayer) line(n int, l *trace.Line) {
 	default:
 		op, ok := trace.OpCode(l.Op)
 		require.True(r.t, ok, "%s: unknown op", r.where)
-		if isWrite(op) {
+		if trace.IsWrite(op) {
 			r.write(s, op, l)
 		} else {
 			r.read(s, op, l)
 		}
 	}
 	r.checkEvents(l)
-}
-
-func isWrite(op wire.OpCode) bool {
-	switch op {
-	case wire.OpCreate, wire.OpCreate2, wire.OpCreateContainer, wire.OpCreateTTL, wire.OpDelete,
-		wire.OpSetData, wire.OpSetACL, wire.OpCheck, wire.OpMulti, wire.OpCloseSession, wire.OpDeleteContainer,
-		wire.OpReconfig:
-		return true
-	}
-	return false
 }
 
 func (r *replayer) connect(l *trace.Line) {
@@ -231,7 +221,8 @@ func (r *replayer) connect(l *trace.Line) {
 }
 
 // addAuth follows ZooKeeper's connection: the ids Authenticate gives are
-// added unless already present; a failed addAuth closes the connection.
+// added unless already present, and the tree learns the watcher's new
+// identities; a failed addAuth closes the connection.
 func (r *replayer) addAuth(s *goldenSession, l *trace.Line) {
 	ids, code := datatree.Authenticate(r.cfg, l.Req.Scheme, []byte(l.Req.Auth), goldenClientAddr)
 	r.check(assert.Equal(r.t, l.Err, code.String(), "%s: addAuth result", r.where))
@@ -239,11 +230,16 @@ func (r *replayer) addAuth(s *goldenSession, l *trace.Line) {
 		r.tree.RemoveWatcher(s.watcher)
 		return
 	}
+	auth := append([]wire.Id(nil), s.auth...)
 	for _, id := range ids {
-		if !containsID(s.auth, id) {
-			s.auth = append(s.auth, id)
+		if !containsID(auth, id) {
+			auth = append(auth, id)
 		}
 	}
+	// The connection's identities changed: its watches' events are now
+	// filtered with the new ones, as ZooKeeper checks at delivery.
+	s.auth = auth
+	r.tree.SetWatcherAuth(s.watcher, auth)
 }
 
 func containsID(ids []wire.Id, id wire.Id) bool {

@@ -41,7 +41,7 @@ func annotate(lines []trace.Line, log []trace.LogEntry) []trace.Line {
 			continue
 		}
 		op, known := trace.OpCode(l.Op)
-		if !known || !writes[op] {
+		if !known || !trace.IsWrite(op) {
 			continue
 		}
 		e, ok := byZxid[l.Zxid]

@@ -30,14 +30,6 @@ type run struct {
 	batches int
 }
 
-// writes are the ops after which the recorder drains the other sessions, so
-// the notifications a write fires are attributed to the right position.
-var writes = map[wire.OpCode]bool{
-	wire.OpCreate: true, wire.OpCreate2: true, wire.OpCreateContainer: true, wire.OpCreateTTL: true,
-	wire.OpDelete: true, wire.OpSetData: true, wire.OpSetACL: true, wire.OpMulti: true,
-	wire.OpCloseSession: true, wire.OpCheck: true, wire.OpDeleteContainer: true, wire.OpReconfig: true,
-}
-
 // Note attaches a human explanation to the next recorded line.
 func (r *run) Note(s string) { r.note = s }
 
@@ -148,7 +140,9 @@ func (r *run) Do(s string, op wire.OpCode, req trace.Request) trace.Line {
 		return r.fail(fmt.Errorf("session %s: %w", s, err))
 	}
 	l := r.receive(s, c, xids[0], op, req, 0)
-	if writes[op] {
+	// After a write, the other sessions are drained, so the notifications
+	// it fired are attributed to the right position.
+	if trace.IsWrite(op) {
 		r.drain(s)
 	}
 	return l

@@ -55,3 +55,39 @@ func aclWatches(r *run) {
 	r.Exists("B", "/s/kid", true)
 	r.Do("A", wire.OpDelete, trace.Request{Path: "/s/kid", Version: trace.Int32(-1)})
 }
+
+func init() {
+	scenarios = append(scenarios,
+		scenario{name: "acl_watches_auth", desc: "watch events are filtered with the identities a connection has when the event is sent, not when the watch was set", config: baseConfig, script: aclWatchesAuth},
+	)
+}
+
+func aclWatchesAuth(r *run) {
+	r.Connect("A")
+	r.Connect("B")
+	r.AddAuth("A", "digest", "owner:pw")
+	private := []wire.ACL{digestACL(wire.PermAll, "owner", "pw")}
+	r.CreateACL("A", "/s", "", private, wire.ModePersistent)
+	r.CreateACL("A", "/t", "", private, wire.ModePersistent)
+	r.Note("B watches /s and /t without READ, then logs in as the owner")
+	r.Exists("B", "/s", true)
+	r.AddWatch("B", "/t", wire.AddWatchPersistentRecursive)
+	r.AddAuth("B", "digest", "owner:pw")
+	r.SetData("A", "/s", "x", -1)
+	r.Create("A", "/t/k", "", wire.ModePersistent)
+	r.Note("C logs in first, then watches; a login that adds nothing changes nothing")
+	r.Connect("C")
+	r.AddAuth("C", "digest", "owner:pw")
+	r.GetData("C", "/s", true)
+	r.AddAuth("C", "digest", "other:pw")
+	r.SetData("A", "/s", "y", -1)
+	r.Note("the ACL changes under a watch: the new ACL decides")
+	r.Connect("D")
+	r.Exists("D", "/s", true)
+	r.AddWatch("D", "/t", wire.AddWatchPersistent)
+	r.SetACL("A", "/s", wire.OpenACLUnsafe, -1)
+	r.SetData("A", "/s", "z", -1)
+	r.SetACL("A", "/t", wire.OpenACLUnsafe, -1)
+	r.Create("A", "/t/k2", "", wire.ModePersistent)
+	r.Delete("A", "/t/k2", -1)
+}
