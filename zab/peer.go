@@ -132,7 +132,14 @@ type Peer struct {
 	snap        snapshotState
 	digestCheck *SnapshotDigest // the restored snapshot's digest, until replay reaches it
 
+	// applied is the result of the txn just applied, for the write it
+	// answers (see applyCommitted).
+	applied datatree.Result
+
 	out Ready
+	// appendsHint and messagesHint size the next Ready's slices: the
+	// recent high-water marks, halving when the load drops.
+	appendsHint, messagesHint int
 	// events is scratch space for the watch events of one apply or read.
 	events []datatree.WatchEvent
 }
@@ -246,9 +253,11 @@ func (p *Peer) Ready() Ready {
 	rd.Wakeup = min(p.sessions.NextExpiry(), p.nextReap)
 	// The caller owns rd's slices now; start the next ones at the size
 	// this one reached, so a steady load does not regrow them.
+	p.appendsHint = max(len(rd.Appends), p.appendsHint/2)
+	p.messagesHint = max(len(rd.Messages), p.messagesHint/2)
 	p.out = Ready{
-		Appends:  make([]datatree.Txn, 0, len(rd.Appends)),
-		Messages: make([]Message, 0, len(rd.Messages)),
+		Appends:  make([]datatree.Txn, 0, p.appendsHint),
+		Messages: make([]Message, 0, p.messagesHint),
 	}
 	return rd
 }

@@ -25,10 +25,9 @@ type pending struct {
 	// zxid: for a write, the zxid it was proposed with; for a sync, the
 	// zxid that must be applied before it is answered.
 	zxid    int64
-	done    bool            // a write's txn has been applied
-	result  datatree.Result // a write's outcome, once done
-	waiting bool            // a sync heading its queue is in syncWaiters
-	timeout int32           // kindConnect: the negotiated timeout
+	done    bool  // a write's txn has been applied (its result is p.applied)
+	waiting bool  // a sync heading its queue is in syncWaiters
+	timeout int32 // kindConnect: the negotiated timeout
 }
 
 // sessionQueue holds a session's requests in arrival order until they are
@@ -276,7 +275,11 @@ func (p *Peer) applyCommitted(txn *datatree.Txn) {
 	hdr := &txn.Header
 	if q := p.queues[hdr.ClientID]; !q.empty() {
 		if pd := q.firstUnfinishedWrite(); pd != nil && answers(hdr, pd) {
-			pd.done, pd.result = true, res
+			// A write is answered in the drain that follows its apply:
+			// everything queued before it is a read, a sync on an earlier
+			// zxid, or a write already answered. So its result need not be
+			// kept in the request; it waits in p.applied for this drain.
+			pd.done, p.applied = true, res
 			p.drain(hdr.ClientID)
 		}
 	}
@@ -398,13 +401,13 @@ func (p *Peer) answer(pd *pending) {
 		p.establish(c, pd.timeout)
 		return
 	case kindWrite:
-		if pd.result.Err == wire.ErrSessionMoved {
+		if p.applied.Err == wire.ErrSessionMoved {
 			// ZooKeeper tears such a connection down instead of answering.
 			p.closeConn(c)
 			return
 		}
-		hdr.Err = pd.result.Err
-		p.send(Message{Conn: c.id, Header: hdr, Body: responseBody(&pd.result)})
+		hdr.Err = p.applied.Err
+		p.send(Message{Conn: c.id, Header: hdr, Body: responseBody(&p.applied)})
 		if pd.req.Op == wire.OpCloseSession {
 			p.closeConn(c)
 		}
