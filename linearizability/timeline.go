@@ -105,9 +105,6 @@ func buildTimeline(h History, includeReads bool) *timeline {
 			bySession[e.Session.int()] = append(bySession[e.Session.int()], e)
 		}
 	}
-	for _, es := range bySession {
-		sort.SliceStable(es, func(a, b int) bool { return es[a].Seq < es[b].Seq })
-	}
 	acked := ackedByReturn(h, func(e *Entry) bool { return e.IsWrite() })
 	ephemeralKeys := map[int64][]string{}
 	for i := range h {
@@ -119,6 +116,7 @@ func buildTimeline(h History, includeReads bool) *timeline {
 		}
 	}
 
+	replies := map[int64]*sessionReplies{}
 	for i := range h {
 		e := &h[i]
 		switch {
@@ -130,8 +128,12 @@ func buildTimeline(h History, includeReads bool) *timeline {
 			slot := 4 * tl.rank[z]
 			tl.ops = append(tl.ops, &tlOp{kind: tlWrite, e: e, session: e.Session.int(), zxid: z, lo: slot, hi: slot, keys: keysOf(e, observed, ephemeralKeys)})
 		case e.IsWrite():
-			lo := tl.lowerBound(acked, e.Call)
-			hi := tl.nextSessionSlot(bySession[e.Session.int()], e)
+			s := e.Session.int()
+			if replies[s] == nil {
+				replies[s] = tl.indexSession(bySession[s])
+			}
+			sessionLo, hi := replies[s].sessionWindow(e.Call)
+			lo := max(tl.lowerBound(acked, e.Call), sessionLo)
 			tl.ops = append(tl.ops, &tlOp{kind: tlUnknown, e: e, session: e.Session.int(), lo: lo, hi: max(hi, lo), keys: keysOf(e, observed, ephemeralKeys)})
 		case includeReads && e.isRead() && e.Returned() && e.Zxid != nil && e.Err != ErrConnectionLoss:
 			z := int64(*e.Zxid)
@@ -153,21 +155,68 @@ func (tl *timeline) lowerBound(acked []returnedWrite, call int64) int64 {
 	return 4*tl.rank[w.zxid] + 1
 }
 
-// nextSessionSlot is the last slot at which e may still take effect: before
-// the next reply with a zxid that its session receives (a session's requests
-// are applied in the order it sent them).
-func (tl *timeline) nextSessionSlot(sessionOps []*Entry, e *Entry) int64 {
-	for _, o := range sessionOps {
-		if o.Seq <= e.Seq || o.Zxid == nil || !o.Returned() || o.OutcomeUnknown() {
-			continue
-		}
-		slot := 4 * tl.rank[int64(*o.Zxid)]
-		if o.isRead() || !o.IsWrite() {
-			slot += 2
-		}
-		return slot - 1
+// replySlot is where an entry's reply sits on the timeline, if it has a
+// definite one with a zxid.
+func (tl *timeline) replySlot(o *Entry) (int64, bool) {
+	if o.Kind != KindOp || o.Zxid == nil || !o.Returned() || o.OutcomeUnknown() || o.Err == ErrSessionExpired {
+		return 0, false
 	}
-	return slotInfinity
+	slot := 4 * tl.rank[int64(*o.Zxid)]
+	if !o.IsWrite() {
+		slot += 2
+	}
+	return slot, true
+}
+
+// sessionReplies indexes a session's definite replies by call time, with
+// the running maximum of their slots from the left and minimum from the
+// right.
+type sessionReplies struct {
+	calls     []int64
+	maxBefore []int64 // maxBefore[i]: highest slot among calls[:i+1]
+	minAfter  []int64 // minAfter[i]: lowest slot among calls[i:]
+}
+
+func (tl *timeline) indexSession(ops []*Entry) *sessionReplies {
+	type reply struct{ call, slot int64 }
+	var rs []reply
+	for _, o := range ops {
+		if slot, ok := tl.replySlot(o); ok {
+			rs = append(rs, reply{o.Call, slot})
+		}
+	}
+	sort.Slice(rs, func(a, b int) bool { return rs[a].call < rs[b].call })
+	n := len(rs)
+	idx := &sessionReplies{calls: make([]int64, n), maxBefore: make([]int64, n), minAfter: make([]int64, n)}
+	for i, r := range rs {
+		idx.calls[i] = r.call
+		idx.maxBefore[i] = r.slot
+		if i > 0 {
+			idx.maxBefore[i] = max(r.slot, idx.maxBefore[i-1])
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		idx.minAfter[i] = rs[i].slot
+		if i < n-1 {
+			idx.minAfter[i] = min(rs[i].slot, idx.minAfter[i+1])
+		}
+	}
+	return idx
+}
+
+// sessionWindow bounds where an operation of unknown outcome called at call
+// may take effect by its own session's replies: a session's requests are
+// applied in the order it sent them, so after every one sent before it that
+// has a reply, and before every one sent after it.
+func (idx *sessionReplies) sessionWindow(call int64) (lo, hi int64) {
+	lo, hi = -1, slotInfinity
+	if i := sort.Search(len(idx.calls), func(i int) bool { return idx.calls[i] >= call }); i > 0 {
+		lo = idx.maxBefore[i-1] + 1
+	}
+	if j := sort.Search(len(idx.calls), func(i int) bool { return idx.calls[i] > call }); j < len(idx.calls) {
+		hi = idx.minAfter[j] - 1
+	}
+	return lo, hi
 }
 
 // addExpiries adds, for every session that created ephemerals and was not
@@ -214,11 +263,7 @@ func (tl *timeline) addExpiries(h History, bySession map[int64][]*Entry, ephemer
 		}
 		lo := int64(-1)
 		for _, e := range bySession[s] {
-			if e.Zxid != nil && e.Returned() && !e.OutcomeUnknown() && e.Err != ErrSessionExpired {
-				slot := 4 * tl.rank[int64(*e.Zxid)]
-				if !e.IsWrite() {
-					slot += 2
-				}
+			if slot, ok := tl.replySlot(e); ok {
 				lo = max(lo, slot+1)
 			}
 		}

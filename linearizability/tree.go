@@ -2,10 +2,8 @@ package linearizability
 
 import (
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/zabd/zabd/wire"
@@ -59,22 +57,46 @@ type tree struct {
 // nodeHash fingerprints one node at path; XOR-ing them makes the tree's
 // fingerprint independent of map order.
 func nodeHash(path string, n *node) uint64 {
-	h := fnv.New64a()
 	var kids uint64
 	for k := range n.kids {
-		kh := fnv.New64a()
-		kh.Write([]byte(k))
-		kids ^= kh.Sum64()
+		kids ^= fnv64(fnvOffset, k)
 	}
-	fmt.Fprintf(h, "%s\x00%s\x00%d %d %d %d %d %d %d %d %t %d", path, n.data, n.version, n.cversion, n.aversion,
-		n.czxid, n.mzxid, n.pzxid, n.owner, n.seq, n.opaque, kids)
-	return h.Sum64()
+	h := fnv64(fnvOffset, path)
+	h = fnv64(h, n.data)
+	for _, v := range []int64{int64(n.version), int64(n.cversion), int64(n.aversion), n.czxid, n.mzxid, n.pzxid,
+		n.owner, int64(n.seq), int64(kids)} {
+		h = fnvWord(h, uint64(v))
+	}
+	if n.opaque {
+		h = fnvWord(h, 1)
+	}
+	return h
+}
+
+// FNV-1a, inlined so that fingerprinting allocates nothing; a separator byte
+// after each string keeps ("ab","c") and ("a","bc") apart.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnv64(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return (h ^ 0xff) * fnvPrime
+}
+
+func fnvWord(h, v uint64) uint64 {
+	for i := 0; i < 8; i++ {
+		h = (h ^ (v & 0xff)) * fnvPrime
+		v >>= 8
+	}
+	return h
 }
 
 func sessionHash(session int64) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte("dead " + strconv.FormatInt(session, 16)))
-	return h.Sum64()
+	return fnvWord(fnv64(fnvOffset, "dead session"), uint64(session))
 }
 
 // markDead records a session's end.
