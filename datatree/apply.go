@@ -234,8 +234,8 @@ func (t *Tree) deleteNode(path string, zxid int64, events []WatchEvent) (wire.Er
 	}
 	// A txn never deletes a node with children; were a replay to, the
 	// subtree goes with it so that no node is left without a parent.
-	for len(n.children) > 0 {
-		c := n.children[len(n.children)-1]
+	for len(n.kids()) > 0 {
+		c := n.kids()[len(n.kids())-1]
 		_, events = t.deleteNode(joinPath(path, c.name), zxid, events)
 	}
 	acl := t.acls.list(n.acl)

@@ -32,7 +32,6 @@ func benchName(i int) string { return fmt.Sprintf("n%09d", i) }
 // buildBenchTree creates the tree through Prepare and Apply, as a replica would.
 func buildBenchTree(n, parents int) (*Tree, []string, int64) {
 	tr := New(Config{})
-	data := make([]byte, benchData)
 	zxid := int64(0)
 	write := func(req *Request) {
 		zxid++
@@ -42,6 +41,8 @@ func buildBenchTree(n, parents int) (*Tree, []string, int64) {
 		}
 	}
 	create := func(path string) {
+		// Every node has its own data, as a decoded request would give it.
+		data := make([]byte, benchData)
 		write(&Request{Session: 1, Op: wire.OpCreate, Body: &wire.CreateRequest{Path: path, Data: data, ACL: wire.OpenACLUnsafe}})
 	}
 	parentPaths := make([]string, parents)
@@ -163,9 +164,10 @@ func BenchmarkCreateDelete(b *testing.B) {
 	}
 }
 
-// BenchmarkMemoryPerZnode builds a tree of benchNodes znodes and reports
-// the heap it holds per znode after GC, and that figure less the znode's
-// name and data bytes (the overhead).
+// BenchmarkMemoryPerZnode builds a tree of benchNodes znodes (10-character
+// names, 100 bytes of data each) and reports the heap it holds per znode
+// after GC, and that figure less the name's and the data's bytes (the
+// overhead: node, index, full path, the parent's entry, allocator slack).
 func BenchmarkMemoryPerZnode(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		var before, after runtime.MemStats

@@ -60,7 +60,7 @@ func (t *Tree) record(path string) (c *change, ok bool) {
 		stat:     n.stat,
 		data:     n.data,
 		acl:      t.acls.list(n.acl),
-		children: int32(len(n.children)),
+		children: int32(len(n.kids())),
 		digest:   n.digest,
 	}, true
 }

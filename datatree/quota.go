@@ -55,30 +55,26 @@ type statsTrack map[string]int64
 
 var statsPairSep = regexp.MustCompile(`[,;]+`)
 
-// parseStats reads a StatsTrack; pairs that do not parse are skipped (where
-// ZooKeeper would throw).
-func parseStats(data []byte) statsTrack {
-	st := statsTrack{}
+// parseStats reads a StatsTrack. ok is false where ZooKeeper's parser
+// throws: a pair without a value, a value that is not a long.
+func parseStats(data []byte) (st statsTrack, ok bool) {
+	st = statsTrack{}
 	s := string(data)
 	if s == "" {
-		return st
+		return st, true
 	}
 	for _, kv := range statsPairSep.Split(s, -1) {
 		parts := javaSplit(kv, "=")
-		if len(parts) == 0 {
-			continue
-		}
-		if len(parts) < 2 || parts[1] == "" {
-			st[parts[0]] = -1
-			continue
+		if len(parts) < 2 {
+			return st, false
 		}
 		v, err := strconv.ParseInt(parts[1], 10, 64)
 		if err != nil {
-			continue
+			return st, false
 		}
 		st[parts[0]] = v
 	}
-	return st
+	return st, true
 }
 
 func (st statsTrack) get(key string) int64 {
@@ -153,7 +149,7 @@ func (t *Tree) recountQuota(path string) {
 
 func subtreeUsage(n *node) (count, bytes int64) {
 	count, bytes = 1, int64(len(n.data))
-	for _, c := range n.children {
+	for _, c := range n.kids() {
 		cc, cb := subtreeUsage(c.node)
 		count += cc
 		bytes += cb
@@ -180,34 +176,60 @@ func (t *Tree) updateQuotaUsage(path string, bytesDiff, countDiff int64) {
 	if n == nil {
 		return
 	}
-	st := parseStats(n.data)
+	st, ok := parseStats(n.data)
+	if !ok {
+		// ZooKeeper throws in the middle of applying the txn here; the
+		// stats are left as they are.
+		return
+	}
 	st["count"] = st.get("count") + countDiff
 	st["bytes"] = st.get("bytes") + bytesDiff
 	t.replaceQuotaStats(statPath, n, st)
 }
 
-// checkQuota is ZooKeeperServer.checkQuota against the applied tree: the
-// write at path adds countDiff nodes and changes the data size from
-// oldBytes to newBytes. Passing a limit is reported through cfg.Warn; with
-// EnforceQuota, passing a hard limit is QuotaExceeded.
+// checkQuota is ZooKeeperServer.checkQuota against the applied tree (as in
+// ZooKeeper, pending changes do not count): the write at path adds
+// countDiff nodes and changes the data size from oldBytes to newBytes.
+// Passing a limit is reported through cfg.Warn; with EnforceQuota, passing
+// a hard limit is QuotaExceeded, and limits or stats data that does not
+// parse is MarshallingError (ZooKeeper's parser throws).
 func (t *Tree) checkQuota(path string, oldBytes, newBytes, countDiff int64) wire.ErrCode {
 	if !t.cfg.EnforceQuota && t.cfg.Warn == nil {
 		return wire.ErrOK
+	}
+	unparsable := wire.ErrOK
+	if t.cfg.EnforceQuota {
+		unparsable = wire.ErrMarshallingError
 	}
 	prefix := t.quotas.maxPrefix(path)
 	if prefix == "" {
 		return wire.ErrOK
 	}
 	limitNode := t.nodes[quotaPath+prefix+"/"+quotaLimitNode]
-	statNode := t.nodes[quotaPath+prefix+"/"+quotaStatNode]
-	if limitNode == nil || statNode == nil {
+	if limitNode == nil {
 		return wire.ErrOK
 	}
-	limits, usage := parseStats(limitNode.data), parseStats(statNode.data)
-	check := func(what, limitName string, diff int64, soft, hard int64, current int64) wire.ErrCode {
-		if diff == 0 || (soft <= -1 && hard <= -1) {
-			return wire.ErrOK
-		}
+	limits, ok := parseStats(limitNode.data)
+	if !ok {
+		return unparsable
+	}
+	bytesDiff := newBytes - oldBytes
+	countLimited := countDiff != 0 && (limits.get("count") > -1 || limits.get("countHardLimit") > -1)
+	bytesLimited := bytesDiff != 0 && (limits.get("bytes") > -1 || limits.get("byteHardLimit") > -1)
+	if !countLimited && !bytesLimited {
+		return wire.ErrOK
+	}
+	statNode := t.nodes[quotaPath+prefix+"/"+quotaStatNode]
+	if statNode == nil {
+		return wire.ErrOK
+	}
+	usage, ok := parseStats(statNode.data)
+	if !ok {
+		return unparsable
+	}
+	// check compares one dimension's new usage with its limit: the hard one
+	// when set, else the soft one, which only warns.
+	check := func(what, limitName string, current, diff, soft, hard int64) wire.ErrCode {
 		limit, kind := soft, "soft"
 		if hard > -1 {
 			limit, kind = hard, "hard"
@@ -223,8 +245,13 @@ func (t *Tree) checkQuota(path string, oldBytes, newBytes, countDiff int64) wire
 		}
 		return wire.ErrOK
 	}
-	if e := check("count", "CountLimit", countDiff, limits.get("count"), limits.get("countHardLimit"), usage.get("count")); e != wire.ErrOK {
-		return e
+	if countLimited {
+		if e := check("count", "CountLimit", usage.get("count"), countDiff, limits.get("count"), limits.get("countHardLimit")); e != wire.ErrOK {
+			return e
+		}
 	}
-	return check("bytes", "ByteLimit", newBytes-oldBytes, limits.get("bytes"), limits.get("byteHardLimit"), usage.get("bytes"))
+	if bytesLimited {
+		return check("bytes", "ByteLimit", usage.get("bytes"), bytesDiff, limits.get("bytes"), limits.get("byteHardLimit"))
+	}
+	return wire.ErrOK
 }

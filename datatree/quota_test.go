@@ -81,11 +81,18 @@ func TestQuotaLimits(t *testing.T) {
 }
 
 func TestStatsTrackFormat(t *testing.T) {
-	st := parseStats([]byte("count=4,bytes=5=;countHardLimit=10;byteHardLimit=-1"))
+	st, ok := parseStats([]byte("count=4,bytes=5=;countHardLimit=10;byteHardLimit=-1"))
+	require.True(t, ok)
 	assert.Equal(t, int64(4), st.get("count"))
 	assert.Equal(t, int64(5), st.get("bytes"))
 	assert.Equal(t, int64(10), st.get("countHardLimit"))
 	assert.Equal(t, int64(-1), st.get("missing"))
 	assert.Equal(t, "count=4,bytes=5=;byteHardLimit=-1;countHardLimit=10", string(st.bytes()))
 	assert.Equal(t, "count=1,bytes=2", string(statsTrack{"count": 1, "bytes": 2}.bytes()))
+	for _, bad := range []string{"garbage", "count=", ",count=1", "count=x", "count=1,bytes"} {
+		_, ok := parseStats([]byte(bad))
+		assert.False(t, ok, "%q", bad)
+	}
+	_, ok = parseStats([]byte(""))
+	assert.True(t, ok)
 }

@@ -62,14 +62,15 @@ func (t *Tree) GetChildren(path string, auth []wire.Id, watch bool, w WatcherID)
 // first if a change left them out of order.
 func childNames(n *node) []string {
 	if !n.sortedChildren() {
-		sort.Slice(n.children, func(i, j int) bool { return n.children[i].name < n.children[j].name })
-		for i, c := range n.children {
+		kids := n.kids()
+		sort.Slice(kids, func(i, j int) bool { return kids[i].name < kids[j].name })
+		for i, c := range n.kids() {
 			c.node.setIndex(i)
 		}
 		n.setSortedChildren(true)
 	}
-	names := make([]string, len(n.children))
-	for i, c := range n.children {
+	names := make([]string, len(n.kids()))
+	for i, c := range n.kids() {
 		names[i] = c.name
 	}
 	return names
@@ -143,9 +144,9 @@ func (t *Tree) GetAllChildrenNumber(path string, auth []wire.Id) (int32, wire.Er
 }
 
 func countDescendants(n *node) int {
-	c := len(n.children)
-	for _, ch := range n.children {
-		if len(ch.node.children) > 0 {
+	c := len(n.kids())
+	for _, ch := range n.kids() {
+		if len(ch.node.kids()) > 0 {
 			c += countDescendants(ch.node)
 		}
 	}

@@ -18,7 +18,7 @@ func (t *Tree) ReapCandidates(nowMs, maxNeverUsedMs int64) []Request {
 	var paths []string
 	for p := range t.containers {
 		n := t.nodes[p]
-		if n == nil || len(n.children) > 0 {
+		if n == nil || len(n.kids()) > 0 {
 			continue
 		}
 		if n.stat.cversion > 0 || (maxNeverUsedMs != 0 && nowMs-n.stat.mtime > maxNeverUsedMs) {
@@ -27,7 +27,7 @@ func (t *Tree) ReapCandidates(nowMs, maxNeverUsedMs int64) []Request {
 	}
 	for p := range t.ttls {
 		n := t.nodes[p]
-		if n == nil || len(n.children) > 0 || t.kindOf(n.stat.owner) != kindTTL {
+		if n == nil || len(n.kids()) > 0 || t.kindOf(n.stat.owner) != kindTTL {
 			continue
 		}
 		if ttl := ttlOf(n.stat.owner); ttl != 0 && nowMs-n.stat.mtime > ttl {

@@ -106,7 +106,7 @@ func (s *Snapshot) Step(e *wire.Encoder, maxNodes int) (done bool) {
 }
 
 func (s *Snapshot) push(path string, n *node) {
-	if len(n.children) > 0 {
+	if len(n.kids()) > 0 {
 		s.stack = append(s.stack, snapFrame{path: path, names: childNames(n)})
 	}
 }
@@ -258,7 +258,7 @@ func (t *Tree) setupQuotas() {
 	suffix := "/" + quotaLimitNode
 	var limits []string
 	for p, n := range t.nodes {
-		if len(n.children) == 0 && strings.HasPrefix(p, quotaPath+"/") && strings.HasSuffix(p, suffix) {
+		if len(n.kids()) == 0 && strings.HasPrefix(p, quotaPath+"/") && strings.HasSuffix(p, suffix) {
 			limits = append(limits, p)
 		}
 	}

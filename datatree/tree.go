@@ -28,8 +28,8 @@ type stored struct {
 // deletes leave them; the first listing after a change that broke the order
 // sorts them (sequential creates keep it).
 type node struct {
-	data     []byte // never modified in place, so readers may alias it; nil (jute's null buffer) stays nil
-	children []child
+	data     []byte   // never modified in place, so readers may alias it; nil (jute's null buffer) stays nil
+	children *[]child // nil for a leaf (most nodes), which saves a slice header per node
 	stat     stored
 	acl      int64  // reference into the ACL cache (-1 = world:anyone ALL)
 	slot     uint32 // position in the parent's children, and childrenSorted
@@ -117,28 +117,45 @@ func (t *Tree) insertLoaded(path string, n *node) {
 	t.trackKind(path, n.stat.owner)
 }
 
+// kids returns n's children.
+func (n *node) kids() []child {
+	if n.children == nil {
+		return nil
+	}
+	return *n.children
+}
+
 // link appends n, named name, to parent's children.
 func (t *Tree) link(parent *node, name string, n *node) {
-	last := len(parent.children) - 1
-	if last >= 0 && name < parent.children[last].name {
+	if parent.children == nil {
+		parent.children = new([]child)
+	}
+	kids := *parent.children
+	if last := len(kids) - 1; last >= 0 && name < kids[last].name {
 		parent.setSortedChildren(false)
 	}
-	n.setIndex(len(parent.children))
-	parent.children = append(parent.children, child{name: name, node: n})
+	n.setIndex(len(kids))
+	*parent.children = append(kids, child{name: name, node: n})
 }
 
 // unlink removes n from parent's children in O(1): the last child takes its
 // place.
 func (t *Tree) unlink(parent, n *node) {
-	i, last := n.index(), len(parent.children)-1
+	kids := *parent.children
+	i, last := n.index(), len(kids)-1
 	if i != last {
-		moved := parent.children[last]
-		parent.children[i] = moved
+		moved := kids[last]
+		kids[i] = moved
 		moved.node.setIndex(i)
 		parent.setSortedChildren(false)
 	}
-	parent.children[last] = child{}
-	parent.children = parent.children[:last]
+	kids[last] = child{}
+	if last == 0 {
+		parent.children = nil
+		parent.setSortedChildren(true)
+		return
+	}
+	*parent.children = kids[:last]
 }
 
 // lookup finds a node; "" is the root, as in ZooKeeper.
@@ -246,7 +263,7 @@ func (t *Tree) untrackKind(path string, owner int64) {
 
 // visibleStat is ZooKeeper's DataNode.copyStat: the stat a client sees.
 func (t *Tree) visibleStat(n *node) wire.Stat {
-	return t.visible(&n.stat, len(n.data), len(n.children))
+	return t.visible(&n.stat, len(n.data), len(n.kids()))
 }
 
 func (t *Tree) visible(s *stored, dataLen, numChildren int) wire.Stat {
