@@ -98,11 +98,15 @@ func (q *ExpiryQueue) Contains(id int64) bool {
 func (q *ExpiryQueue) Poll(now time.Duration) []int64 {
 	var out []int64
 	for q.nextBoundary <= now {
-		if len(q.buckets) == 0 {
-			// Nothing left to expire: jump to the first boundary after now
-			// rather than stepping through every empty one.
-			q.nextBoundary = q.roundUp(now)
-			break
+		if _, ok := q.buckets[q.nextBoundary]; !ok {
+			// Jump over empty boundaries instead of stepping through each
+			// (a long pause could span millions of ticks).
+			next, any := q.earliestBucket()
+			if !any || next > now {
+				q.nextBoundary = q.roundUp(now)
+				break
+			}
+			q.nextBoundary = next
 		}
 		for id := range q.buckets[q.nextBoundary] {
 			out = append(out, id)
@@ -113,6 +117,17 @@ func (q *ExpiryQueue) Poll(now time.Duration) []int64 {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// earliestBucket returns the earliest boundary that has a bucket. There are
+// few buckets (about maxTimeout/interval), so a scan is cheap.
+func (q *ExpiryQueue) earliestBucket() (at time.Duration, ok bool) {
+	for b := range q.buckets {
+		if !ok || b < at {
+			at, ok = b, true
+		}
+	}
+	return at, ok
 }
 
 // NextBoundary returns the monotonic time of the next boundary Poll will

@@ -63,6 +63,14 @@ func TestExpiryWindow(t *testing.T) {
 	assert.Empty(t, q.Poll(100*time.Second), "an id is handed out once")
 }
 
+func TestExpiryPollJumpsOverALongPause(t *testing.T) {
+	q := NewExpiryQueue(time.Millisecond, 0)
+	q.Update(1, time.Millisecond, 0)
+	q.Update(2, 1000*time.Hour, 0)
+	assert.Equal(t, []int64{1}, q.Poll(time.Hour))
+	assert.Equal(t, []int64{2}, q.Poll(2000*time.Hour))
+}
+
 func TestExpiryPollSkipsAheadWhenEmpty(t *testing.T) {
 	q := NewExpiryQueue(time.Second, 0)
 	q.Poll(1000 * time.Hour)
