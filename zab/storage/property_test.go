@@ -121,6 +121,35 @@ func (h *harness) truncate(frac float64) {
 	h.durable = min(h.durable, z)
 }
 
+// install makes a snapshot from a leader this server's state (SNAP sync):
+// the leader has our applied txns and extra ones in a new epoch; whatever
+// else we logged is not in its history. The disk is healthy meanwhile (a
+// failed install is fatal to the sync, and its outcome is covered by
+// Truncate's and WriteSnapshot's own crash behaviour).
+func (h *harness) install(extra int) {
+	h.fs.SetConfig(vfs.SimConfig{SectorSize: h.cfg.SectorSize})
+	defer h.fs.SetConfig(h.cfg)
+	leader := newTestTree()
+	for _, z := range h.history {
+		if z <= h.applied {
+			leader.entries[z] = h.entries[z]
+		}
+	}
+	epoch := h.last()>>32 + 1
+	for k := 1; k <= extra; k++ {
+		z := epoch<<32 | int64(k)
+		leader.entries[z] = makeEntry(z, h.rng.Intn(200), h.rng)
+	}
+	snapZxid := epoch<<32 | int64(extra)
+	if _, err := h.store.InstallSnapshot(h.log, leader.snapshot(snapZxid)); err != nil {
+		h.t.Fatalf("install snapshot %#x: %v", snapZxid, err)
+	}
+	h.history = leader.zxids()
+	h.entries = leader.clone().entries
+	h.tree = leader
+	h.applied, h.durable, h.newest = snapZxid, snapZxid, snapZxid
+}
+
 func (h *harness) setEpoch() {
 	e := max(h.epochTried, 0) + 1
 	h.epochTried = e
@@ -241,7 +270,8 @@ func (h *harness) checkRecovered(r *recovered) {
 func (h *harness) checkPrefix(r *recovered) {
 	for i, z := range r.history {
 		if i >= len(h.history) || h.history[i] != z {
-			h.t.Fatalf("recovered txn #%d is %#x, not the written history's (%d txns)", i, z, len(h.history))
+			h.t.Fatalf("recovered txn #%d is %#x, not the written history's (%d txns); recovered %#x from %q, written %#x; warnings %q",
+				i, z, len(h.history), r.history, r.rec.Snapshot.Name, h.history, r.rec.Warnings)
 		}
 		if !bytes.Equal(r.entries[z], h.entries[z]) {
 			h.t.Fatalf("recovered txn %#x differs from the one written", z)
@@ -301,7 +331,7 @@ func TestCrashRecovery(t *testing.T) {
 		h.flakyReads = rapid.SampledFrom([]float64{0, 0.01, 0.1}).Draw(t, "flaky reads")
 		steps := rapid.IntRange(1, 80).Draw(t, "steps")
 		for i := 0; i < steps; i++ {
-			switch rapid.IntRange(0, 11).Draw(t, "action") {
+			switch rapid.IntRange(0, 12).Draw(t, "action") {
 			case 0, 1, 2, 3:
 				h.appendBatch(rapid.IntRange(1, 12).Draw(t, "n"), rapid.IntRange(0, 20).Draw(t, "epoch") == 0)
 			case 4, 5, 6:
@@ -319,6 +349,8 @@ func TestCrashRecovery(t *testing.T) {
 				}
 			case 11:
 				h.setEpoch()
+			case 12:
+				h.install(rapid.IntRange(1, 5).Draw(t, "extra"))
 			}
 		}
 		h.crash()

@@ -130,3 +130,29 @@ func TestInstallSnapshot(t *testing.T) {
 	require.Equal(t, []int64{snapZxid + 1}, order, "replay starts after the snapshot; our own 7..10 are not replayed")
 	require.Equal(t, next, got[snapZxid+1])
 }
+
+// A corrupt installed snapshot cannot be replaced by an older one: its txns
+// are in no log here.
+func TestCorruptInstalledSnapshotRefuses(t *testing.T) {
+	fsys := vfs.NewSim(vfs.SimConfig{}, rand.New(rand.NewSource(1)))
+	s, log := logWith(t, fsys, 10, 4)
+	leader := newTestTree()
+	rng := rand.New(rand.NewSource(7))
+	snapZxid := int64(3<<32 | 2)
+	for _, z := range []int64{1, 2, 3<<32 | 1, snapZxid} {
+		leader.entries[z] = makeEntry(z, 40, rng)
+	}
+	name, err := s.InstallSnapshot(log, leader.snapshot(snapZxid))
+	require.NoError(t, err)
+	_, err = log.Append(makeEntry(snapZxid+1, 40, rng))
+	require.NoError(t, err)
+	_, err = log.Sync()
+	require.NoError(t, err)
+	require.NoError(t, fsys.FlipBit("/d/version-2/"+name, 40, 0))
+
+	_, err = s.Recover(newTestTree().load)
+	require.ErrorIs(t, err, ErrDataLoss)
+	var c *CorruptError
+	require.True(t, errors.As(err, &c))
+	require.Equal(t, name, c.File)
+}

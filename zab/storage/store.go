@@ -56,16 +56,12 @@ func (s *Store) WriteSnapshot(snap *Snapshot) (string, error) {
 
 // InstallSnapshot makes a snapshot received from the leader (SNAP sync)
 // this server's starting point: it first truncates the log to snap.Zxid
-// (txns above it are not in the leader's history) and only then writes the
-// snapshot, so that a crash in between recovers a prefix of this server's
-// own history rather than a snapshot with diverged txns replayed over it.
-// Afterwards l appends only above snap.Zxid, starting a new file. Errors
-// are fatal to the sync (an error from the truncation wraps ErrFailed).
-//
-// Txns of this server's own at or below snap.Zxid stay in the log (keeping
-// them is what a crash before the snapshot is durable needs); recovery never
-// replays them, but they need not be the leader's history, so the log must
-// not serve a DIFF from below an installed snapshot's zxid.
+// (txns above it are not in the leader's history), then writes the
+// snapshot, then removes the log files (what they hold, this server's own
+// history up to the snapshot, need not be the leader's). A crash before the
+// snapshot is durable recovers a prefix of this server's own history; after
+// it, the snapshot. Afterwards l appends only above snap.Zxid, starting a
+// new file. Errors are fatal to the sync (log errors wrap ErrFailed).
 func (s *Store) InstallSnapshot(l *Log, snap *Snapshot) (string, error) {
 	if err := l.Truncate(snap.Zxid); err != nil {
 		return "", err
@@ -73,6 +69,13 @@ func (s *Store) InstallSnapshot(l *Log, snap *Snapshot) (string, error) {
 	name, err := s.WriteSnapshot(snap)
 	if err != nil {
 		return "", err
+	}
+	// What the log holds now is this server's own history up to the
+	// snapshot, not necessarily the leader's: remove it (newest first, so
+	// that a crash leaves the oldest files), so that neither a DIFF nor a
+	// recovery falling back past a corrupt newer snapshot can use it.
+	if err := truncateFiles(s.opts.FS, s.dir, -1); err != nil {
+		return "", fmt.Errorf("%w: remove the log before installed snapshot %s: %w", ErrFailed, name, err)
 	}
 	l.lastZxid = max(l.lastZxid, snap.Zxid)
 	l.durableZxid = max(l.durableZxid, snap.Zxid)
@@ -124,17 +127,27 @@ func (s *Store) Recover(loadTree TreeLoader) (*Recovery, error) {
 	if err := s.removeLeftovers(names); err != nil {
 		return nil, err
 	}
-	sawSnapshot, err := s.loadNewestSnapshot(r, names, loadTree)
+	skipped, err := s.loadNewestSnapshot(r, names, loadTree)
 	if err != nil {
 		return nil, err
 	}
+	sawSnapshot := r.Snapshot.Name != "" || skipped != nil
 	snapZxid := r.Snapshot.Zxid
 	logs, err := listLogs(fsys, s.dir)
 	if err != nil {
 		return nil, err
 	}
 	relevant := filesFrom(logs, snapZxid+1)
-	if len(relevant) > 0 && relevant[0].zxid > snapZxid+1 && !startsEpoch(relevant[0].zxid, snapZxid) {
+	// Falling back past a corrupt snapshot is safe only if the log holds
+	// what that snapshot held, from the snapshot used on without a gap.
+	// It does when that snapshot was taken here (its txns were durable in
+	// the log first); one installed from a leader (SNAP sync) holds txns no
+	// log here has, and InstallSnapshot removed the log files before it.
+	if skipped != nil && (len(relevant) == 0 || relevant[0].zxid > snapZxid+1) {
+		if err := s.fallbackUnsafe(r, skipped, snapZxid, "no log file reaches back to it"); err != nil {
+			return nil, err
+		}
+	} else if len(relevant) > 0 && relevant[0].zxid > snapZxid+1 && !startsEpoch(relevant[0].zxid, snapZxid) {
 		from := "an empty tree (no snapshot)"
 		if r.Snapshot.Name != "" {
 			from = "the newest valid snapshot " + r.Snapshot.Name
@@ -152,9 +165,27 @@ func (s *Store) Recover(loadTree TreeLoader) (*Recovery, error) {
 	if err != nil {
 		return nil, err
 	}
+	if skipped != nil && max(last, snapZxid) < skipped.zxid {
+		if err := s.fallbackUnsafe(r, skipped, snapZxid, fmt.Sprintf("the log ends at zxid %#x", last)); err != nil {
+			return nil, err
+		}
+	}
 	r.LastZxid = max(last, snapZxid)
 	r.Log = newLog(fsys, s.dir, s.opts, r.LastZxid)
 	return r, nil
+}
+
+// fallbackUnsafe refuses (or, under AllowDataLoss, warns) when recovery
+// would start from an older snapshot than a corrupt newer one without the
+// log covering the difference.
+func (s *Store) fallbackUnsafe(r *Recovery, skipped *skippedSnapshot, snapZxid int64, why string) error {
+	msg := fmt.Sprintf("the newest snapshot (zxid %#x) is corrupt and the log cannot take the state from the one before it (zxid %#x) up to it: %s",
+		skipped.zxid, snapZxid, why)
+	if !s.opts.AllowDataLoss {
+		return refuse(skipped.err, msg)
+	}
+	s.warn(r, "AllowDataLoss: starting although %s: %v", msg, skipped.err)
+	return nil
 }
 
 // startsEpoch reports whether zxid is the first txn of an epoch later than
@@ -199,22 +230,35 @@ func listSnapshots(names []string) []snapFile {
 	return out
 }
 
-func (s *Store) loadNewestSnapshot(r *Recovery, names []string, loadTree TreeLoader) (saw bool, err error) {
+// skippedSnapshot is the newest snapshot recovery found corrupt.
+type skippedSnapshot struct {
+	zxid int64
+	err  *CorruptError
+}
+
+// loadNewestSnapshot loads the newest snapshot that reads back intact into
+// r.Snapshot, skipping corrupt ones with a warning, and returns the newest
+// one it skipped, if any.
+func (s *Store) loadNewestSnapshot(r *Recovery, names []string, loadTree TreeLoader) (*skippedSnapshot, error) {
 	snaps := listSnapshots(names)
+	var skipped *skippedSnapshot
 	for i := len(snaps) - 1; i >= 0; i-- {
 		info, err := ReadSnapshotFile(s.opts.FS, join(s.dir, snaps[i].name), loadTree)
 		var c *CorruptError
 		switch {
 		case err == nil:
 			r.Snapshot = info
-			return true, nil
+			return skipped, nil
 		case errors.As(err, &c):
 			s.warn(r, "skipping corrupt snapshot: %v", err)
+			if skipped == nil {
+				skipped = &skippedSnapshot{zxid: snaps[i].zxid, err: c}
+			}
 		default:
-			return true, err
+			return skipped, err
 		}
 	}
-	return len(snaps) > 0, nil
+	return skipped, nil
 }
 
 // checkLog scans the relevant log files and returns the last valid zxid.
