@@ -10,8 +10,9 @@ import (
 
 func init() {
 	scenarios = append(scenarios,
-		scenario{name: "random", desc: "a seeded random workload: three sessions, every create mode but TTL reaping, right and wrong versions, ACLs, multis, watches, pipelines, sessions closing and new ones opening, over a small namespace so that operations collide", config: append(append([]string{}, baseConfig...), "snapCount=100000"), script: func(r *run) { randomWorkload(r, randomSeed, false) }},
-		scenario{name: "random_watches", desc: "a seeded random workload weighted to watches: one-shot, persistent and recursive watches, removeWatches/checkWatches, reconnects with setWatches, nodes only some sessions may read", config: append(append([]string{}, baseConfig...), "snapCount=100000"), script: func(r *run) { randomWorkload(r, randomSeed+1, true) }},
+		scenario{name: "random", desc: "a seeded random workload: three sessions, every create mode but TTL reaping, right and wrong versions, ACLs, multis, watches, pipelines, sessions closing and new ones opening, over a small namespace so that operations collide", config: append(append([]string{}, baseConfig...), "snapCount=100000"), script: func(r *run) { randomWorkload(r, randomSeed, randomProfile{pipelines: 7}) }},
+		scenario{name: "random_watches", desc: "a seeded random workload weighted to watches: one-shot, persistent and recursive watches, removeWatches/checkWatches, reconnects with setWatches, nodes only some sessions may read", config: append(append([]string{}, baseConfig...), "snapCount=100000"), script: func(r *run) { randomWorkload(r, randomSeed+1, randomProfile{watchy: true, pipelines: 7}) }},
+		scenario{name: "random_pipeline", desc: "a seeded random workload made mostly of pipelines (up to eight requests prepared against each other's pending changes) with frequent ACL changes", config: append(append([]string{}, baseConfig...), "snapCount=100000"), script: func(r *run) { randomWorkload(r, randomSeed+2, randomProfile{pipelines: 60, aclHeavy: true}) }},
 	)
 }
 
@@ -25,10 +26,19 @@ const randomSeed = 20261121
 const randomSteps = 1500
 
 // randomGen draws requests over a small namespace.
+// randomProfile weights a random workload.
+type randomProfile struct {
+	// watchy adds watch requests and reconnects.
+	watchy bool
+	// pipelines is the share (percent) of steps that send a pipeline.
+	pipelines int
+	// aclHeavy makes setACL and restrictive ACLs frequent.
+	aclHeavy bool
+}
+
 type randomGen struct {
 	rng *rand.Rand
-	// watchy weights the workload to watch requests and reconnects.
-	watchy bool
+	randomProfile
 	// known are paths seen to exist (created or listed), for deletes and
 	// reads to hit often.
 	known []string
@@ -68,7 +78,7 @@ var randomACLs = [][]wire.ACL{
 }
 
 func (g *randomGen) acl() []wire.ACL {
-	if g.rng.IntN(4) > 0 {
+	if !g.aclHeavy && g.rng.IntN(4) > 0 {
 		return wire.OpenACLUnsafe
 	}
 	return randomACLs[g.rng.IntN(len(randomACLs))]
@@ -145,6 +155,10 @@ func (g *randomGen) request() trace.SubOp {
 		return pOp(wire.OpGetChildren2, trace.Request{Path: p, Watch: g.rng.IntN(2) == 0})
 	case 5:
 		return pOp(wire.OpSetACL, trace.Request{Path: p, ACL: g.acl(), Version: trace.Int32(g.version())})
+	case 8, 9:
+		if g.aclHeavy {
+			return pOp(wire.OpSetACL, trace.Request{Path: p, ACL: g.acl(), Version: trace.Int32(g.version())})
+		}
 	case 6:
 		return pOp(wire.OpGetACL, trace.Request{Path: p})
 	case 7:
@@ -197,8 +211,9 @@ func (g *randomGen) learn(l trace.Line) {
 	}
 }
 
-func randomWorkload(r *run, seed uint64, watchy bool) {
-	g := &randomGen{rng: rand.New(rand.NewPCG(seed, 1)), watchy: watchy}
+func randomWorkload(r *run, seed uint64, profile randomProfile) {
+	g := &randomGen{rng: rand.New(rand.NewPCG(seed, 1)), randomProfile: profile}
+	watchy := profile.watchy
 	sessions := []string{"A", "B", "C"}
 	for _, s := range sessions {
 		r.Connect(s)
@@ -230,8 +245,11 @@ func randomWorkload(r *run, seed uint64, watchy bool) {
 			r.Disconnect(s)
 			r.Reconnect(s)
 			r.Do(s, wire.OpSetWatches2, setWatches(seen, g.some(), g.some(), g.some(), g.some(), g.some()))
-		case k < 10:
+		case k < 3+profile.pipelines:
 			n := 2 + g.rng.IntN(4)
+			if profile.pipelines > 20 {
+				n = 2 + g.rng.IntN(7)
+			}
 			reqs := make([]trace.SubOp, n)
 			for i := range reqs {
 				reqs[i] = g.request()
