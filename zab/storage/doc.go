@@ -45,7 +45,9 @@
 // # Recovery
 //
 // See Store.Recover. In short: the newest snapshot that passes its checksums
-// wins (corrupt ones are skipped with a warning); the log ends at its first
+// wins (corrupt ones are skipped with a warning, but only if the log takes
+// the older snapshot's state up to the corrupt one's zxid without a gap);
+// the log ends at its first
 // torn, zero or bad record, and the bytes after it go to a quarantine file
 // with a warning (a last file holding only zeros, created but never
 // written, is removed); the damage is read twice and cut only if both reads
