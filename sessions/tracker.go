@@ -64,11 +64,13 @@ func (t *Tracker) Limits() Limits { return t.cfg.Limits }
 // negotiated) timeout and schedules its expiry. The session is live from
 // here on; its createSession txn records it in every member's table.
 func (t *Tracker) Create(timeoutMillis int32, now time.Duration) int64 {
+	// Skip ids in use: after a restart with the wall clock set back, the
+	// minted ids could run into restored sessions.
 	id := t.nextID
-	t.nextID++
-	if t.nextID == containerOwner {
-		t.nextID++
+	for t.byID[id] != nil || id == containerOwner {
+		id++
 	}
+	t.nextID = id + 1
 	t.track(id, timeoutMillis, now).committed = false
 	return id
 }

@@ -76,3 +76,12 @@ func TestTrackerExpiresManyInIDOrder(t *testing.T) {
 	want := append(append([]int64(nil), ids[:3]...), ids[4:]...)
 	assert.Equal(t, want, got)
 }
+
+func TestTrackerCreateSkipsIDsInUse(t *testing.T) {
+	tr := newTestTracker(0)
+	first := FirstID(1, 1_700_000_000_000)
+	tr.Add(first, 4000, 0)   // restored from before a clock step back
+	tr.Add(first+1, 4000, 0) // likewise
+	assert.Equal(t, first+2, tr.Create(4000, 0))
+	assert.Equal(t, first+3, tr.Create(4000, 0))
+}
