@@ -94,7 +94,9 @@ CFG
 		PROXY_PID=$!
 		PIDS="$PIDS $PROXY_PID"
 		sleep 1
-		printf '%s\t%s\n' "$1" "$2" >>"$WORK/commands.txt"
+		# The manifest names the command as this script runs it ($proxy is
+		# 127.0.0.1:PROXY_PORT, PROXY_PID the proxy's pid).
+		printf '%s\t%s\n' "$1" "capture.sh client: $2" >>"$WORK/commands.txt"
 		eval "$2" >>"$WORK/drivers.log" 2>&1
 		sleep 1
 		kill "$PROXY_PID"
