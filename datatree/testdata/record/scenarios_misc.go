@@ -116,3 +116,23 @@ func authEdges(r *run) {
 		r.AddAuth(s, scheme, "u:p")
 	}
 }
+
+func init() {
+	scenarios = append(scenarios,
+		scenario{name: "digest_paths", desc: "nodes whose names start like /zookeeper (which the tree digest leaves out) and nodes under it, for the digests logged after each txn", config: baseConfig, script: digestPaths},
+	)
+}
+
+func digestPaths(r *run) {
+	r.Connect("A")
+	for _, p := range []string{"/zookeeperx", "/zookeeper2", "/zookeeper2/a", "/zookeepe", "/zookeeper/x", "/zookeeper/quota/x", "/zookeeper/x/y"} {
+		r.Create("A", p, "d", wire.ModePersistent)
+		r.SetData("A", p, "dd", -1)
+	}
+	r.SetData("A", "/zookeeper", "z", -1)
+	r.SetData("A", "/", "root", -1)
+	r.SetACL("A", "/zookeeper/x", wire.ReadACLUnsafe, -1)
+	r.Delete("A", "/zookeeper/x/y", -1)
+	r.Delete("A", "/zookeeperx", -1)
+	r.GetData("A", "/zookeeper", false)
+}
