@@ -554,39 +554,32 @@ func (s *server) startSync() {
 	if w.clock.Mono() < s.slowUntil {
 		delay += s.slowDelay
 	}
-	if s.failNextSync {
-		s.failNextSync = false
-		s.cfg.SyncFail = 1
-		s.disk.SetConfig(s.cfg)
-	}
 	gen := s.gen
 	w.q.After(delay, func() {
 		if s.gen != gen || !s.up {
 			return
 		}
 		s.syncing = false
-		durable, err := s.log.Sync()
-		if s.cfg.SyncFail != 0 {
-			s.cfg.SyncFail = 0
-			s.disk.SetConfig(s.cfg)
-		}
+		durable, err := s.syncLog()
 		if err != nil {
 			s.stopOnIOError("fsync", err)
 			return
 		}
-		if extra := s.disk.TakeSyncDelay(); extra > 0 {
-			// A slow fsync: the data is durable now, the report comes later.
-			s.syncing = true
-			w.q.After(extra, func() {
-				if s.gen == gen && s.up {
-					s.syncing = false
-					s.reportDurable(durable)
-				}
-			})
-			return
-		}
 		s.reportDurable(durable)
 	})
+}
+
+// syncLog fsyncs the log; after a failfsync fault, this one fsync fails.
+func (s *server) syncLog() (int64, error) {
+	if !s.failNextSync {
+		return s.log.Sync()
+	}
+	s.failNextSync = false
+	failing := s.cfg
+	failing.SyncFail = 1
+	s.disk.SetConfig(failing)
+	defer s.disk.SetConfig(s.cfg)
+	return s.log.Sync()
 }
 
 func (s *server) reportDurable(durable int64) {

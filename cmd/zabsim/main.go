@@ -42,11 +42,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	verbose := fs.Bool("v", false, "print the readable trace")
 	history := fs.String("history", "", "write the run's history (JSON Lines) to this file")
 	shrink := fs.Bool("shrink", false, "shrink a failing run to a minimal failing schedule")
+	checkers := fs.Bool("checkers", true, "run the history checkers at the end of each run (the invariants are always checked)")
 	bugs := fs.String("bugs", "", "comma-separated deliberately broken core behaviours to switch on: "+strings.Join(sim.BugNames(), ", "))
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	opts := sim.Options{}
+	opts := sim.Options{SkipCheckers: !*checkers}
 	var err error
 	if opts.Bugs, err = sim.ParseBugs(*bugs); err != nil {
 		fmt.Fprintln(stderr, "zabsim:", err)
