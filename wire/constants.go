@@ -268,7 +268,10 @@ const (
 	PermAll    int32 = PermRead | PermWrite | PermCreate | PermDelete | PermAdmin
 )
 
-// Xids with a fixed meaning.
+// Xids with a fixed meaning. Clients do not all use them: go-zookeeper
+// numbers auth and setWatches requests like any other, and the Java client
+// builds setWatches with xid -8 but renumbers it on send (both captured), so
+// a server tells requests apart by opcode and echoes whatever xid came.
 const (
 	XidNotification int32 = -1
 	XidPing         int32 = -2

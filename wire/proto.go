@@ -116,7 +116,7 @@ func (r *MultiHeader) Decode(d *Decoder) {
 	r.Err = ErrCode(d.ReadInt())
 }
 
-// AuthPacket is the body of an auth request (xid -4).
+// AuthPacket is the body of an auth request (xid -4 from the Java client).
 type AuthPacket struct {
 	Type   int32
 	Scheme string
@@ -280,7 +280,8 @@ func (r *AddWatchRequest) Decode(d *Decoder) {
 }
 
 // SetWatchesRequest re-registers a reconnecting client's watches (setWatches,
-// xid -8); with Persistent set it is setWatches2 and carries the persistent lists.
+// see XidSetWatches); with Persistent set it is setWatches2 and carries the
+// persistent lists.
 type SetWatchesRequest struct {
 	RelativeZxid               int64
 	DataWatches                []string
@@ -337,7 +338,8 @@ func (r *WatcherEvent) Decode(d *Decoder) {
 	r.Path = d.ReadString()
 }
 
-// ErrorResponse is a failed op's result inside a multi response.
+// ErrorResponse is a failed op's result inside a multi response (and, with
+// Err 0, ZooKeeper's whole answer to addWatch).
 type ErrorResponse struct{ Err ErrCode }
 
 func (r *ErrorResponse) Encode(e *Encoder) { e.WriteInt(int32(r.Err)) }
@@ -358,13 +360,13 @@ type Create2Response struct {
 func (r *Create2Response) Encode(e *Encoder) { e.WriteString(r.Path); r.Stat.Encode(e) }
 func (r *Create2Response) Decode(d *Decoder) { r.Path = d.ReadString(); r.Stat.Decode(d) }
 
-// StatResponse answers exists, setData and setACL.
+// StatResponse answers exists, setData, setACL and check.
 type StatResponse struct{ Stat Stat }
 
 func (r *StatResponse) Encode(e *Encoder) { r.Stat.Encode(e) }
 func (r *StatResponse) Decode(d *Decoder) { r.Stat.Decode(d) }
 
-// GetDataResponse answers getData.
+// GetDataResponse answers getData, and reconfig with the new config as data.
 type GetDataResponse struct {
 	Data []byte
 	Stat Stat
