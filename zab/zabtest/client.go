@@ -37,8 +37,10 @@ func (c *Client) Connect(timeoutMs int32, lastZxid int64) {
 	}})
 }
 
-// Session opens a connection and establishes a new session, consuming the
-// connect response (durability must not be held).
+// Session opens a connection and establishes a new session. It Takes the
+// effects (the connect response and anything emitted before it), so call
+// Expect or Take first for what a test still wants to see; durability must
+// not be held.
 func (h *Harness) Session(timeoutMs int32) *Client {
 	h.t.Helper()
 	c := h.Open()
