@@ -288,11 +288,17 @@ func (t *Tree) setACL(path string, acl []wire.ACL, version int32) (wire.Stat, wi
 func (t *Tree) killSession(session, zxid int64, listed []string, events []WatchEvent) []WatchEvent {
 	local := t.ephemerals[session]
 	delete(t.ephemerals, session)
+	rest := map[string]struct{}{}
+	if local != nil {
+		for p := range local.paths {
+			rest[p] = struct{}{}
+		}
+	}
 	for _, p := range listed {
 		_, events = t.deleteNode(p, zxid, events)
-		delete(local, p)
+		delete(rest, p)
 	}
-	for _, p := range sortedKeys(local) {
+	for _, p := range sortedKeys(rest) {
 		_, events = t.deleteNode(p, zxid, events)
 	}
 	return events

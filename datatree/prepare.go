@@ -407,20 +407,18 @@ func (t *Tree) prepareCheck(b *wire.PathVersionRequest, auth []wire.Id) (wire.Re
 }
 
 // prepareCloseSession lists the session's ephemerals — applied ones, minus
-// pending deletes, plus pending creates — sorted, and records their deletes.
+// pending deletes, plus pending creates — in ZooKeeper's order (see
+// javaHashSetOrder), and records their deletes.
 func (t *Tree) prepareCloseSession(session, zxid int64) wire.Record {
-	set := make(map[string]struct{}, len(t.ephemerals[session]))
-	for p := range t.ephemerals[session] {
-		set[p] = struct{}{}
-	}
+	var ops []setOp
 	for _, c := range t.pending.list {
 		if c.deleted {
-			delete(set, c.path)
+			ops = append(ops, setOp{path: c.path})
 		} else if c.stat.owner == session && t.kindOf(c.stat.owner) == kindEphemeral {
-			set[c.path] = struct{}{}
+			ops = append(ops, setOp{path: c.path, add: true})
 		}
 	}
-	paths := sortedKeys(set)
+	paths := javaHashSetOrder(t.ephemerals[session], ops)
 	for _, p := range paths {
 		n, ok := t.record(p)
 		if !ok {

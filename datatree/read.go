@@ -101,7 +101,11 @@ func (t *Tree) GetACL(path string, auth []wire.Id) ([]wire.ACL, wire.Stat, wire.
 func (t *Tree) GetEphemerals(session int64, prefix string) []string {
 	all := strings.TrimSpace(prefix) == "" || strings.TrimSpace(prefix) == "/"
 	out := []string{}
-	for p := range t.ephemerals[session] {
+	var paths map[string]uint64
+	if s := t.ephemerals[session]; s != nil {
+		paths = s.paths
+	}
+	for p := range paths {
 		if all || strings.HasPrefix(p, prefix) {
 			out = append(out, p)
 		}
@@ -116,8 +120,10 @@ func (t *Tree) Ephemerals(session int64) []string { return t.GetEphemerals(sessi
 // Sessions returns the sessions that own ephemerals, sorted.
 func (t *Tree) Sessions() []int64 {
 	out := make([]int64, 0, len(t.ephemerals))
-	for s := range t.ephemerals {
-		out = append(out, s)
+	for s, set := range t.ephemerals {
+		if len(set.paths) > 0 {
+			out = append(out, s)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out

@@ -66,7 +66,8 @@ type Tree struct {
 	digest   int64 // sum of every node's digest term (wrapping, as Java's long)
 	lastZxid int64 // highest zxid applied
 
-	ephemerals map[int64]map[string]struct{} // session → paths of its ephemerals
+	ephemerals map[int64]*ephemeralSet // session → its ephemerals; kept until the session closes
+	ephSeq     uint64                  // insertion sequence of ephemeral paths
 	containers map[string]struct{}
 	ttls       map[string]struct{}
 	quotas     quotaIndex
@@ -99,7 +100,7 @@ func newEmpty(cfg Config) *Tree {
 		cfg:        cfg,
 		nodes:      make(map[string]*node),
 		acls:       newACLCache(),
-		ephemerals: make(map[int64]map[string]struct{}),
+		ephemerals: make(map[int64]*ephemeralSet),
 		containers: make(map[string]struct{}),
 		ttls:       make(map[string]struct{}),
 		quotas:     newQuotaIndex(),
@@ -237,10 +238,11 @@ func (t *Tree) trackKind(path string, owner int64) {
 	case kindEphemeral:
 		s := t.ephemerals[owner]
 		if s == nil {
-			s = make(map[string]struct{})
+			s = &ephemeralSet{paths: make(map[string]uint64)}
 			t.ephemerals[owner] = s
 		}
-		s[path] = struct{}{}
+		t.ephSeq++
+		s.add(path, t.ephSeq)
 	}
 }
 
@@ -252,11 +254,10 @@ func (t *Tree) untrackKind(path string, owner int64) {
 	case kindTTL:
 		delete(t.ttls, path)
 	case kindEphemeral:
+		// The set stays, even empty, until its session closes: its size
+		// decides ZooKeeper's order (see javaHashSetOrder).
 		if s := t.ephemerals[owner]; s != nil {
-			delete(s, path)
-			if len(s) == 0 {
-				delete(t.ephemerals, owner)
-			}
+			delete(s.paths, path)
 		}
 	}
 }
