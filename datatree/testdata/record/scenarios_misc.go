@@ -136,3 +136,35 @@ func digestPaths(r *run) {
 	r.Delete("A", "/zookeeperx", -1)
 	r.GetData("A", "/zookeeper", false)
 }
+
+func init() {
+	scenarios = append(scenarios,
+		scenario{name: "create_ops", desc: "every create opcode (create, create2, createContainer, createTTL) with every create mode, alone and inside a multi", config: baseConfig, script: createOps},
+	)
+}
+
+func createOps(r *run) {
+	r.Connect("A")
+	r.Create("A", "/c", "", wire.ModePersistent)
+	ops := []wire.OpCode{wire.OpCreate, wire.OpCreate2, wire.OpCreateContainer, wire.OpCreateTTL}
+	for _, op := range ops {
+		for m := wire.CreateMode(0); m <= 6; m++ {
+			req := createReq(fmt.Sprintf("/c/%s-%d-", op, m), "", open, m)
+			if op == wire.OpCreateTTL {
+				req.TTL = 100000
+			}
+			r.Do("A", op, req)
+		}
+	}
+	r.GetChildren2("A", "/c", false)
+	for _, op := range ops {
+		for m := wire.CreateMode(0); m <= 6; m++ {
+			req := createReq(fmt.Sprintf("/c/m-%s-%d-", op, m), "", open, m)
+			if op == wire.OpCreateTTL {
+				req.TTL = 100000
+			}
+			r.Multi("A", trace.SubOp{Op: op.String(), Req: req})
+		}
+	}
+	r.GetChildren2("A", "/c", false)
+}
