@@ -2,28 +2,33 @@ package linearizability
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
+
+	"github.com/zabd/zabd/wire"
 )
 
 // pathWrite is one acknowledged, successful change of a path.
 type pathWrite struct {
-	e       *Entry
-	zxid    int64
-	op      string // create, delete, setData
-	data    string
-	deleted bool
+	e         *Entry
+	zxid      int64
+	op        string // create, delete, setData
+	data      string
+	deleted   bool
+	ephemeral bool // an ephemeral create
 }
 
 // successfulWrites indexes acknowledged successful writes by the path they
 // change (multi sub-operations included, session closes not), in zxid order.
 func successfulWrites(h History) map[string][]pathWrite {
 	out := map[string][]pathWrite{}
-	add := func(e *Entry, op, path, created string, data *string) {
+	add := func(e *Entry, op, path, created, mode string, data *string) {
 		if created != "" {
 			path = created
 		}
-		out[path] = append(out[path], pathWrite{e: e, zxid: int64(*e.Zxid), op: op, data: derefString(data), deleted: op == OpDelete})
+		out[path] = append(out[path], pathWrite{e: e, zxid: int64(*e.Zxid), op: op, data: derefString(data),
+			deleted: op == OpDelete, ephemeral: op == OpCreate && modeNames[mode].Ephemeral()})
 	}
 	for i := range h {
 		e := &h[i]
@@ -32,12 +37,12 @@ func successfulWrites(h History) map[string][]pathWrite {
 		}
 		switch e.Op {
 		case OpCreate, OpDelete, OpSetData:
-			add(e, e.Op, e.Path, e.Created, e.Data)
+			add(e, e.Op, e.Path, e.Created, e.Mode, e.Data)
 		case OpMulti:
 			if len(e.Results) == len(e.Ops) && multiSucceeded(e) {
 				for j, s := range e.Ops {
 					if s.Op != OpCheck {
-						add(e, s.Op, s.Path, e.Results[j].Created, s.Data)
+						add(e, s.Op, s.Path, e.Results[j].Created, s.Mode, s.Data)
 					}
 				}
 			}
@@ -69,14 +74,12 @@ func unknownDeletes(h History) map[string]bool {
 	return out
 }
 
-// createsEphemeral reports whether write e creates path as an ephemeral.
-func createsEphemeral(e *Entry, path string) bool {
-	if e.Op == OpCreate {
-		return modeNames[e.Mode].Ephemeral()
-	}
-	for i, s := range e.Ops {
-		if s.Op == OpCreate && (s.Path == path || (i < len(e.Results) && e.Results[i].Created == path)) {
-			return modeNames[s.Mode].Ephemeral()
+// ephemeralAt reports whether the node at path as last written by ws[..i]
+// was created ephemeral: its session's end may have removed it since.
+func ephemeralAt(ws []pathWrite, last *pathWrite) bool {
+	for i := len(ws) - 1; i >= 0; i-- {
+		if w := &ws[i]; w.zxid <= last.zxid && (w.op == OpCreate || w.deleted) {
+			return w.ephemeral
 		}
 	}
 	return false
@@ -183,7 +186,7 @@ func staleAfter(ws []pathWrite, last *pathWrite, r *Entry, mayBeDeleted bool) st
 	}
 	switch {
 	case r.Err == errNoNode && !last.deleted:
-		if createsEphemeral(last.e, r.Path) || mayBeDeleted {
+		if ephemeralAt(ws, last) || mayBeDeleted {
 			return "" // its session may have ended since, or a delete of unknown outcome took effect
 		}
 		for _, w := range ws {
@@ -264,6 +267,10 @@ func CheckWatches(h History) []Violation {
 					a.seen[w] = true
 				}
 				aways[c] = a
+			case wire.EventDataWatchRemoved.String():
+				held[c] = dropWatches(held[c], e.Path, true, false)
+			case wire.EventChildWatchRemoved.String():
+				held[c] = dropWatches(held[c], e.Path, false, true)
 			default:
 				held[c] = removeFired(held[c], e)
 			}
@@ -284,6 +291,15 @@ func CheckWatches(h History) []Violation {
 					Explanation: fmt.Sprintf("%s arrived before the event for the watch that %s set on %s, although %s fired that watch at a zxid not above the reply's", e.describe(), w.set.describe(), w.path, w.fire.e.describe())})
 				w.fire = nil // report once
 			}
+		}
+		switch {
+		case e.Op == OpRemoveWatches && e.Err == ErrOK:
+			held[c] = dropWatches(held[c], e.Path, e.WatchMode != wire.WatcherChildren.String(), e.WatchMode != wire.WatcherData.String())
+		case e.Op == OpAddWatch && e.Err == ErrOK:
+			// one registration per watcher and path: a persistent watch
+			// replaces the standard ones (which a recursive one never
+			// answers with NodeChildrenChanged)
+			held[c] = dropWatches(held[c], e.Path, true, true)
 		}
 		if e.Watch && (e.Err == ErrOK || (e.Op == OpExists && e.Err == errNoNode)) {
 			w := &watch{path: e.Path, child: e.Op == OpGetChildren, set: e}
@@ -312,6 +328,13 @@ func earliest(a, b *pathWrite) *pathWrite {
 		return b
 	}
 	return a
+}
+
+// dropWatches removes the data and/or child watches held on path.
+func dropWatches(ws []*watch, path string, data, child bool) []*watch {
+	return slices.DeleteFunc(ws, func(w *watch) bool {
+		return w.path == path && ((w.child && child) || (!w.child && data))
+	})
 }
 
 // removeFired drops the watches event e delivers.
@@ -505,7 +528,6 @@ func CheckDurability(h History) []Violation {
 	}
 	writes := successfulWrites(h)
 	tl := buildTimeline(h, false)
-	f := gatherSessions(h)
 	var out []Violation
 	for i := range h {
 		e := &h[i]
@@ -522,8 +544,8 @@ func CheckDurability(h History) []Violation {
 		if finalMatches(last, exists, e) || unknownExplains(tl, e.Path, last, exists, e) {
 			continue
 		}
-		if last != nil && last.op == OpCreate && !exists && endedSession(last.e, f) {
-			continue
+		if last != nil && !exists && ephemeralAt(ws, last) {
+			continue // its session may have ended (closed, expired) since
 		}
 		if last == nil && !exists {
 			continue
@@ -548,16 +570,6 @@ func finalMatches(last *pathWrite, exists bool, r *Entry) bool {
 	return exists && (r.Data == nil || r.Op != OpGetData || *r.Data == last.data)
 }
 
-// endedSession reports whether an ephemeral create's session ended.
-func endedSession(c *Entry, f sessionFacts) bool {
-	if !modeNames[c.Mode].Ephemeral() {
-		return false
-	}
-	_, closed := f.closeZxid[c.Session.int()]
-	_, expired := f.expiredAt[c.Session.int()]
-	return closed || expired
-}
-
 // unknownExplains reports whether a write of unknown outcome that may have
 // taken effect after the last acknowledged one leaves path as r shows it,
 // or an expiry may have removed an ephemeral.
@@ -569,9 +581,6 @@ func unknownExplains(tl *timeline, path string, last *pathWrite, exists bool, r 
 	for _, op := range tl.ops {
 		if op.hi <= lastSlot {
 			continue
-		}
-		if op.kind == tlExpire && !exists && last != nil && last.op == OpCreate && modeNames[last.e.Mode].Ephemeral() && last.e.Session.int() == op.session {
-			return true
 		}
 		if op.kind != tlUnknown {
 			continue

@@ -32,8 +32,8 @@ func writeOpOf(op, path string, data *string, version *int32, mode string) write
 // set, the recorded result must be the model's; why says how they differ.
 // The returned overlay and dead session are applied by commitStep. An
 // unsuccessful write changes nothing.
-func stepWrite(t *tree, assumed map[string]bool, e *Entry, zxid int64, check bool) (x *txn, closes bool, why string) {
-	x = &txn{base: t, assumed: assumed, changed: map[string]*node{}}
+func stepWrite(t *tree, e *Entry, zxid int64, check bool) (x *txn, closes bool, why string) {
+	x = &txn{base: t, changed: map[string]*node{}}
 	if check && e.Err != ErrOK && !modeledErrs[e.Err] {
 		return x, false, "" // not predictable from a history: accepted without effect
 	}
@@ -62,25 +62,35 @@ func stepWrite(t *tree, assumed map[string]bool, e *Entry, zxid int64, check boo
 	return x, false, compareResult(r, e.Err, e.Created, e.Stat)
 }
 
+// stepMulti applies a multi's sub-operations. The reply header of a failed
+// multi says ok in ZooKeeper 3.8, but some clients report the first failing
+// sub-operation's error instead: either is accepted, and the per-operation
+// results decide.
 func stepMulti(x *txn, e *Entry, zxid int64, check bool) string {
 	failed := false
 	var whys []string
+	firstErr := ErrOK
 	for i, s := range e.Ops {
 		var r opResult
 		if failed {
 			r = opResult{err: errRuntime}
 		} else {
 			r = applyOne(x, writeOpOf(s.Op, s.Path, s.Data, s.Version, s.Mode), zxid, e.Session.int())
-			failed = r.err != ErrOK
+			if failed = r.err != ErrOK; failed {
+				firstErr = r.err
+			}
 		}
-		if check && e.Err == ErrOK && i < len(e.Results) {
+		if check && i < len(e.Results) {
 			res := e.Results[i]
 			if why := compareResult(r, res.Err, res.Created, res.Stat); why != "" {
 				whys = append(whys, fmt.Sprintf("sub-operation %d (%s %s): %s", i, s.Op, s.Path, why))
 			}
 		}
 	}
-	if failed || (check && e.Err != ErrOK) {
+	if check && e.Err != ErrOK && e.Err != firstErr {
+		whys = append(whys, fmt.Sprintf("returned %s where the model says %s", e.Err, firstErr))
+	}
+	if failed {
 		x.changed, x.order = map[string]*node{}, nil
 	}
 	return strings.Join(whys, "; ")
@@ -137,9 +147,9 @@ func statMismatch(n *node, s *Stat) string {
 
 // commitStep applies a step's overlay to next (t itself for an in-place
 // replay, or a clone of it for a Porcupine state).
-func commitStep(next *tree, assumed map[string]bool, x *txn, closes bool, session, zxid int64) *tree {
+func commitStep(next *tree, x *txn, closes bool, session, zxid int64) *tree {
 	if closes {
-		return closeSessionInto(next, assumed, session, zxid)
+		return closeSessionInto(next, session, zxid)
 	}
 	x.commit(next)
 	return next
@@ -147,7 +157,7 @@ func commitStep(next *tree, assumed map[string]bool, x *txn, closes bool, sessio
 
 // closeSessionInto deletes session's ephemerals in next (in path order, so
 // that the outcome never depends on map order) and marks it dead.
-func closeSessionInto(next *tree, assumed map[string]bool, session, zxid int64) *tree {
+func closeSessionInto(next *tree, session, zxid int64) *tree {
 	var owned []string
 	for p, n := range next.nodes {
 		if n.owner == session {
@@ -155,7 +165,7 @@ func closeSessionInto(next *tree, assumed map[string]bool, session, zxid int64) 
 		}
 	}
 	slices.Sort(owned)
-	x := &txn{base: next, assumed: assumed, changed: map[string]*node{}}
+	x := &txn{base: next, changed: map[string]*node{}}
 	for _, p := range owned {
 		x.put(p, nil)
 		x.removeChild(p, zxid)
@@ -166,7 +176,7 @@ func closeSessionInto(next *tree, assumed map[string]bool, session, zxid int64) 
 }
 
 // checkRead explains how a read's recorded reply differs from t, or "".
-func checkRead(t *tree, assumed map[string]bool, e *Entry) string {
+func checkRead(t *tree, e *Entry) string {
 	if e.Op == OpMultiRead {
 		var whys []string
 		for i, s := range e.Ops {
@@ -174,23 +184,20 @@ func checkRead(t *tree, assumed map[string]bool, e *Entry) string {
 				break
 			}
 			r := e.Results[i]
-			if why := readMismatch(t, assumed, s.Op, s.Path, r.Err, r.Data, r.Stat, r.Children); why != "" {
+			if why := readMismatch(t, s.Op, s.Path, r.Err, r.Data, r.Stat, r.Children); why != "" {
 				whys = append(whys, fmt.Sprintf("sub-operation %d (%s %s): %s", i, s.Op, s.Path, why))
 			}
 		}
 		return strings.Join(whys, "; ")
 	}
-	return readMismatch(t, assumed, e.Op, e.Path, e.Err, e.Data, e.Stat, e.Children)
+	return readMismatch(t, e.Op, e.Path, e.Err, e.Data, e.Stat, e.Children)
 }
 
-func readMismatch(t *tree, assumed map[string]bool, op, path, err string, data *string, stat *Stat, children []string) string {
+func readMismatch(t *tree, op, path, err string, data *string, stat *Stat, children []string) string {
 	if path == "" {
 		path = "/"
 	}
 	n := t.nodes[path]
-	if n == nil && assumed[path] {
-		n = assumedParent
-	}
 	switch err {
 	case ErrOK:
 		if n == nil {

@@ -55,9 +55,8 @@ func (o *tlOp) describe() string {
 
 // timeline is a history laid out for the replay.
 type timeline struct {
-	ops     []*tlOp
-	assumed map[string]bool
-	rank    map[int64]int64
+	ops  []*tlOp
+	rank map[int64]int64
 }
 
 // duplicateZxids reports acknowledged successful writes sharing a zxid.
@@ -97,7 +96,6 @@ func buildTimeline(h History, includeReads bool) *timeline {
 		tl.rank[z] = int64(i)
 	}
 	observed := observedPaths(h)
-	tl.assumed = assumedParents(h, observed)
 
 	bySession := map[int64][]*Entry{}
 	for i := range h {
@@ -319,21 +317,6 @@ func observedPaths(h History) map[string]bool {
 	return obs
 }
 
-// assumedParents are parents of created paths that no operation names and
-// that are not in a fresh tree: they must have existed before the history.
-func assumedParents(h History, observed map[string]bool) map[string]bool {
-	fresh := freshTree()
-	out := map[string]bool{}
-	for p := range observed {
-		parent, _ := parentOf(p)
-		for parent != "/" && !observed[parent] && fresh.nodes[parent] == nil {
-			out[parent] = true
-			parent, _ = parentOf(parent)
-		}
-	}
-	return out
-}
-
 func pathKeys(op, path, created, mode string, observed map[string]bool) []string {
 	if path == "" {
 		path = "/"
@@ -435,11 +418,11 @@ func (tl *timeline) components() [][]*tlOp {
 // stepExact applies an exact operation and explains a mismatch. In place,
 // it changes t; otherwise it leaves t alone and returns t itself when the
 // operation changes nothing (a read, a failed write) or a changed copy.
-func stepExact(t *tree, assumed map[string]bool, op *tlOp, inPlace bool) (*tree, string) {
+func stepExact(t *tree, op *tlOp, inPlace bool) (*tree, string) {
 	if op.kind == tlRead {
-		return t, checkRead(t, assumed, op.e)
+		return t, checkRead(t, op.e)
 	}
-	x, closes, why := stepWrite(t, assumed, op.e, op.zxid, true)
+	x, closes, why := stepWrite(t, op.e, op.zxid, true)
 	if why != "" {
 		return t, why
 	}
@@ -449,31 +432,31 @@ func stepExact(t *tree, assumed map[string]bool, op *tlOp, inPlace bool) (*tree,
 	if !inPlace {
 		t = t.clone()
 	}
-	return commitStep(t, assumed, x, closes, op.session, op.zxid), ""
+	return commitStep(t, x, closes, op.session, op.zxid), ""
 }
 
 // stepNondet gives every state op may lead to from t (empty: impossible),
 // leaving t alone.
-func stepNondet(t *tree, assumed map[string]bool, op *tlOp) []*tree {
+func stepNondet(t *tree, op *tlOp) []*tree {
 	switch op.kind {
 	case tlRead, tlWrite:
-		next, why := stepExact(t, assumed, op, false)
+		next, why := stepExact(t, op, false)
 		if why != "" {
 			return nil
 		}
 		return []*tree{next}
 	case tlExpire:
-		gone := closeSessionInto(t.clone(), assumed, op.session, 0)
+		gone := closeSessionInto(t.clone(), op.session, 0)
 		if op.must {
 			return []*tree{gone}
 		}
 		return []*tree{t, gone}
 	}
-	x, closes, _ := stepWrite(t, assumed, op.e, 0, false)
+	x, closes, _ := stepWrite(t, op.e, 0, false)
 	if !closes && len(x.order) == 0 {
 		return []*tree{t}
 	}
-	return []*tree{t, commitStep(t.clone(), assumed, x, closes, op.session, 0)}
+	return []*tree{t, commitStep(t.clone(), x, closes, op.session, 0)}
 }
 
 // Failure is a component whose operations admit no legal order. It keeps what
@@ -529,7 +512,7 @@ const maxStates = 4096
 // NondeterministicModel of the tree, seeded with the set of states at the
 // segment's start), within the deadline: its verdict must be Ok. The set
 // replay gives the states at the segment's end, which Porcupine cannot.
-func replayComponent(ops []*tlOp, assumed map[string]bool, deadline time.Time) *replayResult {
+func replayComponent(ops []*tlOp, deadline time.Time) *replayResult {
 	states := []*pstate{{t: freshTree()}}
 	cut, cutStates, open := 0, []*pstate(nil), false
 	for i := 0; i < len(ops); i++ {
@@ -544,31 +527,31 @@ func replayComponent(ops []*tlOp, assumed map[string]bool, deadline time.Time) *
 			continue
 		}
 		var why string
-		states, why = stepStates(states, ops, i, assumed)
+		states, why = stepStates(states, ops, i)
 		if len(states) == 0 {
 			if !open {
 				cut, cutStates = i, nil
 			}
-			return failureAt(ops, cut, cutStates, i, why, assumed, deadline)
+			return failureAt(ops, cut, cutStates, i, why, deadline)
 		}
 		if len(states) > maxStates {
 			return &replayResult{failed: op, gaveUp: true, others: uncertainOf(ops[cut : i+1])}
 		}
 		if open && quiet(states) {
-			if res := porcupineSegment(ops, cut, i+1, cutStates, assumed, deadline); res != nil {
+			if res := porcupineSegment(ops, cut, i+1, cutStates, deadline); res != nil {
 				return res
 			}
 			open = false
 		}
 	}
-	states = closeWindows(applyPending(states, ops, assumed), ops, slotInfinity)
+	states = closeWindows(applyPending(states, ops), ops, slotInfinity)
 	if len(states) == 0 {
-		return failureAt(ops, cut, cutStates, len(ops)-1, "an expiry known to have happened could not take effect anywhere", assumed, deadline)
+		return failureAt(ops, cut, cutStates, len(ops)-1, "an expiry known to have happened could not take effect anywhere", deadline)
 	}
 	if !open {
 		return nil
 	}
-	return porcupineSegment(ops, cut, len(ops), cutStates, assumed, deadline)
+	return porcupineSegment(ops, cut, len(ops), cutStates, deadline)
 }
 
 // quiet reports whether no uncertain operation is pending in any state.
@@ -592,10 +575,10 @@ func cloneStates(states []*pstate) []*pstate {
 // stepStates applies the exact operation ops[i] to every possible state,
 // after letting pending operations take effect; why explains the mismatch
 // in the first state when none survives.
-func stepStates(states []*pstate, ops []*tlOp, i int, assumed map[string]bool) ([]*pstate, string) {
+func stepStates(states []*pstate, ops []*tlOp, i int) ([]*pstate, string) {
 	op := ops[i]
 	if len(states) == 1 && len(states[0].pending) == 0 {
-		next, why := stepExact(states[0].t, assumed, op, true) // nothing else holds it
+		next, why := stepExact(states[0].t, op, true) // nothing else holds it
 		if why != "" {
 			return nil, why
 		}
@@ -605,11 +588,11 @@ func stepStates(states []*pstate, ops []*tlOp, i int, assumed map[string]bool) (
 	// Pending operations may take effect now; those whose window has passed
 	// took effect already (in this closure, no exact operation lies between)
 	// or never.
-	states = closeWindows(applyPending(states, ops, assumed), ops, op.lo)
+	states = closeWindows(applyPending(states, ops), ops, op.lo)
 	var out []*pstate
 	var firstWhy string
 	for _, st := range states {
-		next, why := stepExact(st.t, assumed, op, false)
+		next, why := stepExact(st.t, op, false)
 		if why != "" {
 			if firstWhy == "" {
 				firstWhy = why
@@ -647,13 +630,13 @@ func closeWindows(states []*pstate, ops []*tlOp, slot int64) []*pstate {
 
 // applyPending adds every state reachable by letting pending operations take
 // effect, one at a time, in any order.
-func applyPending(states []*pstate, ops []*tlOp, assumed map[string]bool) []*pstate {
+func applyPending(states []*pstate, ops []*tlOp) []*pstate {
 	for frontier := states; len(frontier) > 0 && len(states) <= maxStates; {
 		var next []*pstate
 		for _, st := range frontier {
 			for j, k := range st.pending {
 				rest := append(slices.Clone(st.pending[:j]), st.pending[j+1:]...)
-				ts := stepNondet(st.t, assumed, ops[k])
+				ts := stepNondet(st.t, ops[k])
 				applied := &pstate{t: ts[len(ts)-1], pending: rest}
 				before := len(states)
 				states = appendState(states, applied)
@@ -679,12 +662,12 @@ func appendState(dst []*pstate, st *pstate) []*pstate {
 // porcupineSegment asks Porcupine whether ops[from:to], started from the
 // states at from, are linearizable; nil when they are (or hold no uncertain
 // operation, or are too long for it, see porcupineMaxOps).
-func porcupineSegment(ops []*tlOp, from, to int, init []*pstate, assumed map[string]bool, deadline time.Time) *replayResult {
+func porcupineSegment(ops []*tlOp, from, to int, init []*pstate, deadline time.Time) *replayResult {
 	seg := ops[from:to]
 	if len(uncertainOf(seg)) == 0 || len(seg) > porcupineMaxOps {
 		return nil
 	}
-	model := tlModel(treesOf(init), assumed)
+	model := tlModel(treesOf(init))
 	history := porcupineOps(seg)
 	remaining := time.Until(deadline)
 	if remaining <= 0 {
@@ -703,7 +686,7 @@ func porcupineSegment(ops []*tlOp, from, to int, init []*pstate, assumed map[str
 		out.failed, out.gaveUp = seg[0], true
 		return out
 	}
-	out.failed, out.why = explainStuck(treesOf(init), assumed, seg, info)
+	out.failed, out.why = explainStuck(treesOf(init), seg, info)
 	return out
 }
 
@@ -718,20 +701,20 @@ func treesOf(states []*pstate) []*tree {
 // failureAt reports that no possible state explains ops[i], and draws the
 // segment since cut (or, when there is no segment or it is long, ops[i]
 // alone against the states just before it, found again by the set replay).
-func failureAt(ops []*tlOp, cut int, cutStates []*pstate, i int, why string, assumed map[string]bool, deadline time.Time) *replayResult {
+func failureAt(ops []*tlOp, cut int, cutStates []*pstate, i int, why string, deadline time.Time) *replayResult {
 	res := &replayResult{failed: ops[i], why: why, others: uncertainOf(ops[cut : i+1])}
 	from, init := cut, cutStates
 	if init == nil || i+1-cut > vizMaxOps {
-		from, init = i, statesBefore(ops, i, assumed)
+		from, init = i, statesBefore(ops, i)
 	}
-	model := tlModel(treesOf(init), assumed)
+	model := tlModel(treesOf(init))
 	_, info := porcupine.CheckOperationsVerbose(model, porcupineOps(ops[from:i+1]), max(time.Until(deadline), time.Second))
 	res.fail = &Failure{model: model, info: info}
 	return res
 }
 
 // statesBefore replays ops[:i] again to get the states just before ops[i].
-func statesBefore(ops []*tlOp, i int, assumed map[string]bool) []*pstate {
+func statesBefore(ops []*tlOp, i int) []*pstate {
 	states := []*pstate{{t: freshTree()}}
 	for k := 0; k < i; k++ {
 		if ops[k].kind == tlUnknown || ops[k].kind == tlExpire {
@@ -740,9 +723,9 @@ func statesBefore(ops []*tlOp, i int, assumed map[string]bool) []*pstate {
 			}
 			continue
 		}
-		states, _ = stepStates(states, ops, k, assumed)
+		states, _ = stepStates(states, ops, k)
 	}
-	return closeWindows(applyPending(states, ops, assumed), ops, ops[i].lo)
+	return closeWindows(applyPending(states, ops), ops, ops[i].lo)
 }
 
 func uncertainOf(ops []*tlOp) []*tlOp {
@@ -757,7 +740,7 @@ func uncertainOf(ops []*tlOp) []*tlOp {
 
 // explainStuck finds the first exact operation missing from Porcupine's
 // longest partial linearization and says what the model expected there.
-func explainStuck(init []*tree, assumed map[string]bool, ops []*tlOp, info porcupine.LinearizationInfo) (*tlOp, string) {
+func explainStuck(init []*tree, ops []*tlOp, info porcupine.LinearizationInfo) (*tlOp, string) {
 	var longest []int
 	for _, part := range info.PartialLinearizations() {
 		for _, lin := range part {
@@ -774,7 +757,7 @@ func explainStuck(init []*tree, assumed map[string]bool, ops []*tlOp, info porcu
 	for _, id := range longest {
 		var next []*tree
 		for _, s := range states {
-			next = appendDistinct(next, stepNondet(s, assumed, ops[id])...)
+			next = appendDistinct(next, stepNondet(s, ops[id])...)
 		}
 		states = next
 	}
@@ -782,7 +765,7 @@ func explainStuck(init []*tree, assumed map[string]bool, ops []*tlOp, info porcu
 		if in[id] || op.kind == tlUnknown || op.kind == tlExpire || len(states) == 0 {
 			continue
 		}
-		_, why := stepExact(states[0], assumed, op, false)
+		_, why := stepExact(states[0], op, false)
 		return op, fmt.Sprintf("%s; Porcupine's longest legal prefix has %d operations and leaves %d possible states, none of which explains it (first: %s)", why, len(longest), len(states), states[0].describe())
 	}
 	return ops[0], "Porcupine found no legal order"
@@ -823,7 +806,7 @@ func porcupineOps(ops []*tlOp) []porcupine.Operation {
 // tlModel is the Porcupine model of a component of the znode tree starting
 // from any of the states init. Operations of unknown outcome (and expiries not known to have
 // happened) step to two states: unchanged, and applied.
-func tlModel(init []*tree, assumed map[string]bool) porcupine.Model {
+func tlModel(init []*tree) porcupine.Model {
 	nm := porcupine.NondeterministicModel{
 		Init: func() []any {
 			out := make([]any, len(init))
@@ -833,7 +816,7 @@ func tlModel(init []*tree, assumed map[string]bool) porcupine.Model {
 			return out
 		},
 		Step: func(state, input, _ any) []any {
-			next := stepNondet(state.(*tree), assumed, input.(*tlOp))
+			next := stepNondet(state.(*tree), input.(*tlOp))
 			out := make([]any, len(next))
 			for i, t := range next {
 				out[i] = t
@@ -854,7 +837,7 @@ func tlModel(init []*tree, assumed map[string]bool) porcupine.Model {
 func checkTimeline(tl *timeline, guarantee string, deadline time.Time, keep func(*tlOp) bool) []Violation {
 	var out []Violation
 	for _, comp := range tl.components() {
-		res := replayComponent(comp, tl.assumed, deadline)
+		res := replayComponent(comp, deadline)
 		if res == nil || !keep(res.failed) {
 			continue
 		}

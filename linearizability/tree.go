@@ -177,15 +177,10 @@ func (t *tree) describe() string {
 	return strings.TrimSpace(b.String())
 }
 
-// assumedParent stands in for a parent that no operation of the history
-// names: it must have existed all along for the history to make sense.
-var assumedParent = &node{opaque: true, kids: map[string]bool{}}
-
 // txn applies the sub-operations of one write to an overlay over a tree, so
 // that a failing multi leaves the tree untouched.
 type txn struct {
 	base    *tree
-	assumed map[string]bool
 	changed map[string]*node // nil value: deleted
 	order   []string
 }
@@ -196,9 +191,6 @@ func (x *txn) get(p string) *node {
 	}
 	if n, ok := x.base.nodes[p]; ok {
 		return n
-	}
-	if x.assumed[p] {
-		return assumedParent
 	}
 	return nil
 }
