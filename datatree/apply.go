@@ -181,7 +181,7 @@ func (t *Tree) createNode(path string, data []byte, acl []wire.ACL, owner int64,
 	}
 	t.nodes[path] = n
 	t.link(parent, name, n)
-	n.digest = nodeDigest(path, n.data, &n.stat)
+	n.digest = t.nodeDigest(path, n.data, &n.stat)
 	t.digest += int64(n.digest)
 	t.trackKind(path, owner)
 	t.quotaNodeCreated(parentPath, name)

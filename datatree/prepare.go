@@ -236,27 +236,29 @@ func (t *Tree) prepareCreate(op wire.OpCode, b *wire.CreateRequest, req *Request
 	}
 	newCversion := parent.stat.cversion + 1
 
+	// The txn's type follows the opcode, but the pending node's owner — and
+	// so the digest logged with the txn — follows the mode flags, as in
+	// ZooKeeper: a create2 with the container flag or a createContainer in
+	// persistent or ephemeral mode logs a digest its tree will not have
+	// (the node applies as the txn says), and later prepares see the mode's
+	// kind until it is applied.
 	var rec wire.Record
-	var owner int64
 	switch op {
 	case wire.OpCreateContainer:
 		rec = &wire.CreateContainerTxn{Path: path, Data: b.Data, ACL: acl, ParentCVersion: newCversion}
-		owner = containerOwner
 	case wire.OpCreateTTL:
 		rec = &wire.CreateTTLTxn{Path: path, Data: b.Data, ACL: acl, ParentCVersion: newCversion, TTL: ttl}
-		owner = ttlOwner(ttl)
 	default:
 		rec = &wire.CreateTxn{Path: path, Data: b.Data, ACL: acl, Ephemeral: mode.Ephemeral(), ParentCVersion: newCversion}
-		switch {
-		case mode.Container():
-			// A create or create2 with the container flag makes a plain
-			// node (its CreateTxn has no room for the kind), but ZooKeeper
-			// records the pending node, and so computes the digest it logs,
-			// as a container; so does this, to log the same digest.
-			owner = containerOwner
-		case mode.Ephemeral():
-			owner = req.Session
-		}
+	}
+	var owner int64
+	switch {
+	case mode.Container():
+		owner = containerOwner
+	case mode.TTL():
+		owner = ttlOwner(ttl)
+	case mode.Ephemeral():
+		owner = req.Session
 	}
 
 	zxid := hdr.Zxid
@@ -264,14 +266,14 @@ func (t *Tree) prepareCreate(op wire.OpCode, b *wire.CreateRequest, req *Request
 	pc.children++
 	pc.stat.cversion = newCversion
 	pc.stat.pzxid = zxid
-	pc.digest = nodeDigest(parentPath, pc.data, &pc.stat)
+	pc.digest = t.nodeDigest(parentPath, pc.data, &pc.stat)
 	t.addChange(pc, parent.digest)
 
 	nc := &change{
 		zxid: zxid, path: path, data: b.Data, acl: acl,
 		stat: stored{czxid: zxid, mzxid: zxid, pzxid: zxid, ctime: hdr.Time, mtime: hdr.Time, owner: owner},
 	}
-	nc.digest = nodeDigest(path, nc.data, &nc.stat)
+	nc.digest = t.nodeDigest(path, nc.data, &nc.stat)
 	t.addChange(nc, 0)
 	return rec, wire.ErrOK
 }
@@ -325,7 +327,7 @@ func (t *Tree) recordDelete(parent, n *change, zxid int64) {
 	pc := parent.duplicate(zxid)
 	pc.children--
 	pc.stat.pzxid = zxid
-	pc.digest = nodeDigest(pc.path, pc.data, &pc.stat)
+	pc.digest = t.nodeDigest(pc.path, pc.data, &pc.stat)
 	t.addChange(pc, parent.digest)
 	t.addChange(&change{zxid: zxid, path: n.path, deleted: true}, n.digest)
 }
@@ -353,7 +355,7 @@ func (t *Tree) prepareSetData(b *wire.SetDataRequest, auth []wire.Id, hdr *wire.
 	c.stat.mtime = hdr.Time
 	c.stat.mzxid = hdr.Zxid
 	c.data = b.Data
-	c.digest = nodeDigest(c.path, c.data, &c.stat)
+	c.digest = t.nodeDigest(c.path, c.data, &c.stat)
 	t.addChange(c, n.digest)
 	return &wire.SetDataTxn{Path: b.Path, Data: b.Data, Version: version}, wire.ErrOK
 }
@@ -383,7 +385,7 @@ func (t *Tree) prepareSetACL(b *wire.SetACLRequest, auth []wire.Id, zxid int64) 
 	// setACL that takes WRITE away succeeds).
 	c := n.duplicate(zxid)
 	c.stat.aversion = version
-	c.digest = nodeDigest(c.path, c.data, &c.stat)
+	c.digest = t.nodeDigest(c.path, c.data, &c.stat)
 	t.addChange(c, n.digest)
 	return &wire.SetACLTxn{Path: b.Path, ACL: acl, Version: version}, wire.ErrOK
 }

@@ -74,6 +74,7 @@ type Tree struct {
 
 	watches watchManager
 	pending pendingChanges
+	scratch []byte // reused by nodeDigest
 }
 
 // New returns a fresh tree as a ZooKeeper 3.8 server starts with: the root,
@@ -113,7 +114,7 @@ func newEmpty(cfg Config) *Tree {
 // caller links it to its parent.
 func (t *Tree) insertLoaded(path string, n *node) {
 	t.nodes[path] = n
-	n.digest = nodeDigest(path, n.data, &n.stat)
+	n.digest = t.nodeDigest(path, n.data, &n.stat)
 	t.digest += int64(n.digest)
 	t.trackKind(path, n.stat.owner)
 }
@@ -169,7 +170,7 @@ func (t *Tree) lookup(path string) *node {
 
 // setDigest replaces n's digest term after a change to path's data or stat.
 func (t *Tree) setDigest(path string, n *node) {
-	d := nodeDigest(path, n.data, &n.stat)
+	d := t.nodeDigest(path, n.data, &n.stat)
 	t.digest += int64(d) - int64(n.digest)
 	n.digest = d
 }
