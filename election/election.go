@@ -1,0 +1,466 @@
+package election
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/zabd/zabd/wire"
+)
+
+// ZooKeeper 3.8's timing defaults (FastLeaderElection.finalizeWait and the
+// zookeeper.fastleader.{min,max}NotificationInterval properties).
+const (
+	DefaultFinalizeWait            = 200 * time.Millisecond
+	DefaultMaxNotificationInterval = 60 * time.Second
+)
+
+// Config describes the ensemble as this server sees it.
+type Config struct {
+	ID        int64   // this server's id (myid)
+	Voters    []int64 // participants: they vote and may lead
+	Observers []int64 // they learn the leader but never vote
+	// Quorum decides which sets of voters are a quorum; nil means a
+	// majority of Voters. Its Voters must be exactly Voters.
+	Quorum QuorumVerifier
+	// FinalizeWait is how long a server with a quorum behind its vote
+	// waits for a better one; 0 means DefaultFinalizeWait.
+	FinalizeWait time.Duration
+	// MinNotificationInterval is the first wait before a LOOKING server
+	// sends its vote again; 0 means FinalizeWait (as in ZooKeeper).
+	MinNotificationInterval time.Duration
+	// MaxNotificationInterval caps that wait as it doubles; 0 means
+	// DefaultMaxNotificationInterval.
+	MaxNotificationInterval time.Duration
+	// QuorumConfig is sent in every notification's Config field (zoo.cfg
+	// dynamic syntax, as ZooKeeper's QuorumVerifier.toString gives it). It
+	// is shared by all messages, not copied: do not modify it.
+	QuorumConfig []byte
+}
+
+// Message is a notification to send to server To.
+type Message struct {
+	To           int64
+	Notification wire.Notification
+}
+
+// Decision is the end of a round: who leads, and this server's part.
+type Decision struct {
+	State wire.PeerState // PeerLeading, PeerFollowing or PeerObserving
+	Vote  Vote           // the vote decided on; Vote.Leader leads
+}
+
+// Ready is what the machine asks of its caller after some calls. Ready()
+// hands it over and starts afresh: the slices belong to the caller.
+type Ready struct {
+	// Messages are the notifications to send, in order. A server never
+	// sends to itself: its own vote counts the moment it is cast (as
+	// ZooKeeper's loopback would deliver it next).
+	Messages []Message
+	// Decision is set in the Ready after the call that decided.
+	Decision *Decision
+	// Wakeup is the time by which Tick must be called; 0 when no timer is
+	// running (the server is not LOOKING).
+	Wakeup time.Duration
+}
+
+// Election is one server's fast leader election. It is not safe for
+// concurrent use; the shell calls it from one goroutine.
+type Election struct {
+	id           int64
+	voters       []int64 // ascending
+	quorum       QuorumVerifier
+	finalizeWait time.Duration
+	minInterval  time.Duration
+	maxInterval  time.Duration
+	quorumConfig []byte
+
+	started      bool
+	state        wire.PeerState
+	logicalClock int64 // the current round
+	initial      Vote  // this round's own vote: what a jump to a higher round falls back to
+	proposal     Vote  // the vote this server currently casts; ElectionEpoch is logicalClock
+	current      Vote  // the vote decided on or announced, answered to LOOKING servers when not LOOKING
+
+	// recv holds the latest vote of each voter in the current round;
+	// outOfElection the latest claim of each voter that has left the
+	// election, whatever its round.
+	recv          map[int64]ballot
+	outOfElection map[int64]ballot
+
+	// While finalizing, a quorum agrees with the proposal and the server
+	// decides at finalizeAt unless a better vote arrives first.
+	finalizing bool
+	finalizeAt time.Duration
+	// Without a notification before resendAt the vote is sent again and
+	// interval doubles.
+	interval time.Duration
+	resendAt time.Duration
+	// selfPending: this server cast a vote it has not yet counted (the
+	// loopback notification ZooKeeper would deliver next).
+	selfPending bool
+
+	out     []Message
+	decided *Decision
+}
+
+// New checks cfg and returns an Election that has not started: call Start
+// to begin the first round. Notifications stepped before that are dropped,
+// as a server that is not yet electing receives none; their senders resend.
+func New(cfg Config) (*Election, error) {
+	voters, err := sortedDistinct(cfg.Voters)
+	if err != nil {
+		return nil, fmt.Errorf("election config: voters: %w", err)
+	}
+	if len(voters) == 0 {
+		return nil, errors.New("election config: no voters")
+	}
+	observers, err := sortedDistinct(cfg.Observers)
+	if err != nil {
+		return nil, fmt.Errorf("election config: observers: %w", err)
+	}
+	for _, o := range observers {
+		if _, found := slices.BinarySearch(voters, o); found {
+			return nil, fmt.Errorf("election config: server %d is both voter and observer", o)
+		}
+	}
+	_, isVoter := slices.BinarySearch(voters, cfg.ID)
+	_, isObserver := slices.BinarySearch(observers, cfg.ID)
+	if !isVoter && !isObserver {
+		return nil, fmt.Errorf("election config: server %d is neither voter nor observer", cfg.ID)
+	}
+	quorum := cfg.Quorum
+	if quorum == nil {
+		quorum, _ = NewMajority(voters) // voters are checked above
+	} else if !slices.Equal(quorum.Voters(), voters) {
+		return nil, fmt.Errorf("election config: quorum verifier's voters %v are not %v", quorum.Voters(), voters)
+	}
+	e := &Election{
+		id:            cfg.ID,
+		voters:        voters,
+		quorum:        quorum,
+		finalizeWait:  orDefault(cfg.FinalizeWait, DefaultFinalizeWait),
+		maxInterval:   orDefault(cfg.MaxNotificationInterval, DefaultMaxNotificationInterval),
+		quorumConfig:  cfg.QuorumConfig,
+		state:         wire.PeerLooking,
+		recv:          make(map[int64]ballot, len(voters)),
+		outOfElection: make(map[int64]ballot, len(voters)),
+	}
+	e.minInterval = orDefault(cfg.MinNotificationInterval, e.finalizeWait)
+	if e.finalizeWait < 0 || e.minInterval < 0 || e.maxInterval < e.minInterval {
+		return nil, fmt.Errorf("election config: timings must satisfy 0 <= FinalizeWait, 0 <= MinNotificationInterval <= MaxNotificationInterval (got %v, %v, %v)",
+			e.finalizeWait, e.minInterval, e.maxInterval)
+	}
+	return e, nil
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
+
+// Start begins a new round of LOOKING (ZooKeeper's lookForLeader): the
+// round number goes up by one, the server proposes itself with its
+// currentEpoch and last logged zxid (an observer proposes nobody) and sends
+// that vote to every voter. Call it for the first election and again each
+// time the server loses its leader or its followers.
+func (e *Election) Start(now time.Duration, lastLoggedZxid, currentEpoch int64) {
+	e.started = true
+	e.state = wire.PeerLooking
+	e.logicalClock++
+	if e.isVoter(e.id) {
+		e.initial = Vote{Leader: e.id, Zxid: lastLoggedZxid, PeerEpoch: currentEpoch}
+	} else {
+		e.initial = Vote{Leader: math.MinInt64, Zxid: math.MinInt64, PeerEpoch: math.MinInt64}
+	}
+	e.proposal = e.initial
+	clear(e.recv)
+	clear(e.outOfElection)
+	e.finalizing = false
+	e.decided = nil
+	e.interval = e.minInterval
+	e.broadcast()
+	e.resendAt = now + e.interval
+	e.countOwnVote(now)
+}
+
+// Step hands the machine a notification that arrived from server from.
+func (e *Election) Step(now time.Duration, from int64, n wire.Notification) {
+	if !e.started || n.State < wire.PeerLooking || n.State > wire.PeerObserving {
+		return // ZooKeeper drops notifications with an unknown state
+	}
+	// A server outside the voters (an observer) is answered with the
+	// vote we stand by, and otherwise ignored: it does not vote.
+	if !e.isVoter(from) {
+		e.send(from, e.state, e.standingVote(), e.logicalClock)
+		return
+	}
+	if e.state != wire.PeerLooking {
+		// We have left the election: tell a LOOKING voter what we
+		// decided, so it can join us.
+		if n.State == wire.PeerLooking {
+			e.send(from, e.state, e.current, e.current.ElectionEpoch)
+		}
+		return
+	}
+	b := ballot{
+		vote:    Vote{Leader: n.Leader, Zxid: n.Zxid, ElectionEpoch: n.ElectionEpoch, PeerEpoch: n.PeerEpoch},
+		state:   n.State,
+		version: n.Version,
+	}
+	// A LOOKING voter in an older round learns ours at once.
+	if n.State == wire.PeerLooking && n.ElectionEpoch < e.logicalClock {
+		e.send(from, wire.PeerLooking, e.proposalVote(), e.logicalClock)
+	}
+	e.receive(now, from, b)
+	e.countOwnVote(now)
+}
+
+// Tick tells the machine the time: it decides once FinalizeWait has passed
+// quietly, and sends its vote again when no notification has arrived for
+// the current interval.
+func (e *Election) Tick(now time.Duration) {
+	if !e.started || e.state != wire.PeerLooking {
+		return
+	}
+	if e.finalizing {
+		if now >= e.finalizeAt {
+			e.decide(e.proposalVote())
+		}
+		return
+	}
+	if now >= e.resendAt {
+		e.broadcast()
+		e.interval = min(2*e.interval, e.maxInterval)
+		e.resendAt = now + e.interval
+		e.countOwnVote(now)
+	}
+}
+
+// Ready hands over what to send, a fresh decision, and the next wakeup.
+func (e *Election) Ready() Ready {
+	rd := Ready{Messages: e.out, Decision: e.decided}
+	e.out, e.decided = nil, nil
+	if e.started && e.state == wire.PeerLooking {
+		rd.Wakeup = e.resendAt
+		if e.finalizing {
+			rd.Wakeup = e.finalizeAt
+		}
+	}
+	return rd
+}
+
+// State is this server's state: LOOKING until it decides, then LEADING,
+// FOLLOWING or OBSERVING (or what Announce set).
+func (e *Election) State() wire.PeerState { return e.state }
+
+// Round is the current election round (ZooKeeper's logicalclock).
+func (e *Election) Round() int64 { return e.logicalClock }
+
+// Vote is the vote this server stands by: its proposal while LOOKING, the
+// vote decided on (or announced) afterwards.
+func (e *Election) Vote() Vote { return e.standingVote() }
+
+// Announce records that this server is now in state with vote v, which it
+// then answers LOOKING servers with. ZAB calls it once discovery fixes the
+// new epoch (ZooKeeper's updateElectionVote: the vote keeps its leader and
+// takes the new peerEpoch), or to take a role without an election. To
+// look for a leader again, call Start.
+func (e *Election) Announce(state wire.PeerState, v Vote) error {
+	switch {
+	case state != wire.PeerLeading && state != wire.PeerFollowing && state != wire.PeerObserving:
+		return fmt.Errorf("announce %v: only LEADING, FOLLOWING or OBSERVING can be announced", state)
+	case (state == wire.PeerLeading) != (v.Leader == e.id):
+		return fmt.Errorf("announce %v with leader %d: server %d leads exactly when it is the leader", state, v.Leader, e.id)
+	case (state == wire.PeerObserving) == e.isVoter(e.id):
+		return fmt.Errorf("announce %v: server %d is a voter exactly when it does not observe", state, e.id)
+	}
+	e.started = true
+	e.state = state
+	e.current = v
+	e.finalizing = false
+	e.selfPending = false
+	clear(e.recv)
+	clear(e.outOfElection)
+	return nil
+}
+
+// receive is the election loop's handling of one notification from a
+// voter while LOOKING.
+func (e *Election) receive(now time.Duration, from int64, b ballot) {
+	if e.finalizing {
+		// Only a better vote interrupts the final wait; anything else
+		// is dropped and the wait starts again.
+		if !e.better(b.vote, e.proposal) {
+			e.finalizeAt = now + e.finalizeWait
+			return
+		}
+		e.finalizing = false
+	}
+	e.resendAt = now + e.interval // something arrived: the quiet wait starts again
+	if !e.isVoter(b.vote.Leader) {
+		return // a vote for a non-voter (an observer's own) counts for nothing
+	}
+	switch b.state {
+	case wire.PeerLooking:
+		e.receiveLooking(now, from, b.vote)
+	case wire.PeerFollowing, wire.PeerLeading:
+		e.receiveDecided(from, b)
+	}
+}
+
+// receiveLooking handles a vote of a LOOKING voter.
+func (e *Election) receiveLooking(now time.Duration, from int64, v Vote) {
+	if e.initial.Zxid == -1 || v.Zxid == -1 {
+		return // ZooKeeper ignores votes while either side has no zxid
+	}
+	switch {
+	case v.ElectionEpoch > e.logicalClock:
+		// A later round: join it, forget this round's votes, and
+		// propose the better of its vote and our own initial one.
+		e.logicalClock = v.ElectionEpoch
+		clear(e.recv)
+		e.proposal = e.initial
+		if e.better(v, e.initial) {
+			e.proposal = v
+		}
+		e.broadcast()
+	case v.ElectionEpoch < e.logicalClock:
+		return // answered in Step; an old round's vote is not counted
+	case e.better(v, e.proposal):
+		e.proposal = v
+		e.broadcast()
+	}
+	e.recv[from] = ballot{vote: v, state: wire.PeerLooking}
+	if e.hasQuorum(e.recv, ballot{vote: e.proposalVote(), state: wire.PeerLooking}) {
+		e.finalizing = true
+		e.finalizeAt = now + e.finalizeWait
+	}
+}
+
+// receiveDecided handles the claim of a voter that has left the election
+// (FOLLOWING or LEADING some leader). We follow the claim once a quorum
+// makes the same one — in our round, or among all such claims whatever
+// their round — and its leader confirms it leads.
+func (e *Election) receiveDecided(from int64, b ballot) {
+	if b.vote.ElectionEpoch == e.logicalClock {
+		// ZooKeeper records these with the version left at 0.
+		e.recv[from] = ballot{vote: b.vote, state: b.state}
+		if e.hasQuorum(e.recv, b) && e.leaderConfirmed(e.recv, b.vote) {
+			e.decide(b.vote)
+			return
+		}
+	}
+	e.outOfElection[from] = b
+	if e.hasQuorum(e.outOfElection, b) && e.leaderConfirmed(e.outOfElection, b.vote) {
+		e.logicalClock = b.vote.ElectionEpoch
+		e.decide(b.vote)
+	}
+}
+
+// leaderConfirmed is ZooKeeper's checkLeader: a leader other than us must
+// itself be among votes saying LEADING (so nobody follows a leader that
+// has not taken the role); if the leader is us, the vote must be of our
+// round.
+func (e *Election) leaderConfirmed(votes map[int64]ballot, v Vote) bool {
+	if v.Leader != e.id {
+		b, ok := votes[v.Leader]
+		return ok && b.state == wire.PeerLeading
+	}
+	return v.ElectionEpoch == e.logicalClock
+}
+
+// hasQuorum reports whether the voters whose ballots agree with target form
+// a quorum.
+func (e *Election) hasQuorum(votes map[int64]ballot, target ballot) bool {
+	agreeing := make([]int64, 0, len(votes))
+	for sid, b := range votes {
+		if e.isVoter(sid) && b.agrees(target) {
+			agreeing = append(agreeing, sid)
+		}
+	}
+	slices.Sort(agreeing) // the verifier sees one order whatever the map's
+	return e.quorum.ContainsQuorum(agreeing)
+}
+
+// decide ends the round with v.
+func (e *Election) decide(v Vote) {
+	switch {
+	case v.Leader == e.id:
+		e.state = wire.PeerLeading
+	case e.isVoter(e.id):
+		e.state = wire.PeerFollowing
+	default:
+		e.state = wire.PeerObserving
+	}
+	e.current = v
+	e.finalizing = false
+	e.selfPending = false
+	clear(e.recv)
+	clear(e.outOfElection)
+	e.decided = &Decision{State: e.state, Vote: v}
+}
+
+// better is ZooKeeper's totalOrderPredicate: v beats cur, and v's leader
+// may lead at all (weight above 0).
+func (e *Election) better(v, cur Vote) bool {
+	return e.quorum.Weight(v.Leader) > 0 && v.Beats(cur)
+}
+
+// broadcast sends the proposal to every voter, in ascending id; our own
+// copy is counted by countOwnVote.
+func (e *Election) broadcast() {
+	for _, sid := range e.voters {
+		if sid == e.id {
+			e.selfPending = true
+			continue
+		}
+		e.send(sid, wire.PeerLooking, e.proposalVote(), e.logicalClock)
+	}
+}
+
+// countOwnVote receives the vote this server last cast, as its loopback
+// notification, right after the notification being handled.
+func (e *Election) countOwnVote(now time.Duration) {
+	for e.selfPending && e.state == wire.PeerLooking {
+		e.selfPending = false
+		e.receive(now, e.id, ballot{vote: e.proposalVote(), state: wire.PeerLooking, version: wire.NotificationVersion})
+	}
+}
+
+func (e *Election) send(to int64, state wire.PeerState, v Vote, round int64) {
+	e.out = append(e.out, Message{To: to, Notification: wire.Notification{
+		State:         state,
+		Leader:        v.Leader,
+		Zxid:          v.Zxid,
+		ElectionEpoch: round,
+		PeerEpoch:     v.PeerEpoch,
+		Version:       wire.NotificationVersion,
+		Config:        e.quorumConfig,
+	}})
+}
+
+func (e *Election) proposalVote() Vote {
+	v := e.proposal
+	v.ElectionEpoch = e.logicalClock
+	return v
+}
+
+// standingVote is the vote we answer with: the proposal while LOOKING
+// (ZooKeeper answers observers with the previous round's result then; the
+// proposal is what we actually stand by), the decided one afterwards.
+func (e *Election) standingVote() Vote {
+	if e.state == wire.PeerLooking {
+		return e.proposalVote()
+	}
+	return e.current
+}
+
+func (e *Election) isVoter(sid int64) bool {
+	_, found := slices.BinarySearch(e.voters, sid)
+	return found
+}
