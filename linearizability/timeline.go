@@ -473,12 +473,19 @@ type replayResult struct {
 	others []*tlOp // the uncertain operations that could not explain it
 	fail   *Failure
 	gaveUp bool
+	// tooMany: the set replay outgrew maxStates (else Porcupine's deadline)
+	tooMany bool
 }
 
-// porcupineMaxOps bounds a segment handed to Porcupine: its search keeps a
-// bitset of the segment per visited state, so memory grows with the square
-// of the length. Longer segments are decided by the set replay alone.
-const porcupineMaxOps = 20_000
+// Bounds on a segment handed to Porcupine: its search keeps a bitset of the
+// segment per visited state, so memory grows with the square of the length,
+// and it explores the orders of the uncertain operations, which grow
+// exponentially with their number. Larger segments are decided by the set
+// replay alone (which is exact; Porcupine is a second opinion).
+const (
+	porcupineMaxOps       = 20_000
+	porcupineMaxUncertain = 8
+)
 
 // vizMaxOps bounds how much of a failing segment the visualisation draws.
 const vizMaxOps = 60
@@ -526,17 +533,17 @@ func replayComponent(ops []*tlOp, deadline time.Time) *replayResult {
 			}
 			continue
 		}
-		var why string
-		states, why = stepStates(states, ops, i)
-		if len(states) == 0 {
+		next, why, undecided := stepStates(states, ops, i)
+		if undecided {
+			return &replayResult{failed: op, gaveUp: true, tooMany: true, others: uncertainOf(ops[cut : i+1])}
+		}
+		if len(next) == 0 {
 			if !open {
 				cut, cutStates = i, nil
 			}
 			return failureAt(ops, cut, cutStates, i, why, deadline)
 		}
-		if len(states) > maxStates {
-			return &replayResult{failed: op, gaveUp: true, others: uncertainOf(ops[cut : i+1])}
-		}
+		states = next
 		if open && quiet(states) {
 			if res := porcupineSegment(ops, cut, i+1, cutStates, deadline); res != nil {
 				return res
@@ -544,7 +551,10 @@ func replayComponent(ops []*tlOp, deadline time.Time) *replayResult {
 			open = false
 		}
 	}
-	states = closeWindows(applyPending(states, ops), ops, slotInfinity)
+	states, complete := resolveAll(states, ops, slotInfinity)
+	if !complete {
+		return &replayResult{failed: ops[len(ops)-1], gaveUp: true, tooMany: true, others: uncertainOf(ops[cut:])}
+	}
 	if len(states) == 0 {
 		return failureAt(ops, cut, cutStates, len(ops)-1, "an expiry known to have happened could not take effect anywhere", deadline)
 	}
@@ -572,82 +582,173 @@ func cloneStates(states []*pstate) []*pstate {
 	return out
 }
 
-// stepStates applies the exact operation ops[i] to every possible state,
-// after letting pending operations take effect; why explains the mismatch
-// in the first state when none survives.
-func stepStates(states []*pstate, ops []*tlOp, i int) ([]*pstate, string) {
+// stepStates applies the exact operation ops[i] to every possible state.
+// First the pending operations that matter to it are resolved (see
+// resolve); the others stay pending: they commute with ops[i], so deciding
+// them later, when something observes them, loses nothing. why explains the
+// mismatch in the first state when none survives; undecided reports that
+// the set of states grew past maxStates.
+func stepStates(states []*pstate, ops []*tlOp, i int) (out []*pstate, why string, undecided bool) {
 	op := ops[i]
 	if len(states) == 1 && len(states[0].pending) == 0 {
 		next, why := stepExact(states[0].t, op, true) // nothing else holds it
 		if why != "" {
-			return nil, why
+			return nil, why, false
 		}
 		states[0].t = next
-		return states, ""
+		return states, "", false
 	}
-	// Pending operations may take effect now; those whose window has passed
-	// took effect already (in this closure, no exact operation lies between)
-	// or never.
-	states = closeWindows(applyPending(states, ops), ops, op.lo)
-	var out []*pstate
-	var firstWhy string
 	for _, st := range states {
-		next, why := stepExact(st.t, op, false)
-		if why != "" {
-			if firstWhy == "" {
-				firstWhy = why
-			}
-			continue
+		cands, complete := resolve(st, ops, op.keys, op.lo)
+		if !complete {
+			return nil, "", true
 		}
-		out = appendState(out, &pstate{t: next, pending: st.pending})
+		for _, c := range cands {
+			next, w := stepExact(c.t, op, false)
+			if w != "" {
+				if why == "" {
+					why = w
+				}
+				continue
+			}
+			out = appendState(out, &pstate{t: next, pending: c.pending})
+		}
+		if len(out) > maxStates {
+			return nil, "", true
+		}
 	}
-	return out, firstWhy
+	return out, why, false
 }
 
-// closeWindows drops pending operations whose window ends before slot (they
-// never took effect) and writes of sessions that have ended (they no longer
-// can). A state in which an expiry known to have happened is dropped so is
-// impossible.
-func closeWindows(states []*pstate, ops []*tlOp, slot int64) []*pstate {
-	var out []*pstate
-	for _, st := range states {
-		keep, possible := st.pending[:0:0], true
-		for _, k := range st.pending {
+// resolve gives the states st may be in just before slot as far as the
+// pending operations relevant to keys are concerned (all of them when keys
+// is nil): those whose keys meet keys, directly or through other relevant
+// ones. Each takes effect now, in any order the windows allow, or not yet
+// (if its window is still open) or never (if it has closed: an operation
+// whose window passed with nothing relevant in between may as well be
+// decided now). Writes of sessions that have ended are dropped: they can no
+// longer take effect. complete is false when the search outgrew maxStates.
+func resolve(st *pstate, ops []*tlOp, keys []string, slot int64) (out []*pstate, complete bool) {
+	rel, rest := relevantPending(st, ops, keys)
+	type step struct {
+		t     *tree
+		rem   []int // relevant operations not applied
+		floor int64 // the latest window start among those applied: later ones must not end before it
+	}
+	seen := []*step{{t: st.t, rem: rel, floor: math.MinInt64}}
+	for frontier := seen; len(frontier) > 0; {
+		var next []*step
+		for _, n := range frontier {
+			for j, k := range n.rem {
+				if ops[k].hi < n.floor || (ops[k].kind == tlUnknown && n.t.dead[ops[k].session]) ||
+					slices.ContainsFunc(rel, func(a int) bool { return !slices.Contains(n.rem, a) && sentBefore(ops[k], ops[a]) }) {
+					continue // its window is over, its session is, or its session's later request came first
+				}
+				ts := stepNondet(n.t, ops[k])
+				applied := ts[len(ts)-1]
+				if applied == n.t {
+					continue // no effect now: the same as leaving it pending, which allows more
+				}
+				rem := slices.DeleteFunc(append(slices.Clone(n.rem[:j]), n.rem[j+1:]...), func(a int) bool { return sentBefore(ops[a], ops[k]) })
+				child := &step{t: applied, rem: rem, floor: max(n.floor, ops[k].lo)}
+				if !slices.ContainsFunc(seen, func(o *step) bool {
+					return o.floor == child.floor && slices.Equal(o.rem, child.rem) && o.t.equal(child.t)
+				}) {
+					seen = append(seen, child)
+					next = append(next, child)
+				}
+			}
+		}
+		if len(seen) > maxStates {
+			return nil, false
+		}
+		frontier = next
+	}
+	for _, n := range seen {
+		pending, possible := slices.Clone(rest), true
+		for _, k := range n.rem {
 			switch {
-			case ops[k].kind == tlUnknown && st.t.dead[ops[k].session]:
+			case ops[k].kind == tlUnknown && n.t.dead[ops[k].session]:
 			case ops[k].hi >= slot:
-				keep = append(keep, k)
+				pending = append(pending, k)
 			case ops[k].must:
 				possible = false
 			}
 		}
 		if possible {
-			out = appendState(out, &pstate{t: st.t, pending: keep})
+			slices.Sort(pending)
+			out = appendState(out, &pstate{t: n.t, pending: pending})
 		}
 	}
-	return out
+	return out, true
 }
 
-// applyPending adds every state reachable by letting pending operations take
-// effect, one at a time, in any order.
-func applyPending(states []*pstate, ops []*tlOp) []*pstate {
-	for frontier := states; len(frontier) > 0 && len(states) <= maxStates; {
-		var next []*pstate
-		for _, st := range frontier {
-			for j, k := range st.pending {
-				rest := append(slices.Clone(st.pending[:j]), st.pending[j+1:]...)
-				ts := stepNondet(st.t, ops[k])
-				applied := &pstate{t: ts[len(ts)-1], pending: rest}
-				before := len(states)
-				states = appendState(states, applied)
-				if len(states) > before {
-					next = append(next, applied)
+// sentBefore reports whether a and b are writes of unknown outcome of one
+// session and a was sent first: a session's requests take effect in the
+// order sent, so once b has, a never will.
+func sentBefore(a, b *tlOp) bool {
+	return a.kind == tlUnknown && b.kind == tlUnknown && a.session == b.session && a.e.Call < b.e.Call
+}
+
+// relevantPending splits st's pending operations into the relevant ones and
+// the rest. Relevant are those whose keys meet keys (all when keys is nil),
+// directly or through other relevant ones, and those their sessions sent
+// before them: once a request takes effect, the ones its session sent
+// earlier must be decided too (they took effect before it, or never).
+func relevantPending(st *pstate, ops []*tlOp, keys []string) (rel, rest []int) {
+	if keys == nil {
+		return slices.Clone(st.pending), nil
+	}
+	reach := map[string]bool{}
+	for _, k := range keys {
+		reach[k] = true
+	}
+	in := make([]bool, len(st.pending))
+	for grew := true; grew; {
+		grew = false
+		for j, k := range st.pending {
+			if in[j] {
+				continue
+			}
+			meets := slices.ContainsFunc(ops[k].keys, func(key string) bool { return reach[key] })
+			sentEarlier := false
+			for r, kr := range st.pending {
+				if in[r] && sentBefore(ops[k], ops[kr]) {
+					sentEarlier = true
+					break
 				}
 			}
+			if !meets && !sentEarlier {
+				continue
+			}
+			in[j], grew = true, true
+			for _, key := range ops[k].keys {
+				reach[key] = true
+			}
 		}
-		frontier = next
 	}
-	return states
+	for j, k := range st.pending {
+		if in[j] {
+			rel = append(rel, k)
+		} else {
+			rest = append(rest, k)
+		}
+	}
+	return rel, rest
+}
+
+// resolveAll resolves every pending operation of every state at slot.
+func resolveAll(states []*pstate, ops []*tlOp, slot int64) (out []*pstate, complete bool) {
+	for _, st := range states {
+		cands, ok := resolve(st, ops, nil, slot)
+		if !ok {
+			return nil, false
+		}
+		for _, c := range cands {
+			out = appendState(out, c)
+		}
+	}
+	return out, true
 }
 
 func appendState(dst []*pstate, st *pstate) []*pstate {
@@ -661,10 +762,10 @@ func appendState(dst []*pstate, st *pstate) []*pstate {
 
 // porcupineSegment asks Porcupine whether ops[from:to], started from the
 // states at from, are linearizable; nil when they are (or hold no uncertain
-// operation, or are too long for it, see porcupineMaxOps).
+// operation, or are too large for it, see porcupineMaxOps).
 func porcupineSegment(ops []*tlOp, from, to int, init []*pstate, deadline time.Time) *replayResult {
 	seg := ops[from:to]
-	if len(uncertainOf(seg)) == 0 || len(seg) > porcupineMaxOps {
+	if n := len(uncertainOf(seg)); n == 0 || n > porcupineMaxUncertain || len(seg) > porcupineMaxOps {
 		return nil
 	}
 	model := tlModel(treesOf(init))
@@ -723,9 +824,16 @@ func statesBefore(ops []*tlOp, i int) []*pstate {
 			}
 			continue
 		}
-		states, _ = stepStates(states, ops, k)
+		states, _, _ = stepStates(states, ops, k)
 	}
-	return closeWindows(applyPending(states, ops), ops, ops[i].lo)
+	var out []*pstate
+	for _, st := range states {
+		cands, _ := resolve(st, ops, ops[i].keys, ops[i].lo)
+		for _, c := range cands {
+			out = appendState(out, c)
+		}
+	}
+	return out
 }
 
 func uncertainOf(ops []*tlOp) []*tlOp {
@@ -853,6 +961,8 @@ func checkTimeline(tl *timeline, guarantee string, deadline time.Time, keep func
 			unknown = append(unknown, o.describe())
 		}
 		switch {
+		case res.gaveUp && res.tooMany:
+			v.Explanation = fmt.Sprintf("at %s, the %d operations of unknown outcome in this component (%s) leave more than %d possible states; an undecided check counts as a failure", res.failed.describe(), len(res.others), strings.Join(unknown, "; "), maxStates)
 		case res.gaveUp:
 			v.Explanation = fmt.Sprintf("Porcupine could not decide within the deadline whether the %d operations of unknown outcome in this component (%s) can be placed legally; an undecided check counts as a failure", len(res.others), strings.Join(unknown, "; "))
 		case len(res.others) > 0:
