@@ -294,33 +294,41 @@ func TestReusedZxidIsCaught(t *testing.T) {
 }
 
 // A watch fired while its client was disconnected is delivered in answer to
-// SetWatches, which go-zookeeper sends alongside its queued requests: a
-// reply may then come first, and that is not the server's doing.
+// SetWatches, which go-zookeeper sends alongside its queued requests: until
+// the recorded setWatches reply, a reply may come first. Without a recorded
+// setWatches the client is taken to send it first, as ZooKeeper's does.
 func TestWatchFiredWhileDisconnectedMayTrailReplies(t *testing.T) {
-	b := newBuilder()
-	createA(b)
-	getA(b, 2, 0x2, "v0", 0, 2, 2, true)
-	b.event(2, 0x2, StateDisconnected, "")
-	setA(b, "v1", 0, 3)
-	b.connected(2, 0x2, 4000)
-	getA(b, 2, 0x2, "v1", 1, 3, 3, false)
-	b.event(2, 0x2, "NodeDataChanged", "/a")
-	assert.Empty(t, CheckWatches(b.h))
+	for _, recorded := range []bool{true, false} {
+		b := newBuilder()
+		createA(b)
+		getA(b, 2, 0x2, "v0", 0, 2, 2, true)
+		b.event(2, 0x2, StateDisconnected, "")
+		setA(b, "v1", 0, 3)
+		b.connected(2, 0x2, 4000)
+		getA(b, 2, 0x2, "v1", 1, 3, 3, false)
+		b.event(2, 0x2, "NodeDataChanged", "/a")
+		if recorded {
+			b.op(2, 0x2, OpSetWatches, "", ErrOK, 3, nil)
+			assert.Empty(t, CheckWatches(b.h))
+		} else {
+			assert.NotEmpty(t, CheckWatches(b.h))
+		}
+	}
 }
 
-// Every failed replay, with or without operations of unknown outcome, can
-// be drawn.
-func TestReplayFailuresCanBeDrawn(t *testing.T) {
+// On reconnecting, a client re-registers its standard and persistent watches
+// and, on a path with both, the persistent one wins: the standard watch is
+// gone (a recursive watch never answers NodeChildrenChanged).
+func TestPersistentWatchWinsAtReconnect(t *testing.T) {
 	b := newBuilder()
 	createA(b)
-	b.lost(1, 0x1, OpSetData, "/a", func(e *Entry) { e.Data, e.Version = str("v1"), ver(-1) })
-	getA(b, 2, 0x2, "v9", 1, 3, 3, false)
-	vs := CheckReads(b.h, Options{})
-	require.Len(t, vs, 1)
-	require.NotNil(t, vs[0].Failure)
-	path := filepath.Join(t.TempDir(), "reads.html")
-	require.NoError(t, WriteVisualization(vs[0].Failure, path))
-	html, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Contains(t, string(html), `getData /a`)
+	b.op(2, 0x2, OpAddWatch, "/a", ErrOK, 2, func(e *Entry) { e.WatchMode = "PERSISTENT_RECURSIVE" })
+	b.op(2, 0x2, OpGetChildren, "/a", ErrOK, 2, func(e *Entry) { e.Watch, e.Children = true, []string{} })
+	b.event(2, 0x2, StateDisconnected, "")
+	b.connected(2, 0x2, 4000)
+	getA(b, 2, 0x2, "v0", 0, 2, 2, false)
+	b.op(1, 0x1, OpCreate, "/a/c", ErrOK, 3, func(e *Entry) { e.Data, e.Mode, e.Created = str(""), "persistent", "/a/c" })
+	b.event(2, 0x2, "NodeCreated", "/a/c")
+	b.op(2, 0x2, OpExists, "/a/c", ErrOK, 3, func(e *Entry) { e.Stat = st(3, 3, 3, 0, "") })
+	assert.Empty(t, CheckWatches(b.h))
 }

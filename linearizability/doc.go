@@ -49,10 +49,13 @@
 //     no reply to that client with a zxid at or past the first write that
 //     fires the watch arrives before the watch's event. Notifications carry
 //     zxid -1 in 3.8, so the firing write is found from the writes' zxids.
-//     Not checked: persistent watches, events fired by session closes, and
-//     watches fired while their client was disconnected (delivered in answer
-//     to SetWatches, which go-zookeeper does not send before its queued
-//     requests).
+//     Removals (removeWatches, …WatchRemoved events) end watches; a
+//     persistent watch on a path replaces the standard ones there, also when
+//     a reconnecting client re-registers both. Until a recorded setWatches
+//     reply, watches held across a disconnection and fired by writes it
+//     covers may trail replies (go-zookeeper does not send SetWatches before
+//     its queued requests). Not checked: persistent watches themselves, and
+//     events fired by session closes.
 //   - CheckSessions (session expiry): no operation of a session succeeds after
 //     its close or after its expiry was shown; no read shows an ephemeral of
 //     a session already closed or shown expired; an ephemeral is not missing

@@ -211,19 +211,19 @@ type watch struct {
 	fire  *pathWrite // the first write after it that fires it; nil: none
 }
 
-// unchecked reports a watch whose event may legitimately trail replies: it
-// was fired while the client was disconnected (after the last reply before
-// the disconnection), so the server delivers it in answer to the client's
-// SetWatches on reconnecting, and clients such as go-zookeeper send that
-// request concurrently with their queued requests rather than first.
-func (w *watch) fireMissedWhileAway(lastBeforeDisconnect int64, disconnected bool) bool {
-	return disconnected && w.fire.zxid > lastBeforeDisconnect
-}
-
 // CheckWatches checks watch before data: once a session holds a watch, no
 // reply it receives with a zxid at or past the first write that fires the
 // watch comes before the watch's event. Persistent watches (addWatch) are
-// not checked.
+// not checked, but end the standard watches they replace.
+//
+// A client that reconnects re-registers its watches with SetWatches, and
+// the server answers it with the events of the writes it missed. A client
+// that sends SetWatches first (ZooKeeper's Java client, the simulator's)
+// keeps the guarantee as is. go-zookeeper sends it concurrently with its
+// queued requests, so replies to those may overtake the events SetWatches
+// brings; a history that records the setWatches reply (op "setWatches")
+// exempts, until that reply, the watches held across the disconnection
+// whose firing write is not past the setWatches' zxid.
 func CheckWatches(h History) []Violation {
 	writes := successfulWrites(h)
 	childWrites := map[string][]pathWrite{}
@@ -245,28 +245,40 @@ func CheckWatches(h History) []Violation {
 		}
 		return &ws[i]
 	}
+	entries := bySeq(h)
+	rereg := reregistrations(entries)
 	var out []Violation
 	held := map[int][]*watch{} // by client
-	lastZxid := map[int]int64{}
-	// per client: the last reply's zxid before its latest disconnection,
-	// and whether it has disconnected since setting the watch
-	type away struct {
-		last int64
-		seen map[*watch]bool
+	// per client, between reconnecting and its setWatches reply: that reply
+	// and the watches held across the disconnection
+	type reconnect struct {
+		setWatches *Entry
+		across     map[*watch]bool
 	}
-	aways := map[int]*away{}
-	for _, e := range bySeq(h) {
+	away := map[int]*reconnect{}
+	across := map[int]map[*watch]bool{}     // watches held at the last disconnection
+	persistent := map[int]map[string]bool{} // paths with an addWatch registration, by client
+	for _, e := range entries {
 		c := e.Client
 		if e.Kind == KindEvent {
 			switch e.Type {
 			case StateExpired, StateClosed:
-				held[c], aways[c] = nil, nil
+				held[c], away[c], across[c], persistent[c] = nil, nil, nil, nil
 			case StateDisconnected:
-				a := &away{last: lastZxid[c], seen: map[*watch]bool{}}
+				across[c] = map[*watch]bool{}
 				for _, w := range held[c] {
-					a.seen[w] = true
+					across[c][w] = true
 				}
-				aways[c] = a
+			case StateSyncConnected:
+				// A reconnecting client re-registers everything it believes
+				// it holds, persistent watches last, so that on a path with
+				// both the persistent one wins.
+				held[c] = slices.DeleteFunc(held[c], func(w *watch) bool { return persistent[c][w.path] })
+				if sw := rereg[e]; sw != nil {
+					away[c] = &reconnect{setWatches: sw, across: across[c]}
+				}
+			case wire.EventPersistentWatchRemoved.String():
+				delete(persistent[c], e.Path)
 			case wire.EventDataWatchRemoved.String():
 				held[c] = dropWatches(held[c], e.Path, true, false)
 			case wire.EventChildWatchRemoved.String():
@@ -280,11 +292,13 @@ func CheckWatches(h History) []Violation {
 			continue
 		}
 		z := int64(*e.Zxid)
-		lastZxid[c] = max(lastZxid[c], z)
+		r := away[c]
+		if r != nil && r.setWatches == e {
+			away[c], r = nil, nil // re-registered: the guarantee holds again, for this reply too
+		}
 		for _, w := range held[c] {
-			a := aways[c]
-			if w.fire != nil && a != nil && w.fireMissedWhileAway(a.last, a.seen[w]) {
-				continue
+			if w.fire != nil && r != nil && r.across[w] && w.fire.zxid <= int64(*r.setWatches.Zxid) {
+				continue // its event comes with the setWatches reply, which may trail this one
 			}
 			if w.fire != nil && z >= w.fire.zxid && w.set.Session == e.Session {
 				out = append(out, Violation{Guarantee: GuaranteeWatch, Entries: []*Entry{e, w.set, w.fire.e},
@@ -295,11 +309,18 @@ func CheckWatches(h History) []Violation {
 		switch {
 		case e.Op == OpRemoveWatches && e.Err == ErrOK:
 			held[c] = dropWatches(held[c], e.Path, e.WatchMode != wire.WatcherChildren.String(), e.WatchMode != wire.WatcherData.String())
+			if e.WatchMode == wire.WatcherAny.String() {
+				delete(persistent[c], e.Path)
+			}
 		case e.Op == OpAddWatch && e.Err == ErrOK:
 			// one registration per watcher and path: a persistent watch
 			// replaces the standard ones (which a recursive one never
-			// answers with NodeChildrenChanged)
+			// answers with NodeChildrenChanged), and the other way round
 			held[c] = dropWatches(held[c], e.Path, true, true)
+			if persistent[c] == nil {
+				persistent[c] = map[string]bool{}
+			}
+			persistent[c][e.Path] = true
 		}
 		if e.Watch && (e.Err == ErrOK || (e.Op == OpExists && e.Err == errNoNode)) {
 			w := &watch{path: e.Path, child: e.Op == OpGetChildren, set: e}
@@ -309,6 +330,25 @@ func CheckWatches(h History) []Violation {
 				w.fire = firstAfter(writes[e.Path], z)
 			}
 			held[c] = append(held[c], w)
+		}
+	}
+	return out
+}
+
+// reregistrations maps each SyncConnected event to the setWatches reply its
+// client records next, before any other connection state change.
+func reregistrations(entries []*Entry) map[*Entry]*Entry {
+	out := map[*Entry]*Entry{}
+	last := map[int]*Entry{}
+	for _, e := range entries {
+		switch {
+		case e.Kind == KindEvent && e.Type == StateSyncConnected:
+			last[e.Client] = e
+		case e.IsStateEvent():
+			last[e.Client] = nil
+		case e.Kind == KindOp && e.Op == OpSetWatches && e.Returned() && e.Zxid != nil && last[e.Client] != nil:
+			out[last[e.Client]] = e
+			last[e.Client] = nil
 		}
 	}
 	return out

@@ -37,6 +37,10 @@ const (
 	OpAddWatch      = "addWatch"
 	OpRemoveWatches = "removeWatches"
 	OpClose         = "close"
+	// OpSetWatches is the re-registration a client sends by itself after
+	// reconnecting; recorders that see it (linearizability/record) write it
+	// so that CheckWatches knows when the server processed it.
+	OpSetWatches = "setWatches"
 )
 
 // knownOps are the values "op" may take at top level; multi and multiRead
@@ -45,7 +49,7 @@ var knownOps = map[string]bool{
 	OpCreate: true, OpDelete: true, OpSetData: true, OpGetData: true, OpExists: true,
 	OpGetChildren: true, OpSync: true, OpMulti: true, OpMultiRead: true, OpCheck: true,
 	OpSetACL: true, OpGetACL: true, OpGetEphemerals: true, OpAddWatch: true,
-	OpRemoveWatches: true, OpClose: true,
+	OpRemoveWatches: true, OpClose: true, OpSetWatches: true,
 }
 
 // subOpsOf lists which operations may appear inside a multi and a multiRead.
@@ -531,7 +535,7 @@ func validateOp(e *Entry) (string, error) {
 			return "err", err
 		}
 	}
-	if e.Op != OpClose && e.Op != OpMulti && e.Op != OpMultiRead && e.Path == "" {
+	if e.Op != OpClose && e.Op != OpMulti && e.Op != OpMultiRead && e.Op != OpSetWatches && e.Path == "" {
 		return "path", fmt.Errorf("missing")
 	}
 	if e.Mode != "" {

@@ -160,6 +160,18 @@ func (c *Client) eventFor(session int64, typ, path string, timeoutMs int32) {
 	c.r.write(&e)
 }
 
+// setWatchesDone records the reply to go-zookeeper's re-registration of its
+// watches after a reconnect: CheckWatches needs to know when it happened.
+func (c *Client) setWatchesDone(h wire.ReplyHeader) {
+	c.mu.Lock()
+	ret, zxid := c.r.now(), linearizability.Hex64(h.Zxid)
+	e := linearizability.Entry{Kind: linearizability.KindOp, Client: c.id, Session: linearizability.Hex64(c.session),
+		Seq: c.nextSeq(), Call: c.tap.setWatchesCall, Return: &ret, Op: linearizability.OpSetWatches,
+		Err: h.Err.String(), Zxid: &zxid}
+	c.mu.Unlock()
+	c.r.write(&e)
+}
+
 // do runs one operation: it tells the tap which opcode to expect, calls
 // run, and completes the entry from the reply the tap saw (or records the
 // outcome as unknown when there was none).

@@ -34,6 +34,9 @@ type tap struct {
 	expectXid    int32       // its xid once written
 	got          *reply
 	askedSession int64 // session id of the last ConnectRequest
+	// setWatchesCall is when go-zookeeper sent its re-registration after
+	// reconnecting (it does so alongside queued requests, not first).
+	setWatchesCall int64
 }
 
 // dial is go-zookeeper's Dialer: it connects and wraps the connection.
@@ -130,7 +133,11 @@ func (t *tap) onRequest(frame []byte, first bool) {
 	}
 	var h wire.RequestHeader
 	h.Decode(d)
-	if d.Err() == nil && t.expectOp != 0 && t.expectXid == 0 && h.Type == t.expectOp {
+	switch {
+	case d.Err() != nil:
+	case h.Xid == wire.XidSetWatches:
+		t.setWatchesCall = t.c.r.now()
+	case t.expectOp != 0 && t.expectXid == 0 && h.Type == t.expectOp:
 		t.expectXid = h.Xid
 	}
 }
@@ -163,10 +170,14 @@ func (t *tap) onReply(frame []byte, first bool) {
 		}
 		return
 	}
+	if h.Xid == wire.XidSetWatches {
+		t.c.setWatchesDone(h)
+		return
+	}
 	t.c.mu.Lock()
 	defer t.c.mu.Unlock()
 	if t.expectXid == 0 || h.Xid != t.expectXid {
-		return // ping, setWatches, auth
+		return // ping, auth
 	}
 	r := &reply{zxid: h.Zxid, err: h.Err, at: t.c.r.now(), seq: t.c.nextSeq()}
 	if h.Err == wire.ErrOK || t.expectOp == wire.OpMulti {

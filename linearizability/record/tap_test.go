@@ -92,3 +92,21 @@ func TestFrozenTapSwallowsWritesAndRefusesDials(t *testing.T) {
 	_, err = c.tap.dial("tcp", "127.0.0.1:1", 0)
 	assert.ErrorIs(t, err, errFrozen)
 }
+
+// go-zookeeper's re-registration after a reconnect is recorded as a
+// setWatches operation with its reply's zxid.
+func TestTapRecordsSetWatches(t *testing.T) {
+	var out bytes.Buffer
+	rec := New(&out)
+	c := &Client{r: rec, id: 1, session: 0x42}
+	c.tap = &tap{c: c}
+	c.tap.onRequest(wire.AppendFrame(nil, &wire.RequestHeader{Xid: wire.XidSetWatches, Type: wire.OpSetWatches})[4:], false)
+	c.tap.onReply(wire.AppendFrame(nil, &wire.ReplyHeader{Xid: wire.XidSetWatches, Zxid: 0x9})[4:], false)
+	require.NoError(t, rec.Close())
+	h, err := linearizability.ReadHistory(&out, "setWatches")
+	require.NoError(t, err)
+	require.Len(t, h, 1)
+	assert.Equal(t, linearizability.OpSetWatches, h[0].Op)
+	assert.Equal(t, linearizability.Hex64(0x9), *h[0].Zxid)
+	assert.Equal(t, linearizability.Hex64(0x42), h[0].Session)
+}
