@@ -40,9 +40,7 @@ type conn struct {
 func (p *Peer) handleConnect(e ConnectReceived) {
 	c := p.conns[e.Conn]
 	if c == nil {
-		// The shell did not report the connection opened; serve it anyway,
-		// with no address for ip ACLs.
-		c = p.openConn(e.Conn, "")
+		return // never opened, or already closed: nobody to answer
 	}
 	if c.state != connAwaitingConnect {
 		p.closeConn(c) // a second ConnectRequest on one connection
