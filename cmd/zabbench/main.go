@@ -362,11 +362,11 @@ func startZooKeeper(o options, dir string) (*zkprocess.Server, error) {
 // pinSelf keeps the load generator off CPU 0 by re-executing zabbench
 // under taskset.
 func pinSelf() error {
-	if runtime.NumCPU() < 2 {
-		return errors.New("-pin needs at least 2 CPUs")
-	}
 	if os.Getenv("ZABBENCH_PINNED") != "" {
 		return nil
+	}
+	if runtime.NumCPU() < 2 {
+		return errors.New("-pin needs at least 2 CPUs")
 	}
 	taskset, err := exec.LookPath("taskset")
 	if err != nil {
@@ -390,8 +390,8 @@ func printTable(o options, results []result) {
 			}
 		}
 	}
-	fmt.Printf("%d × %s, %s; %d conns × %d in flight, %v per phase, pinned: %v\n\n",
-		runtime.NumCPU(), cpuModel, runtime.Version(), o.conns, o.inflight, o.duration, o.pin)
+	fmt.Printf("%s × %s, %s; %d conns × %d in flight, %v per phase, pinned: %v\n\n",
+		nproc(), cpuModel, runtime.Version(), o.conns, o.inflight, o.duration, o.pin)
 	fmt.Println("| server | writes/s | server CPU/write | reads/s | server CPU/read | write p50 | write p99 | read p50 | read p99 |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range results {
@@ -399,4 +399,13 @@ func printTable(o options, results []result) {
 			r.writesPerSec, r.writeCPU.Round(100*time.Nanosecond), r.readsPerSec, r.readCPU.Round(100*time.Nanosecond),
 			r.writeP50.Round(time.Microsecond), r.writeP99.Round(time.Microsecond), r.readP50.Round(time.Microsecond), r.readP99.Round(time.Microsecond))
 	}
+}
+
+// nproc is the machine's CPU count (not the affinity-limited NumCPU).
+func nproc() string {
+	out, err := exec.Command("nproc", "--all").Output()
+	if err != nil {
+		return strconv.Itoa(runtime.NumCPU())
+	}
+	return strings.TrimSpace(string(out))
 }

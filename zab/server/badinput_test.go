@@ -202,3 +202,24 @@ func metricNamed(ms []fourlwMetric, name string) fourlwMetric {
 	}
 	return fourlwMetric{Name: name + " (missing)"}
 }
+
+// TestHandshakeDeadline: a connection that never sends its first frame is
+// closed after the handshake timeout; one that did is not, however long it
+// then stays quiet.
+func TestHandshakeDeadline(t *testing.T) {
+	const handshake = 100 * time.Millisecond
+	ts := startServer(t, nil, func(o *Options) { o.HandshakeTimeout = handshake })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, ts.addr, client.Session{Timeout: 10 * time.Second})
+	require.NoError(t, err)
+	defer c.CloseSession(ctx)
+
+	silent, err := net.Dial("tcp", ts.addr)
+	require.NoError(t, err)
+	defer silent.Close()
+	assert.True(t, readsToEOF(t, silent), "a silent connection is closed")
+
+	time.Sleep(3 * handshake) // let the session's connection outlive the handshake deadline
+	require.NoError(t, c.Ping(ctx), "an established connection has no read deadline")
+}

@@ -34,15 +34,16 @@ type conn struct {
 	opened   time.Time
 
 	// Owned by the event loop.
-	session   int64
-	timeout   time.Duration
-	lastCxid  int32
-	lastZxid  int64
-	lastResp  time.Time
-	lastOp    wire.OpCode
-	inflight  map[int32]time.Time // xid -> when the request arrived, for latency
-	latency   latencyStats
-	hasLastOp bool
+	session     int64
+	timeout     time.Duration
+	lastCxid    int32
+	lastZxid    int64
+	lastResp    time.Time
+	lastOp      wire.OpCode
+	inflight    map[int32]time.Time // xid -> when the request arrived, for latency
+	latency     latencyStats
+	lastLatency int64
+	hasLastOp   bool
 }
 
 func newConn(srv *Server, id zab.ConnID, nc net.Conn) *conn {
@@ -146,7 +147,11 @@ func (c *conn) writeLoop(done <-chan struct{}) {
 func (c *conn) readLoop() {
 	s := c.srv
 	fr := wire.NewFrameReader(c.nc, wire.DefaultMaxBuffer)
+	// A connection that sends nothing must not hold a descriptor forever:
+	// its first frame has a deadline, later frames none (sessions expire).
+	c.nc.SetReadDeadline(time.Now().Add(s.handshakeTimeout))
 	frame, word, err := fr.ReadFirstFrame()
+	c.nc.SetReadDeadline(time.Time{})
 	if word != "" {
 		s.answerFourLetterWord(c, word)
 		c.nc.Close()

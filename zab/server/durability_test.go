@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zabd/zabd/linearizability"
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/wire/client"
 	"github.com/zabd/zabd/zab/server/zkprocess"
@@ -215,26 +216,48 @@ func TestSIGKILLKeepsAcknowledgedWrites(t *testing.T) {
 	defer cancel()
 	acked := make([]atomic.Int64, writers) // per writer: writes 0..acked-1 acknowledged
 	sent := make([]atomic.Int64, writers)  // per writer: writes 0..sent-1 sent
+	// Each writer writes under its own parent, so that the history checker
+	// sees one component per writer, each with at most inFlight writes of
+	// unknown outcome.
+	rec := newHistoryRecorder()
 	var wg sync.WaitGroup
 	for w := range writers {
 		c, err := client.Dial(ctx, addr, client.Session{Timeout: 10 * time.Second})
 		require.NoError(t, err)
+		parent := fmt.Sprintf("/w%d", w)
+		entry := rec.call(w, c.SessionID(), linearizability.Entry{Op: linearizability.OpCreate, Path: parent, Data: new(string), Mode: wire.ModePersistent.String()})
+		r, err := c.Do(ctx, wire.OpCreate, &wire.CreateRequest{Path: parent, ACL: client.OpenACL})
+		require.NoError(t, err)
+		require.Equal(t, wire.ErrOK, r.Header.Err)
+		rec.returned(entry, r, func(e *linearizability.Entry) { e.Created = e.Path })
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var window []*client.Call
+			type pending struct {
+				call  *client.Call
+				entry int
+			}
+			// Calls still in the window when the server dies keep no return
+			// in the history: their outcome is unknown.
+			var window []pending
 			for i := 0; ; i++ {
-				call, err := c.Send(wire.OpCreate, &wire.CreateRequest{Path: fmt.Sprintf("/w%d-%06d", w, i), ACL: client.OpenACL})
+				path := fmt.Sprintf("%s/%06d", parent, i)
+				entry := rec.call(w, c.SessionID(), linearizability.Entry{Op: linearizability.OpCreate, Path: path, Data: new(string), Mode: wire.ModePersistent.String()})
+				call, err := c.Send(wire.OpCreate, &wire.CreateRequest{Path: path, ACL: client.OpenACL})
 				if err != nil {
 					return
 				}
 				sent[w].Store(int64(i + 1))
-				window = append(window, call)
+				window = append(window, pending{call, entry})
 				if len(window) < inFlight {
 					continue
 				}
-				r, err := window[0].Wait(ctx)
-				if err != nil || r.Header.Err != wire.ErrOK {
+				r, err := window[0].call.Wait(ctx)
+				if err != nil {
+					return
+				}
+				rec.returned(window[0].entry, r, func(e *linearizability.Entry) { e.Created = e.Path })
+				if r.Header.Err != wire.ErrOK {
 					return
 				}
 				acked[w].Add(1)
@@ -250,16 +273,21 @@ func TestSIGKILLKeepsAcknowledgedWrites(t *testing.T) {
 	c, err := client.Dial(ctx, addr, client.Session{Timeout: 10 * time.Second})
 	require.NoError(t, err)
 	defer c.CloseSession(ctx)
-	kids, err := c.GetChildren(ctx, "/", false)
-	require.NoError(t, err)
 	present := make([]map[int]bool, writers)
 	for w := range present {
+		parent := fmt.Sprintf("/w%d", w)
+		entry := rec.call(writers, c.SessionID(), linearizability.Entry{Op: linearizability.OpGetChildren, Path: parent})
+		r, err := c.Do(ctx, wire.OpGetChildren, &wire.PathWatchRequest{Path: parent})
+		require.NoError(t, err)
+		var listing wire.StringsResponse
+		require.NoError(t, r.Decode(&listing))
+		rec.returned(entry, r, func(e *linearizability.Entry) { e.Children = listing.Strings })
 		present[w] = map[int]bool{}
-	}
-	for _, k := range kids {
-		var w, i int
-		if _, err := fmt.Sscanf(k, "w%d-%06d", &w, &i); err == nil {
-			present[w][i] = true
+		for _, k := range listing.Strings {
+			var i int
+			if _, err := fmt.Sscanf(k, "%06d", &i); err == nil {
+				present[w][i] = true
+			}
 		}
 	}
 	for w := range writers {
@@ -270,5 +298,61 @@ func TestSIGKILLKeepsAcknowledgedWrites(t *testing.T) {
 			assert.True(t, present[w][i], "writer %d: write %d missing though write %d survived (not a prefix)", w, i, survived-1)
 		}
 		t.Logf("writer %d: %d acknowledged, %d sent, %d survived", w, acked[w].Load(), sent[w].Load(), survived)
+	}
+	rec.check(t, filepath.Join(dir, "sigkill-history.jsonl"))
+}
+
+// historyRecorder records a history in the linearizability package's format
+// (docs/history-format.md) from several goroutines.
+type historyRecorder struct {
+	mu      sync.Mutex
+	start   time.Time
+	entries linearizability.History
+	seq     map[int]int64
+}
+
+func newHistoryRecorder() *historyRecorder {
+	return &historyRecorder{start: time.Now(), seq: map[int]int64{}}
+}
+
+func (h *historyRecorder) now() int64 { return int64(time.Since(h.start)) }
+
+// call records an operation issued by a client and returns its index.
+func (h *historyRecorder) call(client int, session int64, e linearizability.Entry) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.seq[client]++
+	e.Kind, e.Client, e.Session, e.Seq, e.Call = linearizability.KindOp, client, linearizability.Hex64(session), h.seq[client], h.now()
+	h.entries = append(h.entries, e)
+	return len(h.entries) - 1
+}
+
+// returned records a reply; fill adds what a successful reply carries.
+func (h *historyRecorder) returned(i int, r *client.Reply, fill func(*linearizability.Entry)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	e := &h.entries[i]
+	ret, zxid := h.now(), linearizability.Hex64(r.Header.Zxid)
+	e.Return, e.Err, e.Zxid = &ret, r.Header.Err.String(), &zxid
+	if r.Header.Err == wire.ErrOK {
+		fill(e)
+	}
+}
+
+// check writes the history to path, validates it and runs every checker.
+func (h *historyRecorder) check(t *testing.T, path string) {
+	t.Helper()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, linearizability.WriteHistory(f, h.entries))
+	require.NoError(t, f.Close())
+	require.NoError(t, h.entries.Validate(), "history %s", path)
+	report := linearizability.CheckAll(h.entries, linearizability.Options{})
+	if !report.OK() {
+		var b strings.Builder
+		report.Print(&b)
+		t.Errorf("history %s fails its checks:\n%s", path, b.String())
 	}
 }

@@ -125,6 +125,7 @@ func (s *Server) dispatch(m *zab.Message, now time.Time) {
 				ms := now.Sub(t).Milliseconds()
 				s.stats.latency.add(ms)
 				c.latency.add(ms)
+				c.lastLatency = ms
 			}
 			if m.Header.Zxid > 0 {
 				c.lastZxid = m.Header.Zxid

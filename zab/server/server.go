@@ -40,6 +40,8 @@ type Options struct {
 	Listener net.Listener
 	// MaxQueuedBytes overrides DefaultMaxQueuedBytes.
 	MaxQueuedBytes int
+	// HandshakeTimeout overrides DefaultHandshakeTimeout.
+	HandshakeTimeout time.Duration
 	// AllowDataLoss lets recovery start past damage that loses durable txns.
 	AllowDataLoss bool
 	// Seed seeds the randomness handed to the core and the log (snapshot
@@ -49,11 +51,12 @@ type Options struct {
 
 // Server is a running standalone zabd.
 type Server struct {
-	cfg            *config.Config
-	log            *slog.Logger
-	maxQueuedBytes int
-	started        time.Time
-	monoStart      time.Time
+	cfg              *config.Config
+	log              *slog.Logger
+	maxQueuedBytes   int
+	handshakeTimeout time.Duration
+	started          time.Time
+	monoStart        time.Time
 
 	listener net.Listener
 	store    *storage.Store
@@ -123,6 +126,10 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.maxQueuedBytes <= 0 {
 		s.maxQueuedBytes = DefaultMaxQueuedBytes
+	}
+	s.handshakeTimeout = opts.HandshakeTimeout
+	if s.handshakeTimeout <= 0 {
+		s.handshakeTimeout = DefaultHandshakeTimeout
 	}
 	s.stats.reset()
 	if err := s.recover(fsys, seed, opts.AllowDataLoss); err != nil {
@@ -287,16 +294,15 @@ func (s *Server) acceptLoop() {
 			defer readers.Done()
 			defer s.admission.release(c.ip)
 			defer close(done)
-			nc.SetReadDeadline(time.Now().Add(sessionlessTimeout))
 			c.readLoop()
 		}()
 		go c.writeLoop(done)
 	}
 }
 
-// sessionlessTimeout is how long a new connection may take to send its
+// DefaultHandshakeTimeout is how long a new connection may take to send its
 // first frame (ZooKeeper's zookeeper.nio.sessionlessCnxnTimeout default).
-const sessionlessTimeout = 10 * time.Second
+const DefaultHandshakeTimeout = 10 * time.Second
 
 // deliver hands an event to the event loop; after a stop it is dropped.
 func (s *Server) deliver(c *conn, ev zab.Event) {

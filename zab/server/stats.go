@@ -2,6 +2,7 @@ package server
 
 import (
 	"cmp"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -73,7 +74,7 @@ func (s *Server) fillStatus(st *statusSnapshot) {
 		if c.session != 0 {
 			fc.HasSession, fc.SessionID, fc.Established, fc.Timeout = true, c.session, c.opened, c.timeout
 			fc.LastOp, fc.LastCxid, fc.LastZxid, fc.LastResponse = lastOpName(c), c.lastCxid, c.lastZxid, c.lastResp
-			fc.LastLatency, fc.MinLatency, fc.MaxLatency = c.latency.max, c.latency.min, c.latency.max
+			fc.LastLatency, fc.MinLatency, fc.MaxLatency = c.lastLatency, c.latency.min, c.latency.max
 			fc.AvgLatency = int64(c.latency.avg())
 		}
 		st.conns = append(st.conns, fc)
@@ -91,7 +92,7 @@ func (s *Server) fillStatus(st *statusSnapshot) {
 		at := now.Add(time.Duration(sess.Timeout) * time.Millisecond).Truncate(s.cfg.TickTime)
 		byExpiry[at] = append(byExpiry[at], sess.ID)
 	}
-	for _, at := range slices.SortedFunc(mapKeys(byExpiry), func(a, b time.Time) int { return a.Compare(b) }) {
+	for _, at := range slices.SortedFunc(maps.Keys(byExpiry), time.Time.Compare) {
 		st.expiry = append(st.expiry, fourlw.ExpirySet{At: at, Sessions: byExpiry[at]})
 	}
 	fsyncs := s.disk.fsyncs.Load()
@@ -130,16 +131,6 @@ func ratio(a, b int64) float64 {
 	return float64(a) / float64(b)
 }
 
-func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
 // lastOpName is ZooKeeper's four-letter abbreviation of a connection's last
 // request type (ServerCnxn's lop field).
 func lastOpName(c *conn) string {
@@ -153,10 +144,14 @@ func lastOpName(c *conn) string {
 }
 
 var opAbbrev = map[wire.OpCode]string{
-	1: "CREA", 2: "DELE", 3: "EXIS", 4: "GETD", 5: "SETD", 6: "GETA", 7: "SETA", 8: "GETC",
-	9: "SYNC", 11: "PING", 12: "GETC", 13: "CHEC", 14: "MULT", 15: "CREA", 17: "CHKW",
-	18: "REMW", 19: "CREA", 21: "CREA", 22: "MLTR", 101: "SETW", 103: "GETE", 104: "GETACN",
-	105: "STW2", 106: "ADDW", 107: "WHOA", -11: "CLOS",
+	wire.OpPing: "PING", wire.OpCreateSession: "SESS", wire.OpMulti: "MULT", wire.OpMultiRead: "MLTR",
+	wire.OpCreate: "CREA", wire.OpCreate2: "CREA", wire.OpCreateTTL: "CREA", wire.OpCreateContainer: "CREA",
+	wire.OpDelete: "DELE", wire.OpDeleteContainer: "DELE", wire.OpSetData: "SETD", wire.OpReconfig: "RECO",
+	wire.OpSetACL: "SETA", wire.OpCloseSession: "CLOS", wire.OpSync: "SYNC", wire.OpCheck: "CHEC",
+	wire.OpExists: "EXIS", wire.OpGetData: "GETD", wire.OpSetWatches: "SETW", wire.OpSetWatches2: "STW2",
+	wire.OpAddWatch: "ADDW", wire.OpGetACL: "GETA", wire.OpGetChildren: "GETC", wire.OpGetChildren2: "GETC",
+	wire.OpGetAllChildrenNumber: "GETACN", wire.OpCheckWatches: "CHKW", wire.OpRemoveWatches: "REMW",
+	wire.OpWhoAmI: "HOMI", wire.OpGetEphemerals: "GETE",
 }
 
 // confLines are conf's key=value lines, as ZooKeeper 3.8 prints them for a
