@@ -89,3 +89,58 @@ func TestPreparePipelined(t *testing.T) {
 	}
 	assert.Equal(t, 0, tr.PendingCount())
 }
+
+// TestDiscardPending: prepared txns that will never be applied (leadership
+// lost) stop counting once discarded.
+func TestDiscardPending(t *testing.T) {
+	tr := New(Config{})
+	create := &Request{Session: 1, Op: wire.OpCreate, Body: &wire.CreateRequest{Path: "/x", ACL: wire.OpenACLUnsafe}}
+	first := tr.Prepare(create, 1, 10)
+	require.Equal(t, wire.OpCreate, first.Header.Type)
+	again := tr.Prepare(create, 2, 11)
+	assert.Equal(t, wire.OpError, again.Header.Type, "the pending create makes /x exist")
+	assert.Equal(t, 2, tr.PendingCount())
+	tr.DiscardPending()
+	assert.Zero(t, tr.PendingCount())
+	fresh := tr.Prepare(create, 1, 10)
+	assert.Equal(t, wire.OpCreate, fresh.Header.Type)
+	assert.Equal(t, first.Digest, fresh.Digest)
+}
+
+// TestLoadRejectsInconsistentTrees: a path twice, the root twice, no root, a
+// list-less ACL entry, a negative ACL map size.
+func TestLoadRejectsInconsistentTrees(t *testing.T) {
+	node := func(e *wire.Encoder, path string) {
+		e.WriteString(path)
+		e.WriteBuffer(nil)
+		e.WriteLong(-1)
+		(&wire.StatPersisted{}).Encode(e)
+	}
+	cases := map[string]func(e *wire.Encoder){
+		"path twice": func(e *wire.Encoder) { e.WriteInt(0); node(e, ""); node(e, "/a"); node(e, "/a"); e.WriteString("/") },
+		"root twice": func(e *wire.Encoder) { e.WriteInt(0); node(e, ""); node(e, ""); e.WriteString("/") },
+		"no root":    func(e *wire.Encoder) { e.WriteInt(0); e.WriteString("/") },
+		"bad path":   func(e *wire.Encoder) { e.WriteInt(0); node(e, ""); node(e, "/a/"); e.WriteString("/") },
+		"null ACL list": func(e *wire.Encoder) {
+			e.WriteInt(1)
+			e.WriteLong(1)
+			e.WriteInt(-1)
+		},
+		"negative ACL map": func(e *wire.Encoder) { e.WriteInt(-2) },
+		"ACL ref twice": func(e *wire.Encoder) {
+			e.WriteInt(2)
+			e.WriteLong(1)
+			e.WriteACLs(wire.OpenACLUnsafe)
+			e.WriteLong(1)
+			e.WriteACLs(wire.ReadACLUnsafe)
+		},
+	}
+	for name, build := range cases {
+		var e wire.Encoder
+		build(&e)
+		tr, err := Load(Config{}, wire.NewDecoder(e.Bytes()), 0)
+		assert.Nil(t, tr, name)
+		var se *SnapshotError
+		assert.ErrorAs(t, err, &se, name)
+	}
+}
