@@ -18,9 +18,10 @@ const openACLRef int64 = -1
 // gets a long reference, which nodes and snapshots store, counted so that a
 // list disappears with its last node. References only grow, never reused.
 type aclCache struct {
-	byRef map[int64]*aclEntry
-	byKey map[string]int64 // encoded list → reference
-	last  int64            // highest reference handed out (ZooKeeper's aclIndex)
+	byRef   map[int64]*aclEntry
+	byKey   map[string]int64 // encoded list → reference
+	last    int64            // highest reference handed out (ZooKeeper's aclIndex)
+	scratch wire.Encoder     // reused to encode a list's key
 }
 
 type aclEntry struct {
@@ -46,9 +47,13 @@ func (c *aclCache) ref(acls []wire.ACL) int64 {
 	if acls == nil {
 		return openACLRef
 	}
-	key := aclKey(acls)
-	r, ok := c.byKey[key]
+	// The key is looked up from the scratch encoding without a copy; only
+	// a new list's key is kept.
+	c.scratch.Reset()
+	c.scratch.WriteACLs(acls)
+	r, ok := c.byKey[string(c.scratch.Bytes())]
 	if !ok {
+		key := string(c.scratch.Bytes())
 		c.last++
 		r = c.last
 		c.byRef[r] = &aclEntry{acls: acls, key: key}
@@ -160,6 +165,9 @@ func idMatches(id wire.Id, aclExpr string) bool {
 // empty lists and ids no provider accepts, and expands "auth" entries to the
 // requester's authenticated (digest) ids. ok is false for InvalidACL.
 func fixupACL(acls []wire.ACL, auth []wire.Id) (out []wire.ACL, ok bool) {
+	if plainACL(acls) {
+		return acls, true
+	}
 	uniq := make([]wire.ACL, 0, len(acls))
 	for _, a := range acls {
 		dup := false
@@ -204,6 +212,30 @@ func fixupACL(acls []wire.ACL, auth []wire.Id) (out []wire.ACL, ok bool) {
 	return out, true
 }
 
+// plainACL reports whether fixupACL would return acls unchanged: a
+// non-empty list of valid ids without "auth" entries or duplicates (the
+// common case, checked without allocating).
+func plainACL(acls []wire.ACL) bool {
+	if len(acls) == 0 {
+		return false
+	}
+	for i, a := range acls {
+		switch {
+		case a.ID.Scheme == "world" && a.ID.ID == "anyone",
+			a.ID.Scheme == "digest" && validDigestID(a.ID.ID),
+			a.ID.Scheme == "ip" && validIPExpr(a.ID.ID):
+		default:
+			return false
+		}
+		for _, b := range acls[:i] {
+			if a == b {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // maskDigests shows digest ids as "user:x", as getACL answers a caller
 // without ADMIN on the node.
 func maskDigests(acls []wire.ACL) []wire.ACL {
@@ -230,9 +262,13 @@ func javaSplit(s, sep string) []string {
 	return parts
 }
 
-// validDigestID is DigestAuthenticationProvider.isValid: exactly two parts
-// around ':'.
-func validDigestID(id string) bool { return len(javaSplit(id, ":")) == 2 }
+// validDigestID is DigestAuthenticationProvider.isValid: id.split(":") has
+// exactly two parts — Java drops trailing empty parts, so trailing colons
+// do not count.
+func validDigestID(id string) bool {
+	trimmed := strings.TrimRight(id, ":")
+	return trimmed != "" && strings.Count(trimmed, ":") == 1
+}
 
 // ipv4 parses a dotted IPv4 address as IPAuthenticationProvider does
 // (decimal parts 0–255, Java's optional sign accepted).

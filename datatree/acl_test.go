@@ -124,6 +124,10 @@ func TestInvalidACLs(t *testing.T) {
 		_, ok := fixupACL(acl, withBob)
 		assert.False(t, ok, "%v", acl)
 	}
+	for id, valid := range map[string]bool{"a:b": true, ":b": true, "a:b:": true, ":a:": true, "a:b::": true,
+		"a:": false, ":": false, "::": false, "": false, "a::b": false, "a:b:c": false} {
+		assert.Equal(t, valid, validDigestID(id), "%q", id)
+	}
 	_, ok := fixupACL(wire.CreatorAllACL, []wire.Id{{Scheme: "ip", ID: "127.0.0.1"}})
 	assert.False(t, ok, "auth with no digest id")
 	got, ok := fixupACL([]wire.ACL{{Perms: 1, ID: wire.AuthIDs}, {Perms: 1, ID: wire.AuthIDs}, {Perms: 2, ID: wire.AnyoneID}}, withBob)
