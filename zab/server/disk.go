@@ -158,10 +158,30 @@ type snapshotWriter struct {
 	stop    <-chan struct{} // closed when the server stops
 	done    chan struct{}
 	count   atomic.Int64
+
+	// Autopurge: after a snapshot, once purgeEvery has passed since the
+	// last purge, keep the newest retain snapshots and the logs they need.
+	// Purging here, between snapshots, never races a snapshot being written.
+	purgeEvery time.Duration // 0: off
+	retain     int
+	lastPurge  time.Time
 }
 
-func newSnapshotWriter(store *storage.Store, log *slog.Logger, stop <-chan struct{}) *snapshotWriter {
-	return &snapshotWriter{store: store, log: log, stop: stop, in: make(chan zab.SnapshotChunk, 256), written: make(chan zab.SnapshotWritten, 4), done: make(chan struct{})}
+func newSnapshotWriter(store *storage.Store, log *slog.Logger, stop <-chan struct{}, purgeEvery time.Duration, retain int) *snapshotWriter {
+	return &snapshotWriter{
+		store: store, log: log, stop: stop, in: make(chan zab.SnapshotChunk, 256), written: make(chan zab.SnapshotWritten, 4),
+		done: make(chan struct{}), purgeEvery: purgeEvery, retain: retain, lastPurge: time.Now(),
+	}
+}
+
+// purge runs autopurge now.
+func (w *snapshotWriter) purge() {
+	w.lastPurge = time.Now()
+	if err := w.store.Purge(w.retain); err != nil {
+		w.log.Warn("autopurge failed", "err", err)
+		return
+	}
+	w.log.Info("autopurge done", "retained_snapshots", w.retain)
 }
 
 // run writes one snapshot per stream until in is closed.
@@ -177,6 +197,8 @@ func (w *snapshotWriter) run() {
 		}
 		if err != nil {
 			w.log.Warn("snapshot failed; the log still holds every txn", "zxid", zxidHex(first.Zxid), "err", err)
+		} else if w.purgeEvery > 0 && time.Since(w.lastPurge) >= w.purgeEvery {
+			w.purge()
 		}
 		select {
 		case w.written <- zab.SnapshotWritten{Zxid: first.Zxid, Err: err}:

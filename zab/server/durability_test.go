@@ -356,3 +356,44 @@ func (h *historyRecorder) check(t *testing.T, path string) {
 		t.Errorf("history %s fails its checks:\n%s", path, b.String())
 	}
 }
+
+// TestSnapshotsAndAutopurge: with a small snapCount the server takes
+// snapshots in the background while serving, autopurge keeps the newest
+// snapRetainCount of them, and a restart recovers from them.
+func TestSnapshotsAndAutopurge(t *testing.T) {
+	cfg := testConfig(t, t.TempDir())
+	cfg.SnapCount = 20
+	cfg.SnapRetainCount = 3
+	cfg.PurgeInterval = time.Nanosecond // purge after every snapshot
+	ts := startServer(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, ts.addr, client.Session{Timeout: 10 * time.Second})
+	require.NoError(t, err)
+	_, err = c.Create(ctx, "/snap", nil, client.OpenACL, wire.ModePersistent)
+	require.NoError(t, err)
+	snapshots := func() []string {
+		names, _ := filepath.Glob(filepath.Join(cfg.DataDir, "version-2", "snapshot.*"))
+		return names
+	}
+	taken := func() int64 { return ts.snapshots.count.Load() }
+	for i := 0; taken() < 6; i++ {
+		require.Less(t, i, 2000, "no 6 snapshots after 2000 writes")
+		_, err := c.SetData(ctx, "/snap", []byte(fmt.Sprint(i)), -1)
+		require.NoError(t, err)
+	}
+	eventually(t, "autopurge keeps 3 snapshots", func() bool { return len(snapshots()) == 3 })
+	data, st, err := c.GetData(ctx, "/snap", false)
+	require.NoError(t, err)
+	c.Close()
+
+	ts.stop(t)
+	restarted := startServer(t, cfg)
+	c2, err := client.Dial(ctx, restarted.addr, client.Session{Timeout: 10 * time.Second})
+	require.NoError(t, err)
+	defer c2.CloseSession(ctx)
+	data2, st2, err := c2.GetData(ctx, "/snap", false)
+	require.NoError(t, err)
+	assert.Equal(t, data, data2)
+	assert.Equal(t, st, st2, "the same node, stat and all, after recovery from snapshot + log")
+}

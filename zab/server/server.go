@@ -222,7 +222,10 @@ func (s *Server) Addr() net.Addr { return s.listener.Addr() }
 // closed. It returns a fatal error (a failed log write) if one stopped it.
 func (s *Server) Serve(ctx context.Context) error {
 	s.disk = newDiskWriter(s.wal, s.log)
-	s.snapshots = newSnapshotWriter(s.store, s.log, s.stopping)
+	s.snapshots = newSnapshotWriter(s.store, s.log, s.stopping, s.cfg.PurgeInterval, s.cfg.SnapRetainCount)
+	if s.cfg.PurgeInterval > 0 {
+		s.snapshots.purge() // ZooKeeper's autopurge also runs once at start
+	}
 	s.wg.Add(1)
 	go func() { defer s.wg.Done(); s.disk.run() }()
 	s.wg.Add(1)
