@@ -332,3 +332,29 @@ func TestPersistentWatchWinsAtReconnect(t *testing.T) {
 	b.op(2, 0x2, OpExists, "/a/c", ErrOK, 3, func(e *Entry) { e.Stat = st(3, 3, 3, 0, "") })
 	assert.Empty(t, CheckWatches(b.h))
 }
+
+// SetWatches fires an exists watch only if the node exists when it is
+// processed: a create and delete while the client was away go unnoticed,
+// and the watch waits for the next create.
+func TestExistsWatchMissesCreateDeleteWhileAway(t *testing.T) {
+	b := newBuilder()
+	b.op(2, 0x2, OpExists, "/e", "NoNode", 1, func(e *Entry) { e.Watch = true })
+	b.event(2, 0x2, StateDisconnected, "")
+	b.op(1, 0x1, OpCreate, "/e", ErrOK, 2, func(e *Entry) { e.Data, e.Mode, e.Created = str(""), "persistent", "/e" })
+	b.op(1, 0x1, OpDelete, "/e", ErrOK, 3, func(e *Entry) { e.Version = ver(-1) })
+	b.connected(2, 0x2, 4000)
+	b.op(2, 0x2, OpGetData, "/a", "NoNode", 3, nil)
+	b.op(1, 0x1, OpCreate, "/e", ErrOK, 4, func(e *Entry) { e.Data, e.Mode, e.Created = str(""), "persistent", "/e" })
+	b.event(2, 0x2, "NodeCreated", "/e")
+	assert.Empty(t, CheckWatches(b.h))
+	// the same without the delete: the node exists at reconnection, so
+	// SetWatches fires the watch before the first reply
+	b = newBuilder()
+	b.op(2, 0x2, OpExists, "/e", "NoNode", 1, func(e *Entry) { e.Watch = true })
+	b.event(2, 0x2, StateDisconnected, "")
+	b.op(1, 0x1, OpCreate, "/e", ErrOK, 2, func(e *Entry) { e.Data, e.Mode, e.Created = str(""), "persistent", "/e" })
+	b.connected(2, 0x2, 4000)
+	b.op(2, 0x2, OpGetData, "/a", "NoNode", 2, nil)
+	b.event(2, 0x2, "NodeCreated", "/e")
+	assert.NotEmpty(t, CheckWatches(b.h))
+}

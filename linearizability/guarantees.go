@@ -207,6 +207,7 @@ func staleAfter(ws []pathWrite, last *pathWrite, r *Entry, mayBeDeleted bool) st
 type watch struct {
 	path  string
 	child bool
+	exist bool // set by exists on a missing node: waits for NodeCreated
 	set   *Entry
 	fire  *pathWrite // the first write after it that fires it; nil: none
 }
@@ -246,7 +247,8 @@ func CheckWatches(h History) []Violation {
 		return &ws[i]
 	}
 	entries := bySeq(h)
-	rereg := reregistrations(entries)
+	rereg, firstReply := reregistrations(entries)
+	lastZxid := map[int]int64{}
 	var out []Violation
 	held := map[int][]*watch{} // by client
 	// per client, between reconnecting and its setWatches reply: that reply
@@ -274,6 +276,20 @@ func CheckWatches(h History) []Violation {
 				// it holds, persistent watches last, so that on a path with
 				// both the persistent one wins.
 				held[c] = slices.DeleteFunc(held[c], func(w *watch) bool { return persistent[c][w.path] })
+				// SetWatches fires an exists watch only if the node exists
+				// when it is processed: one created and deleted meanwhile
+				// goes unnoticed and the watch waits for the next create.
+				at, ok := firstReply[e]
+				if sw := rereg[e]; sw != nil {
+					at, ok = int64(*sw.Zxid), true // known exactly
+				}
+				if ok {
+					for _, w := range held[c] {
+						if w.exist && across[c][w] && w.fire != nil && w.fire.zxid > lastZxid[c] && w.fire.zxid <= at && !existsAt(writes[w.path], at) {
+							w.fire = firstAfter(writes[w.path], at)
+						}
+					}
+				}
 				if sw := rereg[e]; sw != nil {
 					away[c] = &reconnect{setWatches: sw, across: across[c]}
 				}
@@ -292,6 +308,7 @@ func CheckWatches(h History) []Violation {
 			continue
 		}
 		z := int64(*e.Zxid)
+		lastZxid[c] = max(lastZxid[c], z)
 		r := away[c]
 		if r != nil && r.setWatches == e {
 			away[c], r = nil, nil // re-registered: the guarantee holds again, for this reply too
@@ -323,7 +340,7 @@ func CheckWatches(h History) []Violation {
 			persistent[c][e.Path] = true
 		}
 		if e.Watch && (e.Err == ErrOK || (e.Op == OpExists && e.Err == errNoNode)) {
-			w := &watch{path: e.Path, child: e.Op == OpGetChildren, set: e}
+			w := &watch{path: e.Path, child: e.Op == OpGetChildren, exist: e.Err == errNoNode, set: e}
 			if w.child {
 				w.fire = earliest(firstAfter(childWrites[e.Path], z), firstDelete(writes[e.Path], z))
 			} else {
@@ -336,22 +353,37 @@ func CheckWatches(h History) []Violation {
 }
 
 // reregistrations maps each SyncConnected event to the setWatches reply its
-// client records next, before any other connection state change.
-func reregistrations(entries []*Entry) map[*Entry]*Entry {
-	out := map[*Entry]*Entry{}
-	last := map[int]*Entry{}
+// client records next, and to the zxid of the first reply it receives next
+// (an upper bound of when the server processed its SetWatches), before any
+// other connection state change.
+func reregistrations(entries []*Entry) (setWatches map[*Entry]*Entry, firstReply map[*Entry]int64) {
+	setWatches, firstReply = map[*Entry]*Entry{}, map[*Entry]int64{}
+	lastSW, lastFirst := map[int]*Entry{}, map[int]*Entry{}
 	for _, e := range entries {
+		c := e.Client
 		switch {
 		case e.Kind == KindEvent && e.Type == StateSyncConnected:
-			last[e.Client] = e
+			lastSW[c], lastFirst[c] = e, e
 		case e.IsStateEvent():
-			last[e.Client] = nil
-		case e.Kind == KindOp && e.Op == OpSetWatches && e.Returned() && e.Zxid != nil && last[e.Client] != nil:
-			out[last[e.Client]] = e
-			last[e.Client] = nil
+			lastSW[c], lastFirst[c] = nil, nil
+		case e.Kind != KindOp || !e.Returned() || e.Zxid == nil || e.OutcomeUnknown():
+		default:
+			if sc := lastFirst[c]; sc != nil {
+				firstReply[sc], lastFirst[c] = int64(*e.Zxid), nil
+			}
+			if sc := lastSW[c]; sc != nil && e.Op == OpSetWatches {
+				setWatches[sc], lastSW[c] = e, nil
+			}
 		}
 	}
-	return out
+	return setWatches, firstReply
+}
+
+// existsAt reports whether the path whose writes are ws exists after every
+// write up to zxid.
+func existsAt(ws []pathWrite, zxid int64) bool {
+	i := sort.Search(len(ws), func(i int) bool { return ws[i].zxid > zxid })
+	return i > 0 && !ws[i-1].deleted
 }
 
 func firstDelete(ws []pathWrite, z int64) *pathWrite {
