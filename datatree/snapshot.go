@@ -219,9 +219,11 @@ func Load(cfg Config, d *wire.Decoder, lastZxid int64) (*Tree, error) {
 			t.acls.last = max(t.acls.last, n.acl)
 			continue
 		}
+		// Paths are not validated beyond having a parent, as ZooKeeper's
+		// loader does: a tree holds whatever its txns created.
 		parentPath, _, ok := splitPath(path)
-		if !ok || !validPath(path) {
-			return nil, &SnapshotError{Offset: at, Reason: "invalid path " + quoted(path)}
+		if !ok {
+			return nil, &SnapshotError{Offset: at, Reason: "path without a parent " + quoted(path)}
 		}
 		parent := t.nodes[parentPath]
 		if parent == nil {
