@@ -42,6 +42,10 @@ type tlOp struct {
 	lo, hi  int64 // slots; lo == hi for exact ops
 	must    bool  // tlExpire: known to have happened by hi
 	keys    []string
+	// deps are what the operation's result depends on, mods what it
+	// changes (see footprint); they decide which pending operations must be
+	// settled before an exact one.
+	deps, mods []string
 }
 
 const slotInfinity = math.MaxInt64 / 4
@@ -140,8 +144,28 @@ func buildTimeline(h History, includeReads bool) *timeline {
 		}
 	}
 	tl.addExpiries(h, bySession, ephemeralKeys)
+	ephemeralPrints := map[int64][2][]string{}
+	for i := range h {
+		if e := &h[i]; e.IsWrite() {
+			deps, mods := ephemeralFootprint(e)
+			fp := ephemeralPrints[e.Session.int()]
+			ephemeralPrints[e.Session.int()] = [2][]string{append(fp[0], deps...), append(fp[1], mods...)}
+		}
+	}
+	for _, op := range tl.ops {
+		if op.kind == tlExpire || op.e.Op == OpClose {
+			fp := ephemeralPrints[op.session]
+			op.deps, op.mods = fp[0], append(slices.Clip(fp[1]), sessionKey(op.session))
+			continue
+		}
+		op.deps, op.mods = footprintOf(op.e, op.kind != tlUnknown)
+		op.deps = append(op.deps, sessionKey(op.session)) // fails once its session has ended
+	}
 	return tl
 }
+
+// sessionKey stands for a session being alive.
+func sessionKey(session int64) string { return "session:" + Hex64(session).String() }
 
 // lowerBound is the first slot an operation called at time call may take:
 // after every write acknowledged before the call.
@@ -368,6 +392,100 @@ func ephemeralCreateKeys(e *Entry, observed map[string]bool) []string {
 		}
 	}
 	return keys
+}
+
+// Footprint keys: nodeKey(p) stands for whether p exists (and its owner),
+// dataKey(p) for its data, versions and mzxid, kidsKey(p) for its children,
+// cversion, pzxid and sequential counter, anyChildKey(p) for every child of
+// p, which a sequential create of unknown name may have made.
+func nodeKey(p string) string     { return "node:" + p }
+func dataKey(p string) string     { return "data:" + p }
+func kidsKey(p string) string     { return "kids:" + p }
+func anyChildKey(p string) string { return "anychild:" + p }
+
+// footprint gives what one (sub-)operation's effect depends on, what its
+// reply shows besides (observes), and what it changes. Two creates or
+// deletes of different children both change their parent's children, but
+// in ways that commute (the unknown zxid of an uncertain one matches any
+// pzxid), so a parent's kidsKey matters only to what observes it: reads and
+// stats of the parent, deletes of it (NotEmpty), sequential creates under
+// it (the counter).
+func footprint(op, path, created, mode string) (deps, observes, mods []string) {
+	if path == "" {
+		path = "/"
+	}
+	parent, _ := parentOf(path)
+	deps = []string{anyChildKey(parent)}
+	switch op {
+	case OpCreate:
+		deps = append(deps, nodeKey(parent))
+		if modeNames[mode].Sequential() {
+			deps = append(deps, kidsKey(parent))
+			if created == "" {
+				return deps, nil, []string{anyChildKey(parent), kidsKey(parent)}
+			}
+		}
+		name := path
+		if created != "" {
+			name = created
+		}
+		return append(deps, nodeKey(name)), nil, []string{nodeKey(name), dataKey(name), kidsKey(parent)}
+	case OpDelete:
+		return append(deps, nodeKey(path), dataKey(path), kidsKey(path)), nil,
+			[]string{nodeKey(path), dataKey(path), kidsKey(parent)}
+	case OpSetData, OpSetACL: // the returned stat shows the children too
+		return append(deps, nodeKey(path), dataKey(path)), []string{kidsKey(path)}, []string{dataKey(path)}
+	case OpGetData, OpExists, OpGetChildren:
+		return deps, []string{nodeKey(path), dataKey(path), kidsKey(path)}, nil
+	}
+	return append(deps, nodeKey(path), dataKey(path)), nil, nil // check
+}
+
+// footprintOf is the union of an entry's (sub-)operations' footprints:
+// what the operation depends on and what it changes. What its reply shows
+// counts only for an operation with a reply (an exact one).
+func footprintOf(e *Entry, exact bool) (deps, mods []string) {
+	add := func(op, path, created, mode string) {
+		d, o, m := footprint(op, path, created, mode)
+		deps, mods = append(deps, d...), append(mods, m...)
+		if exact {
+			deps = append(deps, o...)
+		}
+	}
+	if e.Op != OpMulti && e.Op != OpMultiRead {
+		add(e.Op, e.Path, e.Created, e.Mode)
+		return deps, mods
+	}
+	for i, s := range e.Ops {
+		created := ""
+		if i < len(e.Results) {
+			created = e.Results[i].Created
+		}
+		add(s.Op, s.Path, created, s.Mode)
+	}
+	return deps, mods
+}
+
+// ephemeralFootprint is what the end of e's session touches of the
+// ephemerals e creates: the nodes (or, for a sequential one of unknown name,
+// every child of its parent) and their parents' children.
+func ephemeralFootprint(e *Entry) (deps, mods []string) {
+	add := func(op, path, created, mode string) {
+		if op != OpCreate || !modeNames[mode].Ephemeral() {
+			return
+		}
+		_, _, m := footprint(op, path, created, mode)
+		deps, mods = append(deps, m...), append(mods, m...)
+	}
+	add(e.Op, e.Path, e.Created, e.Mode)
+	for i, s := range e.Ops {
+		created := ""
+		if i < len(e.Results) {
+			created = e.Results[i].Created
+		}
+		add(s.Op, s.Path, created, s.Mode)
+	}
+	return deps, mods
 }
 
 // components groups the timeline's operations by connected keys, each
@@ -599,7 +717,7 @@ func stepStates(states []*pstate, ops []*tlOp, i int) (out []*pstate, why string
 		return states, "", false
 	}
 	for _, st := range states {
-		cands, complete := resolve(st, ops, op.keys, op.lo)
+		cands, complete := resolve(st, ops, op, op.lo)
 		if !complete {
 			return nil, "", true
 		}
@@ -621,15 +739,15 @@ func stepStates(states []*pstate, ops []*tlOp, i int) (out []*pstate, why string
 }
 
 // resolve gives the states st may be in just before slot as far as the
-// pending operations relevant to keys are concerned (all of them when keys
-// is nil): those whose keys meet keys, directly or through other relevant
-// ones. Each takes effect now, in any order the windows allow, or not yet
+// pending operations relevant to x are concerned (all of them when x is
+// nil, see relevantPending). Each takes effect now, in any order the
+// windows allow, or not yet
 // (if its window is still open) or never (if it has closed: an operation
 // whose window passed with nothing relevant in between may as well be
 // decided now). Writes of sessions that have ended are dropped: they can no
 // longer take effect. complete is false when the search outgrew maxStates.
-func resolve(st *pstate, ops []*tlOp, keys []string, slot int64) (out []*pstate, complete bool) {
-	rel, rest := relevantPending(st, ops, keys)
+func resolve(st *pstate, ops []*tlOp, x *tlOp, slot int64) (out []*pstate, complete bool) {
+	rel, rest := relevantPending(st, ops, x)
 	type step struct {
 		t     *tree
 		rem   []int // relevant operations not applied
@@ -690,19 +808,26 @@ func sentBefore(a, b *tlOp) bool {
 	return a.kind == tlUnknown && b.kind == tlUnknown && a.session == b.session && a.e.Call < b.e.Call
 }
 
-// relevantPending splits st's pending operations into the relevant ones and
-// the rest. Relevant are those whose keys meet keys (all when keys is nil),
-// directly or through other relevant ones, and those their sessions sent
+// relevantPending splits st's pending operations into those that must be
+// settled before the exact operation x (all of them when x is nil) and the
+// rest. Relevant are those that change what x (or another relevant one)
+// depends on, or depend on what it changes, and those their sessions sent
 // before them: once a request takes effect, the ones its session sent
 // earlier must be decided too (they took effect before it, or never).
-func relevantPending(st *pstate, ops []*tlOp, keys []string) (rel, rest []int) {
-	if keys == nil {
+func relevantPending(st *pstate, ops []*tlOp, x *tlOp) (rel, rest []int) {
+	if x == nil {
 		return slices.Clone(st.pending), nil
 	}
-	reach := map[string]bool{}
-	for _, k := range keys {
-		reach[k] = true
+	deps, mods := map[string]bool{}, map[string]bool{}
+	take := func(op *tlOp) {
+		for _, k := range op.deps {
+			deps[k] = true
+		}
+		for _, k := range op.mods {
+			mods[k] = true
+		}
 	}
+	take(x)
 	in := make([]bool, len(st.pending))
 	for grew := true; grew; {
 		grew = false
@@ -710,7 +835,8 @@ func relevantPending(st *pstate, ops []*tlOp, keys []string) (rel, rest []int) {
 			if in[j] {
 				continue
 			}
-			meets := slices.ContainsFunc(ops[k].keys, func(key string) bool { return reach[key] })
+			meets := slices.ContainsFunc(ops[k].mods, func(key string) bool { return deps[key] }) ||
+				slices.ContainsFunc(ops[k].deps, func(key string) bool { return mods[key] })
 			sentEarlier := false
 			for r, kr := range st.pending {
 				if in[r] && sentBefore(ops[k], ops[kr]) {
@@ -722,9 +848,7 @@ func relevantPending(st *pstate, ops []*tlOp, keys []string) (rel, rest []int) {
 				continue
 			}
 			in[j], grew = true, true
-			for _, key := range ops[k].keys {
-				reach[key] = true
-			}
+			take(ops[k])
 		}
 	}
 	for j, k := range st.pending {
@@ -828,7 +952,7 @@ func statesBefore(ops []*tlOp, i int) []*pstate {
 	}
 	var out []*pstate
 	for _, st := range states {
-		cands, _ := resolve(st, ops, ops[i].keys, ops[i].lo)
+		cands, _ := resolve(st, ops, ops[i], ops[i].lo)
 		for _, c := range cands {
 			out = appendState(out, c)
 		}
