@@ -106,7 +106,7 @@ func Start(ctx context.Context, dir string, extra map[string]string) (*Server, e
 	}()
 	if err := s.waitReady(ctx); err != nil {
 		s.Stop()
-		return nil, fmt.Errorf("%w (log: %s)", err, filepath.Join(dir, "zookeeper.log"))
+		return nil, fmt.Errorf("%w; ZooKeeper's log ends:\n%s", err, logTail(filepath.Join(dir, "zookeeper.log")))
 	}
 	return s, nil
 }
@@ -116,7 +116,12 @@ func (s *Server) waitReady(ctx context.Context) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if out, err := FourLetterWord(ctx, s.Addr, "srvr"); err == nil && strings.Contains(out, "Mode: standalone") {
+		// Each attempt gets its own short deadline: a connection accepted
+		// while the JVM is still starting may never be answered.
+		attempt, cancel := context.WithTimeout(ctx, time.Second)
+		out, err := FourLetterWord(attempt, s.Addr, "srvr")
+		cancel()
+		if err == nil && strings.Contains(out, "Mode: standalone") {
 			return nil
 		}
 		select {
@@ -178,4 +183,15 @@ func FourLetterWord(ctx context.Context, addr, word string) (string, error) {
 		return b.String(), err
 	}
 	return b.String(), nil
+}
+
+// logTail returns the last lines of a log file, for start-up errors (the
+// test's temp dir, and the log with it, is gone when the error is read).
+func logTail(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-20):], "\n")
 }
