@@ -144,9 +144,12 @@ func decodeSubTxn(t wire.OpCode, d *wire.Decoder) (wire.Record, error) {
 }
 
 // splitPath returns the parent path and the name of a path that has a '/'.
+// ok is false for a path without one, and for one that starts with "//",
+// whose parent would be the root under a name the root does not list it by
+// (ZooKeeper's root alias makes such a node unreachable by its path).
 func splitPath(path string) (parent, name string, ok bool) {
 	i := lastSlash(path)
-	if i < 0 {
+	if i < 0 || (i == 1 && path[0] == '/') {
 		return "", "", false
 	}
 	return canonical(path[:i]), path[i+1:], true
