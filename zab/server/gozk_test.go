@@ -1,11 +1,15 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"log"
+	"log/slog"
 	"net"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -282,4 +286,45 @@ func TestGoZookeeperNoNodeErrorsAreErrors(t *testing.T) {
 	c, _ := dialZK(t, ts.addr, 10*time.Second)
 	_, _, err := c.Get("/absent")
 	assert.True(t, errors.Is(err, zk.ErrNoNode))
+}
+
+// TestSessionLogLines: session creation, closing and expiry each get a log
+// line.
+func TestSessionLogLines(t *testing.T) {
+	var logs lockedBuffer
+	ts := startServer(t, nil, func(o *Options) { o.Log = slog.New(slog.NewTextHandler(&logs, nil)) })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	closing, err := client.Dial(ctx, ts.addr, client.Session{Timeout: 10 * time.Second})
+	require.NoError(t, err)
+	require.NoError(t, closing.CloseSession(ctx))
+	expiring, err := client.Dial(ctx, ts.addr, client.Session{Timeout: 200 * time.Millisecond})
+	require.NoError(t, err)
+	require.NoError(t, expiring.Close())
+	eventually(t, "the expiry is logged", func() bool {
+		return strings.Contains(logs.String(), `msg="session expired" session=`+sessionHex(expiring.SessionID()))
+	})
+	out := logs.String()
+	assert.Contains(t, out, `msg="session created" session=`+sessionHex(closing.SessionID()))
+	assert.Contains(t, out, `msg="session closed" session=`+sessionHex(closing.SessionID()))
+	assert.Contains(t, out, `msg="connection opened"`)
+	assert.Contains(t, out, `msg="connection closed"`)
+}
+
+// lockedBuffer is a bytes.Buffer safe for a logger and a test to share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

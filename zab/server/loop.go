@@ -4,6 +4,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/zabd/zabd/datatree"
+
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
 )
@@ -84,6 +86,7 @@ func (s *Server) step(in inbound) {
 func (s *Server) flushReady(timer *time.Timer) {
 	rd := s.peer.Ready()
 	if len(rd.Appends) > 0 {
+		s.logSessionTxns(rd.Appends)
 		s.disk.in <- rd.Appends
 	}
 	now := time.Now()
@@ -100,6 +103,39 @@ func (s *Server) flushReady(timer *time.Timer) {
 	timer.Reset(wait)
 }
 
+// logSessionTxns logs the sessions that txns create and end. An end that no
+// connection of the session asked for is an expiry.
+func (s *Server) logSessionTxns(txns []datatree.Txn) {
+	for i := range txns {
+		h := &txns[i].Header
+		switch h.Type {
+		case wire.OpCreateSession:
+			timeout := int32(0)
+			if body, ok := txns[i].Body.(*wire.CreateSessionTxn); ok {
+				timeout = body.TimeOut
+			}
+			s.log.Info("session created", "session", sessionHex(h.ClientID), "timeout_ms", timeout, "zxid", zxidHex(h.Zxid))
+		case wire.OpCloseSession:
+			if s.closeRequested(h.ClientID) {
+				s.log.Info("session closed", "session", sessionHex(h.ClientID), "zxid", zxidHex(h.Zxid))
+			} else {
+				s.log.Info("session expired", "session", sessionHex(h.ClientID), "zxid", zxidHex(h.Zxid))
+			}
+		}
+	}
+}
+
+// closeRequested reports whether a connection of the session sent
+// closeSession.
+func (s *Server) closeRequested(session int64) bool {
+	for _, c := range s.conns {
+		if c.session == session && c.hasLastOp && c.lastOp == wire.OpCloseSession {
+			return true
+		}
+	}
+	return false
+}
+
 // dispatch queues one message on its connection.
 func (s *Server) dispatch(m *zab.Message, now time.Time) {
 	c := s.conns[m.Conn]
@@ -113,7 +149,7 @@ func (s *Server) dispatch(m *zab.Message, now time.Time) {
 	case zab.Connect:
 		if resp, ok := m.Body.(*wire.ConnectResponse); ok && resp.TimeOut > 0 {
 			if c.session == 0 || c.session != resp.SessionID {
-				s.log.Info("session established", append(c.logAttrs(), "session", sessionHex(resp.SessionID), "timeout_ms", resp.TimeOut)...)
+				s.log.Info("connection bound to session", append(c.logAttrs(), "session", sessionHex(resp.SessionID), "timeout_ms", resp.TimeOut)...)
 			}
 			c.session, c.timeout = resp.SessionID, time.Duration(resp.TimeOut)*time.Millisecond
 		}
