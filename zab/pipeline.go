@@ -113,6 +113,15 @@ func (p *Peer) handleRequest(e RequestReceived) {
 		// the session's close closes the connection.
 		return
 	}
+	if kind != kindWrite && p.sessions.Check(c.session, p.self) != nil {
+		// Another member serves the session now (the session is live: the
+		// touch succeeded, so Check can only say SessionMoved). ZooKeeper
+		// checks reads, pings and syncs in prepare too, and tears the
+		// connection down without a reply; a write's check is its error
+		// txn (see checkSession).
+		p.closeConn(c)
+		return
+	}
 	// pd stays on the stack when answered at once (the common read);
 	// only a request that must wait is copied to the heap.
 	pd := pending{conn: c.id, kind: kind, req: datatree.Request{

@@ -196,3 +196,25 @@ func TestTouchesReportedKeepSessionsAlive(t *testing.T) {
 	require.Len(t, got, 2)
 	require.Contains(t, got[1], "ok /back")
 }
+
+// TestMovedSessionReadClosesConnection: once another member reports it
+// serves the session, a read, ping or sync arriving here is refused as
+// ZooKeeper refuses it (SessionMoved in prepare: the connection is closed
+// without a reply), and takes no zxid.
+func TestMovedSessionReadClosesConnection(t *testing.T) {
+	for name, send := range map[string]func(c *zabtest.Client){
+		"exists": func(c *zabtest.Client) { c.Exists("/", false) },
+		"ping":   func(c *zabtest.Client) { c.Ping() },
+		"sync":   func(c *zabtest.Client) { c.Sync("/") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t)
+			a := h.Session(10000)
+			h.Step(zab.TouchesReported{From: 2, Sessions: []int64{a.Session}})
+			zxid := h.Peer.LastZxid()
+			send(a)
+			h.Expect("c1 close")
+			require.Equal(t, zxid, h.Peer.LastZxid())
+		})
+	}
+}
