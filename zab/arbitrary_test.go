@@ -44,7 +44,7 @@ type arbitraryRun struct {
 	conns    map[zab.ConnID]*connSeen
 	connIDs  []zab.ConnID // every connection id used, in order
 	awaiting []zab.ConnID // opened, no ConnectRequest sent yet
-	ids     []int64 // session ids handed out, for reconnects and touches
+	ids      []int64      // session ids handed out, for reconnects and touches
 }
 
 type connSeen struct {
