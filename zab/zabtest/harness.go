@@ -44,6 +44,10 @@ type Harness struct {
 	Snapshots []Snapshot
 	partial   *Snapshot
 
+	// Wakeup is the latest Ready's Wakeup: the monotonic time by which the
+	// Peer wants a Tick.
+	Wakeup time.Duration
+
 	// Effects keeps every message ever emitted, for determinism checks.
 	Effects  []zab.Message
 	unread   int // index into Effects of the first message not yet Taken
@@ -83,6 +87,7 @@ func (h *Harness) Step(ev zab.Event) {
 func (h *Harness) collect() {
 	for {
 		rd := h.Peer.Ready()
+		h.Wakeup = rd.Wakeup
 		h.Log = append(h.Log, rd.Appends...)
 		h.Effects = append(h.Effects, rd.Messages...)
 		done := h.storeSnapshots(rd.Snapshots)
