@@ -122,11 +122,6 @@ func (m *watchManager) dropEntry(bit uint8, tb *watchTable, path string, list []
 	}
 }
 
-// contains reports whether w watches path in the table bit.
-func (m *watchManager) contains(bit uint8, path string, w WatcherID) bool {
-	return m.byWatcher[w][path]&bit != 0
-}
-
 // removeWatcher drops every watch of w (its connection closed).
 func (m *watchManager) removeWatcher(w WatcherID) {
 	paths := m.byWatcher[w]
