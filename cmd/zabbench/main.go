@@ -59,11 +59,12 @@ func main() {
 
 // result is one server's figures.
 type result struct {
-	name                      string
-	writesPerSec, readsPerSec float64
-	writeCPU, readCPU         time.Duration // server CPU per op
-	writeP50, writeP99        time.Duration
-	readP50, readP99          time.Duration
+	name                          string
+	writesPerSec, readsPerSec     float64
+	writeCPU, readCPU             time.Duration // server CPU per op
+	clientWriteCPU, clientReadCPU time.Duration // load generator CPU per op
+	writeP50, writeP99            time.Duration
+	readP50, readP99              time.Duration
 }
 
 func run(o options) error {
@@ -118,17 +119,19 @@ func measure(o options, name, addr string, pid int) (result, error) {
 	var cpu time.Duration
 	var err error
 	fmt.Fprintf(os.Stderr, "%s: writes\n", name)
+	self := selfCPU()
 	cpu, ops, err = withCPU(pid, func() (int64, error) { return throughput(ctx, addr, o, wire.OpSetData, o.duration) })
 	if err != nil {
 		return r, err
 	}
-	r.writesPerSec, r.writeCPU = float64(ops)/o.duration.Seconds(), perOp(cpu, ops)
+	r.writesPerSec, r.writeCPU, r.clientWriteCPU = float64(ops)/o.duration.Seconds(), perOp(cpu, ops), perOp(selfCPU()-self, ops)
 	fmt.Fprintf(os.Stderr, "%s: reads\n", name)
+	self = selfCPU()
 	cpu, ops, err = withCPU(pid, func() (int64, error) { return throughput(ctx, addr, o, wire.OpGetData, o.duration) })
 	if err != nil {
 		return r, err
 	}
-	r.readsPerSec, r.readCPU = float64(ops)/o.duration.Seconds(), perOp(cpu, ops)
+	r.readsPerSec, r.readCPU, r.clientReadCPU = float64(ops)/o.duration.Seconds(), perOp(cpu, ops), perOp(selfCPU()-self, ops)
 	fmt.Fprintf(os.Stderr, "%s: latency\n", name)
 	if r.writeP50, r.writeP99, err = latency(ctx, addr, wire.OpSetData, o.duration/2); err != nil {
 		return r, err
@@ -155,6 +158,15 @@ func withCPU(pid int, fn func() (int64, error)) (time.Duration, int64, error) {
 	ops, err := fn()
 	after, err2 := processCPU(pid)
 	return after - before, ops, errors.Join(err, err2)
+}
+
+// selfCPU is the load generator's own CPU time so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // processCPU reads utime+stime of pid (and its threads) from /proc.
@@ -392,11 +404,12 @@ func printTable(o options, results []result) {
 	}
 	fmt.Printf("%s × %s, %s; %d conns × %d in flight, %v per phase, pinned: %v\n\n",
 		nproc(), cpuModel, runtime.Version(), o.conns, o.inflight, o.duration, o.pin)
-	fmt.Println("| server | writes/s | server CPU/write | reads/s | server CPU/read | write p50 | write p99 | read p50 | read p99 |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| server | writes/s | server CPU/write | client CPU/write | reads/s | server CPU/read | client CPU/read | write p50 | write p99 | read p50 | read p99 |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range results {
-		fmt.Printf("| %s | %.0f | %v | %.0f | %v | %v | %v | %v | %v |\n", r.name,
-			r.writesPerSec, r.writeCPU.Round(100*time.Nanosecond), r.readsPerSec, r.readCPU.Round(100*time.Nanosecond),
+		fmt.Printf("| %s | %.0f | %v | %v | %.0f | %v | %v | %v | %v | %v | %v |\n", r.name,
+			r.writesPerSec, r.writeCPU.Round(100*time.Nanosecond), r.clientWriteCPU.Round(100*time.Nanosecond),
+			r.readsPerSec, r.readCPU.Round(100*time.Nanosecond), r.clientReadCPU.Round(100*time.Nanosecond),
 			r.writeP50.Round(time.Microsecond), r.writeP99.Round(time.Microsecond), r.readP50.Round(time.Microsecond), r.readP99.Round(time.Microsecond))
 	}
 }

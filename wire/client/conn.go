@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -134,7 +135,9 @@ func Handshake(ctx context.Context, nc net.Conn, s Session) (*Conn, error) {
 	if _, err := nc.Write(wire.AppendFrame(nil, &req)); err != nil {
 		return nil, fmt.Errorf("send connect: %w", err)
 	}
-	fr := wire.NewFrameReader(nc, 0)
+	// Buffered: one read call for many pipelined replies. The connect
+	// response is the first thing the server sends, so nothing is lost.
+	fr := wire.NewFrameReader(bufio.NewReaderSize(nc, 64<<10), 0)
 	frame, err := fr.ReadFrame()
 	if err != nil {
 		return nil, fmt.Errorf("read connect response: %w", err)

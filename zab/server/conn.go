@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"log/slog"
@@ -12,6 +13,9 @@ import (
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
 )
+
+// readBufferSize is each connection's input buffer.
+const readBufferSize = 64 << 10
 
 // conn is one client connection: its socket, its outbound queue, and
 // counters for the four-letter words.
@@ -146,7 +150,9 @@ func (c *conn) writeLoop(done <-chan struct{}) {
 // closed, exactly once, and it always closes the socket on its way out.
 func (c *conn) readLoop() {
 	s := c.srv
-	fr := wire.NewFrameReader(c.nc, wire.DefaultMaxBuffer)
+	// Buffered, so that pipelined requests cost one read call for many
+	// frames rather than two per frame.
+	fr := wire.NewFrameReader(bufio.NewReaderSize(c.nc, readBufferSize), wire.DefaultMaxBuffer)
 	// A connection that sends nothing must not hold a descriptor forever:
 	// its first frame has a deadline, later frames none (sessions expire).
 	c.nc.SetReadDeadline(time.Now().Add(s.handshakeTimeout))
