@@ -95,10 +95,12 @@ type Txn struct {
 // createContainer sub-ops answer like create2), OpDelete, OpSetData,
 // OpCheck, OpGetData, OpGetChildren or OpError (an ErrorResult with Err).
 //
-// When Err is not ErrOK the reply has no body. For OpMulti, Err is ErrOK even
-// when the multi failed, as ZooKeeper's reply header says; the sub-results
-// carry the codes. Data and Children alias the tree's immutable storage and
-// must not be modified.
+// When Err is not ErrOK the reply has no body; a write refused in Prepare
+// (an ErrorTxn) answers with Op OpError. For OpMulti, Err is ErrOK even when
+// the multi failed, as ZooKeeper's reply header says; the sub-results carry
+// the codes. Stat is filled for every create (OpCreate's reply does not
+// carry it). Data and Children alias the tree's immutable storage and must
+// not be modified.
 type Result struct {
 	Op       wire.OpCode
 	Err      wire.ErrCode
@@ -123,7 +125,9 @@ type Config struct {
 	// "super:<base64 sha1>"; "" disables the super user.
 	SuperDigest string
 	// ExtendedTypesEnabled is zookeeper.extendedTypesEnabled: TTL nodes are
-	// refused with Unimplemented without it.
+	// refused with Unimplemented without it, and without it an
+	// ephemeralOwner in the TTL encoding reads as an ephemeral's, as
+	// ZooKeeper's EphemeralType reads it.
 	ExtendedTypesEnabled bool
 	// EnforceQuota is zookeeper.enforceQuota: writes past a hard quota limit
 	// fail with QuotaExceeded.
