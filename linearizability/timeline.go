@@ -46,6 +46,13 @@ type tlOp struct {
 	// changes (see footprint); they decide which pending operations must be
 	// settled before an exact one.
 	deps, mods []string
+	// gap: for an uncertain operation whose window holds no acknowledged
+	// write, the index of the zxid gap it falls in (else -1); every
+	// operation that takes effect there uses one of its gapCap free zxids.
+	gap    int
+	gapCap int64
+	// gapsClosed: for an exact operation, how many gaps lie wholly before it
+	gapsClosed int
 }
 
 const slotInfinity = math.MaxInt64 / 4
@@ -152,6 +159,7 @@ func buildTimeline(h History, includeReads bool) *timeline {
 			ephemeralPrints[e.Session.int()] = [2][]string{append(fp[0], deps...), append(fp[1], mods...)}
 		}
 	}
+	tl.placeInGaps()
 	for _, op := range tl.ops {
 		if op.kind == tlExpire || op.e.Op == OpClose {
 			fp := ephemeralPrints[op.session]
@@ -162,6 +170,43 @@ func buildTimeline(h History, includeReads bool) *timeline {
 		op.deps = append(op.deps, sessionKey(op.session)) // fails once its session has ended
 	}
 	return tl
+}
+
+// placeInGaps finds, for each uncertain operation, the gap between
+// acknowledged writes' zxids its window lies in, and how many zxids that gap
+// has free: a txn that took effect there used one of them (failed writes,
+// session creations and expiries use them too, so this is an upper bound).
+// Windows that span an acknowledged write, and gaps across an epoch change
+// or past the last acknowledged write, are not bounded.
+func (tl *timeline) placeInGaps() {
+	var known []int64
+	for _, op := range tl.ops {
+		if op.kind == tlWrite {
+			known = append(known, op.zxid)
+		}
+	}
+	slices.Sort(known)
+	known = slices.Compact(known)
+	slot := func(i int) int64 { return 4 * tl.rank[known[i]] }
+	for _, op := range tl.ops {
+		op.gap = -1
+		if op.kind != tlUnknown && op.kind != tlExpire {
+			op.gapsClosed = sort.Search(len(known), func(i int) bool { return slot(i) > op.lo })
+			continue
+		}
+		i := sort.Search(len(known), func(i int) bool { return slot(i) >= op.lo })
+		if i == len(known) || slot(i) <= op.hi {
+			continue // past the last acknowledged write, or spans one
+		}
+		below := int64(0)
+		if i > 0 {
+			below = known[i-1]
+		}
+		if below>>32 != known[i]>>32 {
+			continue // the counter restarts with a new epoch
+		}
+		op.gap, op.gapCap = i, known[i]-below-1
+	}
 }
 
 // sessionKey stands for a session being alive.
@@ -614,15 +659,55 @@ const vizMaxOps = 60
 type pstate struct {
 	t       *tree
 	pending []int
+	used    gapUse
 }
 
 func (p *pstate) equal(o *pstate) bool {
-	return slices.Equal(p.pending, o.pending) && p.t.equal(o.t)
+	return slices.Equal(p.pending, o.pending) && slices.Equal(p.used, o.used) && p.t.equal(o.t)
+}
+
+// gapUse counts, per zxid gap, the uncertain operations a state has let
+// take effect there: pairs (gap, count) sorted by gap, never changed in place.
+type gapUse []int
+
+// past forgets the gaps before gap closed: nothing can take effect there
+// any more, and states that differ only there are the same from now on.
+func (u gapUse) past(closed int) gapUse {
+	i := 0
+	for i < len(u) && u[i] < closed {
+		i += 2
+	}
+	return u[i:]
+}
+
+// take returns the use after op takes effect, or false if its gap is full.
+func (u gapUse) take(op *tlOp) (gapUse, bool) {
+	if op.gap < 0 {
+		return u, true
+	}
+	for i := 0; i < len(u); i += 2 {
+		if u[i] == op.gap {
+			if int64(u[i+1]) >= op.gapCap {
+				return nil, false
+			}
+			out := slices.Clone(u)
+			out[i+1]++
+			return out, true
+		}
+	}
+	if op.gapCap < 1 {
+		return nil, false
+	}
+	out := append(slices.Clone(u), op.gap, 1)
+	for i := len(out) - 2; i >= 2 && out[i] < out[i-2]; i -= 2 {
+		out[i], out[i+1], out[i-2], out[i-1] = out[i-2], out[i-1], out[i], out[i+1]
+	}
+	return out, true
 }
 
 // maxStates bounds the set replay; beyond it the check is undecided, which
 // counts as a failure.
-const maxStates = 4096
+const maxStates = 1 << 13
 
 // replayComponent checks one component. Operations are taken in slot order
 // with a set of possible states: an exact operation must match in at least
@@ -695,7 +780,7 @@ func quiet(states []*pstate) bool {
 func cloneStates(states []*pstate) []*pstate {
 	out := make([]*pstate, len(states))
 	for i, st := range states {
-		out[i] = &pstate{t: st.t.clone(), pending: slices.Clone(st.pending)}
+		out[i] = &pstate{t: st.t.clone(), pending: slices.Clone(st.pending), used: st.used}
 	}
 	return out
 }
@@ -716,6 +801,7 @@ func stepStates(states []*pstate, ops []*tlOp, i int) (out []*pstate, why string
 		states[0].t = next
 		return states, "", false
 	}
+	var set stateSet
 	for _, st := range states {
 		cands, complete := resolve(st, ops, op, op.lo)
 		if !complete {
@@ -729,13 +815,13 @@ func stepStates(states []*pstate, ops []*tlOp, i int) (out []*pstate, why string
 				}
 				continue
 			}
-			out = appendState(out, &pstate{t: next, pending: c.pending})
+			set.add(&pstate{t: next, pending: c.pending, used: c.used.past(op.gapsClosed)})
 		}
-		if len(out) > maxStates {
+		if len(set.list) > maxStates {
 			return nil, "", true
 		}
 	}
-	return out, why, false
+	return set.list, why, false
 }
 
 // resolve gives the states st may be in just before slot as far as the
@@ -752,8 +838,20 @@ func resolve(st *pstate, ops []*tlOp, x *tlOp, slot int64) (out []*pstate, compl
 		t     *tree
 		rem   []int // relevant operations not applied
 		floor int64 // the latest window start among those applied: later ones must not end before it
+		used  gapUse
 	}
-	seen := []*step{{t: st.t, rem: rel, floor: math.MinInt64}}
+	key := func(n *step) uint64 {
+		h := fnvWord(n.t.fp, uint64(n.floor))
+		for _, k := range n.rem {
+			h = fnvWord(h, uint64(k))
+		}
+		for _, k := range n.used {
+			h = fnvWord(h, uint64(k))
+		}
+		return h
+	}
+	seen := []*step{{t: st.t, rem: rel, floor: math.MinInt64, used: st.used}}
+	index := map[uint64][]*step{key(seen[0]): {seen[0]}}
 	for frontier := seen; len(frontier) > 0; {
 		var next []*step
 		for _, n := range frontier {
@@ -767,11 +865,17 @@ func resolve(st *pstate, ops []*tlOp, x *tlOp, slot int64) (out []*pstate, compl
 				if applied == n.t {
 					continue // no effect now: the same as leaving it pending, which allows more
 				}
+				used, fits := n.used.take(ops[k])
+				if !fits {
+					continue // no zxid left for it where its window lies
+				}
 				rem := slices.DeleteFunc(append(slices.Clone(n.rem[:j]), n.rem[j+1:]...), func(a int) bool { return sentBefore(ops[a], ops[k]) })
-				child := &step{t: applied, rem: rem, floor: max(n.floor, ops[k].lo)}
-				if !slices.ContainsFunc(seen, func(o *step) bool {
-					return o.floor == child.floor && slices.Equal(o.rem, child.rem) && o.t.equal(child.t)
+				child := &step{t: applied, rem: rem, floor: max(n.floor, ops[k].lo), used: used}
+				h := key(child)
+				if !slices.ContainsFunc(index[h], func(o *step) bool {
+					return o.floor == child.floor && slices.Equal(o.rem, child.rem) && slices.Equal(o.used, child.used) && o.t.equal(child.t)
 				}) {
+					index[h] = append(index[h], child)
 					seen = append(seen, child)
 					next = append(next, child)
 				}
@@ -782,6 +886,7 @@ func resolve(st *pstate, ops []*tlOp, x *tlOp, slot int64) (out []*pstate, compl
 		}
 		frontier = next
 	}
+	var set stateSet
 	for _, n := range seen {
 		pending, possible := slices.Clone(rest), true
 		for _, k := range n.rem {
@@ -795,9 +900,10 @@ func resolve(st *pstate, ops []*tlOp, x *tlOp, slot int64) (out []*pstate, compl
 		}
 		if possible {
 			slices.Sort(pending)
-			out = appendState(out, &pstate{t: n.t, pending: pending})
+			set.add(&pstate{t: n.t, pending: pending, used: n.used})
 		}
 	}
+	out = set.list
 	return out, true
 }
 
@@ -863,25 +969,50 @@ func relevantPending(st *pstate, ops []*tlOp, x *tlOp) (rel, rest []int) {
 
 // resolveAll resolves every pending operation of every state at slot.
 func resolveAll(states []*pstate, ops []*tlOp, slot int64) (out []*pstate, complete bool) {
+	var set stateSet
 	for _, st := range states {
 		cands, ok := resolve(st, ops, nil, slot)
 		if !ok {
 			return nil, false
 		}
 		for _, c := range cands {
-			out = appendState(out, c)
+			set.add(c)
 		}
 	}
-	return out, true
+	return set.list, true
 }
 
-func appendState(dst []*pstate, st *pstate) []*pstate {
-	for _, d := range dst {
+// stateSet is a set of possible states, indexed by fingerprint so that
+// adding one costs a lookup, not a scan.
+type stateSet struct {
+	list  []*pstate
+	index map[uint64][]*pstate
+}
+
+func (p *pstate) hash() uint64 {
+	h := p.t.fp
+	for _, k := range p.pending {
+		h = fnvWord(h, uint64(k))
+	}
+	for _, k := range p.used {
+		h = fnvWord(h, uint64(k))
+	}
+	return h
+}
+
+// add puts st in the set unless an equal state is there.
+func (s *stateSet) add(st *pstate) {
+	if s.index == nil {
+		s.index = map[uint64][]*pstate{}
+	}
+	h := st.hash()
+	for _, d := range s.index[h] {
 		if d.equal(st) {
-			return dst
+			return
 		}
 	}
-	return append(dst, st)
+	s.index[h] = append(s.index[h], st)
+	s.list = append(s.list, st)
 }
 
 // porcupineSegment asks Porcupine whether ops[from:to], started from the
@@ -950,14 +1081,14 @@ func statesBefore(ops []*tlOp, i int) []*pstate {
 		}
 		states, _, _ = stepStates(states, ops, k)
 	}
-	var out []*pstate
+	var set stateSet
 	for _, st := range states {
 		cands, _ := resolve(st, ops, ops[i], ops[i].lo)
 		for _, c := range cands {
-			out = appendState(out, c)
+			set.add(c)
 		}
 	}
-	return out
+	return set.list
 }
 
 func uncertainOf(ops []*tlOp) []*tlOp {
