@@ -20,18 +20,27 @@
 //     tree and each reply (error, created name, stat) must be the model's —
 //     linear time. A write of unknown outcome (no reply, ConnectionLoss,
 //     OperationTimeout) may take effect anywhere after every write
-//     acknowledged before it was called and before its session's next reply,
-//     or never; so may the expiry of a session that held ephemerals and was
-//     not seen to close (it must, before the next operation called after an
-//     Expired event or SessionExpired reply). Stretches holding such
-//     operations are decided by a replay over the set of possible states and
-//     checked again by Porcupine (a NondeterministicModel, with a deadline; an
-//     Unknown verdict is a violation). The history is partitioned only where
-//     no reply ties paths together: a create or delete ties a path to its
-//     parent if some operation names the parent (its cversion, pzxid and
-//     children show them) or the create is sequential; a multi ties its
-//     paths; a close or expiry ties its session's ephemerals. Two
-//     acknowledged writes with one zxid are a violation.
+//     acknowledged before it was called and after its session's earlier
+//     replies, before its session's later ones, or never; so may the expiry
+//     of a session that held ephemerals and was not seen to close (it must,
+//     before the next operation called after an Expired event or
+//     SessionExpired reply). Such operations make the replay carry a set of
+//     possible states, each with the uncertain operations still pending; a
+//     pending one is settled (taken effect, in any order the windows allow,
+//     or not) only when an exact operation depends on what it changes or
+//     changes what it depends on, so unrelated ones never multiply the
+//     states. A session's requests take effect in the order sent, and one
+//     whose window lies between two acknowledged writes needs a free zxid
+//     there. Segments holding at most 8 uncertain operations are checked
+//     again by Porcupine (a NondeterministicModel seeded with the states at
+//     the segment's start, with a deadline); an Unknown verdict, or more
+//     than 8192 possible states, is a violation ("undecided"). The history
+//     is partitioned only where no reply ties paths together: a create or
+//     delete ties a path to its parent if some operation names the parent
+//     (its cversion, pzxid and children show them) or the create is
+//     sequential; a multi ties its paths; a close or expiry ties its
+//     session's ephemerals. Two acknowledged writes with one zxid are a
+//     violation.
 //   - CheckReads (sequentially consistent reads): a session's replies carry
 //     non-decreasing zxids, and every read returns exactly the state of its
 //     path after every txn up to its reply's zxid (same replay, reads placed
