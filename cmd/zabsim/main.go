@@ -1,7 +1,7 @@
 // Command zabsim runs the deterministic simulator and checks histories.
 //
 //	zabsim -seed N [-v] [-history FILE]      run one seed
-//	zabsim -seeds A..B [-shrink]             run a range, with a progress line on a terminal
+//	zabsim -seeds A..B [-j N] [-shrink]      run a range, with a progress line on a terminal
 //	zabsim -schedule FILE [-v] [-history F]  replay a (shrunk or hand-written) schedule
 //	zabsim check FILE                        run every checker on a history file
 //
@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"strconv"
 	"strings"
@@ -43,6 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	history := fs.String("history", "", "write the run's history (JSON Lines) to this file")
 	shrink := fs.Bool("shrink", false, "shrink a failing run to a minimal failing schedule")
 	checkers := fs.Bool("checkers", true, "run the history checkers at the end of each run (the invariants are always checked)")
+	jobs := fs.Int("j", 1, "with -seeds: run this many seeds at once (each run stays single-threaded and deterministic)")
 	bugs := fs.String("bugs", "", "comma-separated deliberately broken core behaviours to switch on: "+strings.Join(sim.BugNames(), ", "))
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -74,7 +76,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "zabsim:", err)
 			return 2
 		}
-		return sweep(from, to, opts, *shrink, stdout, stderr)
+		return sweep(from, to, *jobs, opts, *shrink, stdout, stderr)
 	case *schedule != "":
 		s, err := faults.Load(*schedule)
 		if err != nil {
@@ -131,8 +133,9 @@ func bugFlag(opts sim.Options) string {
 	return ""
 }
 
-// sweep runs seeds from..to and reports every failure.
-func sweep(from, to int64, opts sim.Options, shrink bool, stdout, stderr io.Writer) int {
+// sweep runs seeds from..to on jobs workers and reports every failure, in
+// seed order whatever order the runs finish in.
+func sweep(from, to int64, jobs int, opts sim.Options, shrink bool, stdout, stderr io.Writer) int {
 	if opts.Trace != nil {
 		fmt.Fprintln(stderr, "zabsim: -v prints one run's trace; use it with -seed N")
 		return 2
@@ -142,8 +145,7 @@ func sweep(from, to int64, opts sim.Options, shrink bool, stdout, stderr io.Writ
 	start := time.Now()
 	var simTime time.Duration
 	ops := 0
-	for seed := from; seed <= to; seed++ {
-		res := sim.Run(sim.ScheduleForSeed(seed), opts)
+	for seed, res := range runSeeds(from, to, jobs, opts) {
 		simTime += res.Stats.SimTime
 		ops += res.Stats.Ops
 		if res.Failed() {
@@ -168,6 +170,43 @@ func sweep(from, to int64, opts sim.Options, shrink bool, stdout, stderr io.Writ
 		return 1
 	}
 	return 0
+}
+
+// runSeeds runs the seeds from..to on jobs goroutines (each run is
+// independent and single-threaded) and yields the results in seed order.
+func runSeeds(from, to int64, jobs int, opts sim.Options) iter.Seq2[int64, *sim.Result] {
+	return func(yield func(int64, *sim.Result) bool) {
+		n := to - from + 1
+		results := make([]chan *sim.Result, n)
+		for i := range results {
+			results[i] = make(chan *sim.Result, 1)
+		}
+		next := make(chan int64)
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			defer close(next)
+			for i := int64(0); i < n; i++ {
+				select {
+				case next <- i:
+				case <-stop:
+					return
+				}
+			}
+		}()
+		for range max(1, jobs) {
+			go func() {
+				for i := range next {
+					results[i] <- sim.Run(sim.ScheduleForSeed(from+i), opts)
+				}
+			}()
+		}
+		for i := int64(0); i < n; i++ {
+			if !yield(from+i, <-results[i]) {
+				return
+			}
+		}
+	}
 }
 
 func parseRange(s string) (from, to int64, err error) {

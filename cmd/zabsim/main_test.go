@@ -50,3 +50,14 @@ func TestBugIsReportedShrunkAndReplayed(t *testing.T) {
 	code, _, _ = zabsim("-schedule", file)
 	require.Equal(t, 0, code, "the shrunk schedule passes without the bug")
 }
+
+// Parallel workers give the same verdicts, reported in seed order.
+func TestParallelSweepMatchesSerial(t *testing.T) {
+	code1, serial, _ := zabsim("-seeds", "1..6", "-checkers=false", "-bugs", "reply-before-fsync")
+	code2, parallel, _ := zabsim("-seeds", "1..6", "-checkers=false", "-bugs", "reply-before-fsync", "-j", "3")
+	require.Equal(t, 1, code1)
+	require.Equal(t, code1, code2)
+	strip := func(s string) string { return s[:bytes.LastIndexByte([]byte(s[:len(s)-1]), '\n')+1] } // the timing line differs
+	require.Equal(t, strip(serial), strip(parallel))
+	require.Contains(t, serial, "seed 1: FAILED")
+}
