@@ -19,11 +19,10 @@ import (
 //
 // Writes of unknown outcome (no reply, ConnectionLoss) and session expiries
 // have no zxid: each gets a window of slots — after every write acknowledged
-// before it was called, before its own session's next reply — and may take
-// effect anywhere in it, or never. Only the components (sets of paths tied
-// together by replies, see keysOf) that hold such an operation are handed to
-// Porcupine, and only from the start of the first window on: before it the
-// replay is exact.
+// before it was called and its own session's earlier replies, before its
+// session's later replies — and may take effect anywhere in it, or never.
+// Components (sets of paths tied together by replies, see keysOf) are
+// checked apart; within one, see replayComponent.
 
 type tlKind int
 
@@ -712,10 +711,9 @@ const maxStates = 1 << 13
 // replayComponent checks one component. Operations are taken in slot order
 // with a set of possible states: an exact operation must match in at least
 // one state (those where it does not are dropped); an uncertain operation
-// joins each state's pending list, and before every exact operation any
-// pending operation whose window has opened may take effect, in any order.
-// With no uncertain operation open the set has one state and the replay is
-// a plain linear walk.
+// joins each state's pending list, and before an exact operation the
+// pending ones relevant to it are settled (see resolve). With nothing
+// pending the set has one state and the replay is a plain linear walk.
 //
 // Every segment from a point with no pending operation to the next such
 // point that holds uncertain operations is also handed to Porcupine (the
