@@ -25,30 +25,47 @@ func TestExpiryTiming(t *testing.T) {
 		tick := time.Duration(rapid.IntRange(1, 30).Draw(rt, "tick100ms")) * 100 * time.Millisecond
 		h := zabtest.New(rt, zab.Config{ServerID: 1, Tick: tick}, 1)
 		type sess struct {
-			c                *zabtest.Client
-			timeout          time.Duration
-			lastTouch        time.Duration
-			pingsLeft        int
-			nextPing         time.Duration
-			expiredAt        time.Duration
-			expired, stopped bool
+			c         *zabtest.Client
+			timeout   time.Duration
+			lastTouch time.Duration
+			pingsLeft int
+			nextPing  time.Duration
+			expired   bool
 		}
 		var all []*sess
+		bySession := map[int64]*sess{}
+		logged := len(h.Log)
+		// checkExpiries: every closeSession logged since the last check is
+		// an expiry at the current time; check it against the session's
+		// last touch.
+		checkExpiries := func() {
+			for _, txn := range h.Log[logged:] {
+				if txn.Header.Type != wire.OpCloseSession {
+					continue
+				}
+				s := bySession[txn.Header.ClientID]
+				require.NotNil(rt, s)
+				require.False(rt, s.expired, "session 0x%x expired twice", txn.Header.ClientID)
+				s.expired = true
+				silent := h.Now.Mono - s.lastTouch
+				require.GreaterOrEqual(rt, silent, s.timeout, "session 0x%x expired early", txn.Header.ClientID)
+				require.LessOrEqual(rt, silent, s.timeout+tick, "session 0x%x expired late", txn.Header.ClientID)
+			}
+			logged = len(h.Log)
+		}
 		for i := range rapid.IntRange(1, 6).Draw(rt, "sessions") {
 			c := h.Session(int32(rapid.IntRange(0, 60_000).Draw(rt, fmt.Sprint("timeout", i))))
 			s := &sess{c: c, timeout: time.Duration(c.Timeout) * time.Millisecond, lastTouch: h.Now.Mono,
 				pingsLeft: rapid.IntRange(0, 5).Draw(rt, fmt.Sprint("pings", i))}
 			s.nextPing = h.Now.Mono + time.Duration(rapid.Int64Range(0, int64(s.timeout)).Draw(rt, fmt.Sprint("gap", i)))
 			all = append(all, s)
+			bySession[c.Session] = s
+			checkExpiries()
 			if rapid.Bool().Draw(rt, fmt.Sprint("advance", i)) {
 				h.Advance(time.Duration(rapid.Int64Range(0, int64(tick)).Draw(rt, fmt.Sprint("stagger", i))))
+				checkExpiries()
 			}
 		}
-		bySession := map[int64]*sess{}
-		for _, s := range all {
-			bySession[s.c.Session] = s
-		}
-		logged := len(h.Log)
 		for range 10_000 {
 			// The next instant anything happens: a ping due, or the Wakeup.
 			next := h.Wakeup
@@ -61,19 +78,7 @@ func TestExpiryTiming(t *testing.T) {
 			if next > h.Now.Mono {
 				h.Advance(next - h.Now.Mono)
 			}
-			for _, txn := range h.Log[logged:] {
-				if txn.Header.Type != wire.OpCloseSession {
-					continue
-				}
-				s := bySession[txn.Header.ClientID]
-				require.NotNil(rt, s)
-				require.False(rt, s.expired, "session 0x%x expired twice", txn.Header.ClientID)
-				s.expired, s.expiredAt = true, h.Now.Mono
-				silent := h.Now.Mono - s.lastTouch
-				require.GreaterOrEqual(rt, silent, s.timeout, "session 0x%x expired early", txn.Header.ClientID)
-				require.LessOrEqual(rt, silent, s.timeout+tick, "session 0x%x expired late", txn.Header.ClientID)
-			}
-			logged = len(h.Log)
+			checkExpiries()
 			if pinger != nil && !pinger.expired && pinger.nextPing <= h.Now.Mono {
 				pinger.c.Ping()
 				pinger.lastTouch = h.Now.Mono

@@ -251,6 +251,12 @@ func (p *Peer) Ready() Ready {
 	p.snap.advance(p)
 	rd := p.out
 	rd.Wakeup = min(p.sessions.NextExpiry(), p.nextReap)
+	if p.snap.running != nil {
+		// A snapshot is serialized a bounded step per Ready: ask for the
+		// next Step at once, or a snapshot begun just before the writes
+		// stopped would advance only as often as timers and pings come.
+		rd.Wakeup = p.now.Mono
+	}
 	// The caller owns rd's slices now; start the next ones at the size
 	// this one reached, so a steady load does not regrow them.
 	p.appendsHint = max(len(rd.Appends), p.appendsHint/2)

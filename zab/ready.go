@@ -22,6 +22,9 @@ type Ready struct {
 	// Snapshots are pieces of snapshot streams to write, in order.
 	Snapshots []SnapshotChunk
 	// Wakeup is the monotonic time by which the shell must Step a Tick.
+	// While a snapshot is being streamed it is the Step's own time: step
+	// again as soon as the effects are carried out, so that the snapshot
+	// completes even when nothing else happens.
 	Wakeup time.Duration
 }
 

@@ -98,3 +98,25 @@ func TestRestartRefusesADigestMismatch(t *testing.T) {
 	h.Snapshots[len(h.Snapshots)-1].Digest.Digest++
 	require.ErrorContains(t, h.Restart(), "differs from the snapshot")
 }
+
+// TestSnapshotCompletesWhenWritesStop: a snapshot serialized a step at a
+// time asks for the next Step at once (Wakeup now) while it runs, so that
+// it completes from Ticks alone, with no time passing, when no client sends
+// anything; once it is done, Wakeup is a timer in the future again.
+func TestSnapshotCompletesWhenWritesStop(t *testing.T) {
+	h := zabtest.New(t, zab.Config{ServerID: 1, SnapCount: 400, SnapshotStepNodes: 1}, 5)
+	a := h.Session(40000)
+	for i := 0; !h.SnapshotInProgress(); i++ {
+		require.Less(t, i, 400, "a snapshot starts within SnapCount txns")
+		a.Create(fmt.Sprintf("/n%03d", i), "", wire.ModePersistent)
+	}
+	require.Equal(t, h.Now.Mono, h.Wakeup, "a running snapshot wants a Step at once")
+	start := h.Now.Mono
+	for i := 0; h.SnapshotInProgress(); i++ {
+		require.Less(t, i, 1000, "the snapshot completes")
+		h.Advance(h.Wakeup - h.Now.Mono)
+	}
+	require.Len(t, h.Snapshots, 1)
+	require.Equal(t, start, h.Now.Mono, "no time passed")
+	require.Greater(t, h.Wakeup, h.Now.Mono, "no snapshot running: the next Wakeup is a timer")
+}

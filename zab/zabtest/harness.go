@@ -125,6 +125,10 @@ func (h *Harness) storeSnapshots(chunks []zab.SnapshotChunk) (done []int64) {
 	return done
 }
 
+// SnapshotInProgress reports whether the Peer has begun streaming a
+// snapshot it has not finished.
+func (h *Harness) SnapshotInProgress() bool { return h.partial != nil }
+
 func (h *Harness) lastLogged() int64 {
 	if len(h.Log) == 0 {
 		return h.Durable
