@@ -87,12 +87,6 @@ func (q *ExpiryQueue) Remove(id int64) {
 	q.dropFromBucket(at, id)
 }
 
-// Contains reports whether id is scheduled.
-func (q *ExpiryQueue) Contains(id int64) bool {
-	_, ok := q.elems[id]
-	return ok
-}
-
 // Poll removes and returns, sorted by id, every id whose boundary is at or
 // before now. Ids stay in the queue's bookkeeping only until returned.
 func (q *ExpiryQueue) Poll(now time.Duration) []int64 {

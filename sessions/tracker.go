@@ -183,28 +183,8 @@ func (t *Tracker) SetOwner(id int64, owner int64) error {
 	return nil
 }
 
-// Live reports whether id is tracked and not closing.
-func (t *Tracker) Live(id int64) bool {
-	s := t.byID[id]
-	return s != nil && !s.closing
-}
-
-// Known reports whether id is tracked at all (closing included).
-func (t *Tracker) Known(id int64) bool { return t.byID[id] != nil }
-
-// Timeout returns the committed timeout of id, or 0 if unknown.
-func (t *Tracker) Timeout(id int64) int32 {
-	if s := t.byID[id]; s != nil {
-		return s.timeout
-	}
-	return 0
-}
-
 // ExpiryBuckets returns the expiry schedule, bucket by bucket in time order.
 func (t *Tracker) ExpiryBuckets() []Bucket { return t.queue.Buckets() }
-
-// Len returns the number of sessions tracked.
-func (t *Tracker) Len() int { return len(t.byID) }
 
 // Table returns every session whose createSession txn has been applied,
 // sorted by id: the session table a snapshot stores.
