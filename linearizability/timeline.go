@@ -1062,7 +1062,7 @@ func failureAt(ops []*tlOp, cut int, cutStates []*pstate, i int, why string, dea
 		from, init = i, statesBefore(ops, i)
 	}
 	model := tlModel(treesOf(init))
-	_, info := porcupine.CheckOperationsVerbose(model, porcupineOps(ops[from:i+1]), max(time.Until(deadline), time.Second))
+	_, info := porcupine.CheckOperationsVerbose(model, porcupineOps(ops[from:i+1]), max(time.Until(deadline), 200*time.Millisecond))
 	res.fail = &Failure{model: model, info: info}
 	return res
 }
