@@ -193,6 +193,24 @@ type Entry struct {
 	Timeout int32  `json:"timeout,omitempty"`
 }
 
+// MarshalJSON writes call for an operation and at for an event even when
+// they are 0 (the reader demands them), and neither elsewhere.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	type plain Entry // the same fields without this method
+	out := struct {
+		plain
+		Call *int64 `json:"call,omitempty"`
+		At   *int64 `json:"at,omitempty"`
+	}{plain: plain(e)}
+	switch e.Kind {
+	case KindOp:
+		out.Call = &e.Call
+	case KindEvent:
+		out.At = &e.At
+	}
+	return json.Marshal(out)
+}
+
 // History is a whole history file, in file order.
 type History []Entry
 

@@ -126,3 +126,19 @@ func TestValidateInMemory(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `entry 3: field "err"`)
 }
+
+// Times of 0 (a simulator's first instant) survive the file format.
+func TestZeroTimesRoundTrip(t *testing.T) {
+	ret := int64(0)
+	h := History{
+		{Kind: KindEvent, Client: 1, Session: 1, Seq: 1, At: 0, Type: StateSyncConnected, Timeout: 100},
+		{Kind: KindOp, Client: 1, Session: 1, Seq: 2, Call: 0, Return: &ret, Op: OpSync, Path: "/", Err: ErrOK, Zxid: zx(0)},
+	}
+	var buf bytes.Buffer
+	require.NoError(t, WriteHistory(&buf, h))
+	assert.Contains(t, buf.String(), `"at":0`)
+	assert.Contains(t, buf.String(), `"call":0`)
+	back, err := ReadHistory(&buf, "zero")
+	require.NoError(t, err)
+	assert.Equal(t, h, back)
+}
