@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +50,12 @@ func TestDifferentialAgainstZooKeeper(t *testing.T) {
 	zabd := startServer(t, cfg)
 
 	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d (replay: set diffSeed in the test)", seed)
+	if env := os.Getenv("ZABD_DIFF_SEED"); env != "" {
+		var err error
+		seed, err = strconv.ParseUint(env, 10, 64)
+		require.NoError(t, err, "ZABD_DIFF_SEED")
+	}
+	t.Logf("seed %d (replay: ZABD_DIFF_SEED=%d go test -run Differential ./zab/server)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 7))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -187,7 +194,7 @@ func randomCreate(rng *rand.Rand) *wire.CreateRequest {
 
 // randomOp draws an operation and its request body.
 func randomOp(rng *rand.Rand) (wire.OpCode, wire.Record) {
-	switch rng.IntN(17) {
+	switch rng.IntN(20) {
 	case 0, 1, 2:
 		return wire.OpCreate, randomCreate(rng)
 	case 3:
@@ -233,6 +240,14 @@ func randomOp(rng *rand.Rand) (wire.OpCode, wire.Record) {
 		return wire.OpGetAllChildrenNumber, &wire.PathRequest{Path: randomPath(rng)}
 	case 15:
 		return wire.OpGetEphemerals, &wire.PathRequest{Path: randomPath(rng)}
+	case 17:
+		return wire.OpGetACL, &wire.PathRequest{Path: randomPath(rng)}
+	case 18:
+		perms := []int32{wire.PermAll, wire.PermAll &^ wire.PermDelete, wire.PermRead | wire.PermAdmin}
+		acl := []wire.ACL{{Perms: perms[rng.IntN(len(perms))], ID: wire.Id{Scheme: "world", ID: "anyone"}}}
+		return wire.OpSetACL, &wire.SetACLRequest{Path: randomPath(rng), ACL: acl, Version: randomVersion(rng)}
+	case 19:
+		return wire.OpSync, &wire.PathRequest{Path: randomPath(rng)}
 	case 16:
 		if rng.IntN(2) == 0 {
 			return wire.OpAddWatch, &wire.AddWatchRequest{Path: randomPath(rng), Mode: wire.AddWatchMode(rng.IntN(2))}
