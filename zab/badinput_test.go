@@ -21,7 +21,7 @@ func TestAuthAndWhoAmI(t *testing.T) {
 	a.Send(wire.OpWhoAmI, &wire.Empty{})
 	h.Expect(
 		"c1 reply xid=-4 zxid=0x0 ok",
-		"c1 reply xid=1 zxid=0x1 ok [ip:127.0.0.1 digest:alice]",
+		"c1 reply xid=1 zxid=0x1 ok [digest:alice ip:127.0.0.1]", // ZooKeeper's hash set order
 	)
 	// The identity now passes digest ACLs.
 	acl := []wire.ACL{{Perms: wire.PermAll, ID: wire.Id{Scheme: "digest", ID: datatree.DigestID("alice:secret")}}}
@@ -118,4 +118,17 @@ func TestLargeInputs(t *testing.T) {
 	got = h.Take()
 	require.Len(t, got, 2)
 	require.Contains(t, got[0], "c1 reply xid=2 zxid=0x3 ")
+}
+
+// TestRepeatedAuthAddsOnce: a connection's identities are a set, as in
+// ZooKeeper: an addauth storm of one identity leaves it listed once.
+func TestRepeatedAuthAddsOnce(t *testing.T) {
+	h := newHarness(t)
+	a := h.Session(10000)
+	for range 1000 {
+		a.AddAuth("digest", "dave:p")
+	}
+	h.Take()
+	a.Send(wire.OpWhoAmI, &wire.Empty{})
+	h.Expect("c1 reply xid=1 zxid=0x1 ok [ip:127.0.0.1 digest:dave]")
 }

@@ -1,6 +1,7 @@
 package zab
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/zabd/zabd/datatree"
@@ -25,7 +26,7 @@ const (
 type conn struct {
 	id    ConnID
 	addr  string
-	auth  []wire.Id // ("ip", addr) first, then what addauth added; append-only
+	auth  []wire.Id // ("ip", addr) first, then what addauth added, no repeats; append-only
 	state connState
 	// session is the session the connection serves (0 before connect).
 	session int64
@@ -154,7 +155,13 @@ func (p *Peer) handleAuth(c *conn, e RequestReceived) {
 		var ids []wire.Id
 		ids, code = datatree.Authenticate(p.cfg.Tree, pkt.Scheme, pkt.Auth, c.addr)
 		if code == wire.ErrOK {
-			c.auth = append(c.auth, ids...)
+			for _, id := range ids {
+				// A set, as in ZooKeeper: the same addauth twice adds
+				// nothing (and a client repeating it grows nothing).
+				if !slices.Contains(c.auth, id) {
+					c.auth = append(c.auth, id)
+				}
+			}
 		}
 	}
 	p.send(Message{Conn: c.id, Header: wire.ReplyHeader{Xid: e.Xid, Err: code}})
@@ -164,8 +171,10 @@ func (p *Peer) handleAuth(c *conn, e RequestReceived) {
 }
 
 // whoAmI lists the connection's identities as ZooKeeper's AuthUtil does:
-// the scheme and the user name its provider derives ("" when none).
+// the scheme and the user name its provider derives ("" when none), in the
+// order ZooKeeper's connection holds them (its hash set's, AuthOrder).
 func whoAmI(auth []wire.Id) *wire.WhoAmIResponse {
+	auth = datatree.AuthOrder(auth)
 	infos := make([]wire.ClientInfo, len(auth))
 	for i, id := range auth {
 		user := ""
