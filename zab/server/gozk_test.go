@@ -147,6 +147,10 @@ func TestGoZookeeperOperations(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []byte("y"), data, "the failed multi changed nothing")
 
+	_, err = c.IncrementalReconfig(nil, []string{"2"}, -1)
+	assert.ErrorIs(t, err, zk.ErrReconfigDisabled, "as ZooKeeper 3.8 standalone with reconfigEnabled=false")
+	assert.Equal(t, ts.addr, c.Server())
+
 	require.NoError(t, c.Delete("/ops/m", -1))
 	assert.ErrorIs(t, c.Delete("/ops", -1), zk.ErrNotEmpty)
 	assert.ErrorIs(t, c.Delete("/ops/m", -1), zk.ErrNoNode)
