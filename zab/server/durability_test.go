@@ -397,3 +397,55 @@ func TestSnapshotsAndAutopurge(t *testing.T) {
 	assert.Equal(t, data, data2)
 	assert.Equal(t, st, st2, "the same node, stat and all, after recovery from snapshot + log")
 }
+
+// failingFS fails every fsync of a txn log file once armed.
+type failingFS struct {
+	vfs.FS
+	armed atomic.Bool
+}
+
+func (f *failingFS) Create(name string) (vfs.File, error) {
+	file, err := f.FS.Create(name)
+	return &failingFile{File: file, name: name, fs: f}, err
+}
+
+func (f *failingFS) Open(name string) (vfs.File, error) {
+	file, err := f.FS.Open(name)
+	return &failingFile{File: file, name: name, fs: f}, err
+}
+
+type failingFile struct {
+	vfs.File
+	name string
+	fs   *failingFS
+}
+
+func (f *failingFile) Sync() error {
+	if f.fs.armed.Load() && strings.HasPrefix(filepath.Base(f.name), "log.") {
+		return errors.New("injected fsync failure")
+	}
+	return f.File.Sync()
+}
+
+// TestFailedFsyncStopsTheServer: a write whose fsync fails is never
+// acknowledged, and the server stops with the error rather than carry on
+// with a log it cannot trust.
+func TestFailedFsyncStopsTheServer(t *testing.T) {
+	fsys := &failingFS{FS: vfs.OS{}}
+	ts := startServer(t, nil, func(o *Options) { o.FS = fsys })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, ts.addr, client.Session{Timeout: 10 * time.Second})
+	require.NoError(t, err)
+	defer c.Close()
+	fsys.armed.Store(true)
+	_, err = c.Create(ctx, "/doomed", nil, client.OpenACL, wire.ModePersistent)
+	require.ErrorIs(t, err, client.ErrClosed, "no acknowledgement, the connection closes")
+	select {
+	case err := <-ts.errc:
+		require.ErrorContains(t, err, "injected fsync failure")
+		close(ts.errc)
+	case <-ctx.Done():
+		t.Fatal("the server did not stop after a failed fsync")
+	}
+}
