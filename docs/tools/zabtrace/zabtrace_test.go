@@ -122,7 +122,7 @@ func TestWalkthroughQuotesCurrentOutput(t *testing.T) {
 			for at < len(out) && out[at] != line {
 				at++
 			}
-			if !assert.Less(t, at, len(out), "block %d (%s): line not in the output, or out of order:\n%s", i+1, what, line) {
+			if !assert.Less(t, at, len(out), "block %d (%s): line not in the output, or out of order (run go run ./docs/tools/zabtrace %[2]s and update the excerpt):\n%[3]s", i+1, what, line) {
 				break
 			}
 			at++
