@@ -153,7 +153,7 @@ func describePacket(qp *wire.QuorumPacket) (string, error) {
 }
 
 func describeTxn(t *wire.TxnEntry) string {
-	s := fmt.Sprintf("txn %s session=%#x cxid=%d", t.Header.Type, t.Header.ClientID, t.Header.Cxid)
+	s := fmt.Sprintf("txn %s session=%s cxid=%d", t.Header.Type, sessionID(t.Header.ClientID), t.Header.Cxid)
 	switch b := t.Body.(type) {
 	case *wire.CreateSessionTxn:
 		s += fmt.Sprintf(" timeout=%dms", b.TimeOut)
@@ -181,7 +181,7 @@ func describeRequest(qp *wire.QuorumPacket) (string, error) {
 	session := int64(binary.BigEndian.Uint64(qp.Data))
 	cxid := int32(binary.BigEndian.Uint32(qp.Data[8:]))
 	op := wire.OpCode(int32(binary.BigEndian.Uint32(qp.Data[12:])))
-	s := fmt.Sprintf("forwarded %s session=%#x cxid=%d", op, session, cxid)
+	s := fmt.Sprintf("forwarded %s session=%s cxid=%d", op, sessionID(session), cxid)
 	if op == wire.OpCreateSession {
 		// A server makes this request itself when a client connects; its
 		// body is just the negotiated timeout.
@@ -211,7 +211,7 @@ func describePing(data []byte) (string, error) {
 	}
 	var parts []string
 	for b := data; len(b) > 0; b = b[12:] {
-		parts = append(parts, fmt.Sprintf("%#x/%dms", int64(binary.BigEndian.Uint64(b)), int32(binary.BigEndian.Uint32(b[8:]))))
+		parts = append(parts, fmt.Sprintf("%s/%dms", sessionID(int64(binary.BigEndian.Uint64(b))), int32(binary.BigEndian.Uint32(b[8:]))))
 	}
 	return "sessions touched: " + strings.Join(parts, " "), nil
 }
@@ -231,3 +231,7 @@ func zxid(z int64) string {
 	}
 	return fmt.Sprintf("%#x(%d.%d)", z, z>>32, z&0xffffffff)
 }
+
+// sessionID prints a session id with all 16 hex digits, so that its top
+// byte, the id of the server that created it, is plain to see.
+func sessionID(id int64) string { return fmt.Sprintf("0x%016x", uint64(id)) }
