@@ -36,8 +36,8 @@ import (
 //     ZooKeeper 3.8.0 never answers a successful one (see SPEC.md).
 //   - TTL and container nodes are not created: when the server reaps them
 //     is timing, not semantics (they have their own tests).
-//   - sessions are never expired or closed during the run, for the same
-//     reason.
+//   - sessions never expire during the run (when is timing); they are
+//     closed with closeSession now and then, and a new one takes the slot.
 
 const diffOps = 400
 
@@ -62,6 +62,13 @@ func TestDifferentialAgainstZooKeeper(t *testing.T) {
 	defer cancel()
 	const sessions = 3
 	sides := []*diffSide{newDiffSide(t, ctx, "zookeeper", zk.Addr, sessions), newDiffSide(t, ctx, "zabd", zabd.addr, sessions)}
+	t.Cleanup(func() {
+		for _, side := range sides {
+			for _, c := range side.conns {
+				c.Close()
+			}
+		}
+	})
 	for step := range diffOps {
 		s := rng.IntN(sessions)
 		op, req := randomOp(rng)
@@ -79,25 +86,34 @@ func TestDifferentialAgainstZooKeeper(t *testing.T) {
 // numbering.
 type diffSide struct {
 	name     string
+	addr     string
 	conns    []*client.Conn
-	zxids    map[int64]int // zxid -> order of first appearance
-	sessions map[int64]int // session id -> index
+	gens     []int            // per slot: how many sessions it has had
+	zxids    map[int64]int    // zxid -> order of first appearance
+	sessions map[int64]string // session id -> "s<slot>.<generation>"
 }
 
 func newDiffSide(t *testing.T, ctx context.Context, name, addr string, n int) *diffSide {
-	s := &diffSide{name: name, zxids: map[int64]int{0: 0, -1: -1}, sessions: map[int64]int{0: -1}}
+	d := &diffSide{name: name, addr: addr, conns: make([]*client.Conn, n), gens: make([]int, n),
+		zxids: map[int64]int{0: 0, -1: -1}, sessions: map[int64]string{0: "none"}}
 	for i := range n {
-		c, err := client.Dial(ctx, addr, client.Session{Timeout: 30 * time.Second})
-		require.NoError(t, err)
-		t.Cleanup(func() { c.Close() })
-		s.conns = append(s.conns, c)
-		s.sessions[c.SessionID()] = i
+		d.open(t, ctx, i)
 	}
-	return s
+	return d
+}
+
+// open starts a new session in slot i.
+func (d *diffSide) open(t *testing.T, ctx context.Context, i int) {
+	c, err := client.Dial(ctx, d.addr, client.Session{Timeout: 30 * time.Second})
+	require.NoError(t, err, "%s: connect", d.name)
+	d.conns[i] = c
+	d.sessions[c.SessionID()] = fmt.Sprintf("s%d.%d", i, d.gens[i])
+	d.gens[i]++
 }
 
 // run sends op on session s, waits for its reply, then pings every session
-// so that every event the op fired has arrived, and renders all of it.
+// so that every event the op fired has arrived, and renders all of it. A
+// closeSession ends the slot's session; a new one replaces it.
 func (d *diffSide) run(t *testing.T, ctx context.Context, s int, op wire.OpCode, req wire.Record) string {
 	r, err := d.conns[s].Do(ctx, op, req)
 	require.NoError(t, err, "%s: %s", d.name, op)
@@ -108,20 +124,31 @@ func (d *diffSide) run(t *testing.T, ctx context.Context, s int, op wire.OpCode,
 		require.NoError(t, derr, "%s: decode %s", d.name, op)
 		fmt.Fprintf(&b, " %s", d.render(body))
 	}
+	if op == wire.OpCloseSession {
+		d.renderEvents(&b, s, s, r)
+		d.conns[s].Close()
+		d.open(t, ctx, s)
+	}
 	for i, c := range d.conns {
 		require.NoError(t, c.Ping(ctx), "%s: ping", d.name)
-		for _, ev := range c.PendingEvents() {
-			when := ""
-			if i == s {
-				when = " after-reply"
-				if ev.Seq < r.Seq {
-					when = " before-reply"
-				}
-			}
-			fmt.Fprintf(&b, " | s%d event %s %s %s%s", i, ev.Type, ev.State, ev.Path, when)
-		}
+		d.renderEvents(&b, i, s, r)
 	}
 	return b.String()
+}
+
+// renderEvents renders the events slot i has received, marking for the
+// acting slot s whether each came before or after the reply r.
+func (d *diffSide) renderEvents(b *strings.Builder, i, s int, r *client.Reply) {
+	for _, ev := range d.conns[i].PendingEvents() {
+		when := ""
+		if i == s {
+			when = " after-reply"
+			if ev.Seq < r.Seq {
+				when = " before-reply"
+			}
+		}
+		fmt.Fprintf(b, " | s%d event %s %s %s%s", i, ev.Type, ev.State, ev.Path, when)
+	}
 }
 
 func (d *diffSide) zxid(z int64) string {
@@ -132,9 +159,9 @@ func (d *diffSide) zxid(z int64) string {
 }
 
 func (d *diffSide) stat(st wire.Stat) string {
-	owner := fmt.Sprint(st.EphemeralOwner)
-	if i, ok := d.sessions[st.EphemeralOwner]; ok {
-		owner = fmt.Sprintf("s%d", i)
+	owner, ok := d.sessions[st.EphemeralOwner]
+	if !ok {
+		owner = fmt.Sprint(st.EphemeralOwner)
 	}
 	return fmt.Sprintf("{c=%s m=%s p=%s v=%d cv=%d av=%d owner=%s len=%d kids=%d}",
 		d.zxid(st.Czxid), d.zxid(st.Mzxid), d.zxid(st.Pzxid), st.Version, st.Cversion, st.Aversion, owner, st.DataLength, st.NumChildren)
@@ -194,7 +221,7 @@ func randomCreate(rng *rand.Rand) *wire.CreateRequest {
 
 // randomOp draws an operation and its request body.
 func randomOp(rng *rand.Rand) (wire.OpCode, wire.Record) {
-	switch rng.IntN(20) {
+	switch rng.IntN(21) {
 	case 0, 1, 2:
 		return wire.OpCreate, randomCreate(rng)
 	case 3:
@@ -247,6 +274,11 @@ func randomOp(rng *rand.Rand) (wire.OpCode, wire.Record) {
 		acl := []wire.ACL{{Perms: perms[rng.IntN(len(perms))], ID: wire.Id{Scheme: "world", ID: "anyone"}}}
 		return wire.OpSetACL, &wire.SetACLRequest{Path: randomPath(rng), ACL: acl, Version: randomVersion(rng)}
 	case 19:
+		return wire.OpSync, &wire.PathRequest{Path: randomPath(rng)}
+	case 20:
+		if rng.IntN(4) == 0 {
+			return wire.OpCloseSession, nil
+		}
 		return wire.OpSync, &wire.PathRequest{Path: randomPath(rng)}
 	case 16:
 		if rng.IntN(2) == 0 {
