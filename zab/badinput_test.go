@@ -132,3 +132,19 @@ func TestRepeatedAuthAddsOnce(t *testing.T) {
 	a.Send(wire.OpWhoAmI, &wire.Empty{})
 	h.Expect("c1 reply xid=1 zxid=0x1 ok [ip:127.0.0.1 digest:dave]")
 }
+
+// TestReusedConnIDStartsAfresh: a shell that reports a connection id opened
+// again (it must not) gets a new connection: the old one's watches and
+// session do not carry over to it.
+func TestReusedConnIDStartsAfresh(t *testing.T) {
+	h := newHarness(t)
+	a := h.Session(10000)
+	a.Exists("/x", true)
+	h.Take()
+	h.Step(zab.ConnOpened{Conn: a.Conn, Addr: "127.0.0.1"})
+	b := h.Session(10000)
+	b.Create("/x", "", wire.ModePersistent)
+	h.Expect("c2 reply xid=1 zxid=0x3 ok /x")
+	a.Exists("/", false) // the new c1 has no session yet
+	h.Expect("c1 close")
+}

@@ -110,7 +110,11 @@ func (p *Peer) establish(c *conn, timeout int32) {
 	}
 }
 
+// openConn starts a connection. A shell must not reuse an id; if one does,
+// the old connection is forgotten first, so that its watches and session
+// binding do not pass to the new one.
 func (p *Peer) openConn(id ConnID, addr string) *conn {
+	p.dropConn(id)
 	c := &conn{id: id, addr: addr, auth: []wire.Id{{Scheme: "ip", ID: addr}}}
 	p.conns[id] = c
 	return c
