@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zabd/zabd/datatree"
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/wire/client"
 	"github.com/zabd/zabd/zab/server/config"
@@ -199,6 +200,8 @@ func (d *diffSide) render(rec wire.Record) string {
 		return "[" + strings.Join(parts, "; ") + "]"
 	case *wire.Empty:
 		return ""
+	case *wire.WhoAmIResponse:
+		return fmt.Sprint(r.ClientInfo)
 	}
 	return fmt.Sprintf("%T%+v", rec, rec)
 }
@@ -214,9 +217,21 @@ func randomVersion(rng *rand.Rand) int32 {
 	return -1
 }
 
+// diffACLs are the ACLs nodes get: open, the creator's digest identities
+// (auth), alice's digest with all rights, everyone read-only.
+var diffACLs = [][]wire.ACL{
+	client.OpenACL,
+	client.OpenACL,
+	{{Perms: wire.PermAll, ID: wire.Id{Scheme: "auth"}}},
+	{{Perms: wire.PermAll, ID: wire.Id{Scheme: "digest", ID: datatree.DigestID("alice:pw")}}},
+	{{Perms: wire.PermRead, ID: wire.Id{Scheme: "world", ID: "anyone"}}},
+}
+
+func randomACL(rng *rand.Rand) []wire.ACL { return diffACLs[rng.IntN(len(diffACLs))] }
+
 func randomCreate(rng *rand.Rand) *wire.CreateRequest {
 	modes := []wire.CreateMode{wire.ModePersistent, wire.ModeEphemeral, wire.ModePersistentSequential, wire.ModeEphemeralSequential}
-	return &wire.CreateRequest{Path: randomPath(rng), Data: []byte(fmt.Sprint(rng.IntN(100))), ACL: client.OpenACL, Flags: modes[rng.IntN(len(modes))]}
+	return &wire.CreateRequest{Path: randomPath(rng), Data: []byte(fmt.Sprint(rng.IntN(100))), ACL: randomACL(rng), Flags: modes[rng.IntN(len(modes))]}
 }
 
 // randomOp draws an operation and its request body.
@@ -270,14 +285,18 @@ func randomOp(rng *rand.Rand) (wire.OpCode, wire.Record) {
 	case 17:
 		return wire.OpGetACL, &wire.PathRequest{Path: randomPath(rng)}
 	case 18:
-		perms := []int32{wire.PermAll, wire.PermAll &^ wire.PermDelete, wire.PermRead | wire.PermAdmin}
-		acl := []wire.ACL{{Perms: perms[rng.IntN(len(perms))], ID: wire.Id{Scheme: "world", ID: "anyone"}}}
-		return wire.OpSetACL, &wire.SetACLRequest{Path: randomPath(rng), ACL: acl, Version: randomVersion(rng)}
+		return wire.OpSetACL, &wire.SetACLRequest{Path: randomPath(rng), ACL: randomACL(rng), Version: randomVersion(rng)}
 	case 19:
 		return wire.OpSync, &wire.PathRequest{Path: randomPath(rng)}
 	case 20:
-		if rng.IntN(4) == 0 {
+		switch rng.IntN(4) {
+		case 0:
 			return wire.OpCloseSession, nil
+		case 1:
+			users := []string{"alice:pw", "bob:pw", "alice:wrong"}
+			return wire.OpAuth, &wire.AuthPacket{Scheme: "digest", Auth: []byte(users[rng.IntN(len(users))])}
+		case 2:
+			return wire.OpWhoAmI, nil
 		}
 		return wire.OpSync, &wire.PathRequest{Path: randomPath(rng)}
 	case 16:
