@@ -87,7 +87,7 @@ func TestRefusedConnectsMatchZooKeeper(t *testing.T) {
 	goneID := gone.SessionID()
 	_, err = gone.Do(ctx, wire.OpCloseSession, &wire.Empty{})
 	require.NoError(t, err)
-	require.NoError(t, gone.Close())
+	_ = gone.Close() // the server may have closed it already, after its reply
 
 	h := newHarness(t)
 	peerLive := h.Session(10000)
