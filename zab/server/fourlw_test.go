@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -111,4 +112,78 @@ func TestAdminAndMetricsEndpoints(t *testing.T) {
 	for _, line := range []string{"\nznode_count 4.0\n", "\noutstanding_requests 0.0\n", "\nnum_alive_connections ", "# TYPE watch_count gauge\n", "\navg_latency "} {
 		assert.Contains(t, body, line)
 	}
+}
+
+// shape masks a four-letter word's answer down to its structure: each
+// line's text before the first ':', '=' or tab, digits masked, and lines
+// that name this run's addresses, paths or hosts dropped by the caller.
+func shape(answer string) []string {
+	answer = hexNumber.ReplaceAllString(answer, "0x#")
+	mask := strings.NewReplacer("0", "#", "1", "#", "2", "#", "3", "#", "4", "#", "5", "#", "6", "#", "7", "#", "8", "#", "9", "#")
+	var out []string
+	for _, line := range strings.Split(answer, "\n") {
+		if i := strings.IndexAny(line, ":=\t"); i >= 0 {
+			line = line[:i]
+		}
+		out = append(out, mask.Replace(line))
+	}
+	return out
+}
+
+// upTo returns lines up to and including the first equal to last.
+func upTo(lines []string, last string) []string {
+	for i, l := range lines {
+		if l == last {
+			return lines[:i+1]
+		}
+	}
+	return lines
+}
+
+var hexNumber = regexp.MustCompile(`0x[0-9a-f]+`)
+
+// TestFourLetterWordsMatchZooKeeper asks Debian's ZooKeeper 3.8 and zabd,
+// each with one session holding an ephemeral and a data watch, the same
+// words and compares the answers' structure; mntr's keys must be
+// ZooKeeper's, apart from zabd's own zabd_* ones.
+func TestFourLetterWordsMatchZooKeeper(t *testing.T) {
+	zk := zkprocess.ForTest(t, map[string]string{"tickTime": "2000"})
+	ts := startServer(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, addr := range []string{zk.Addr, ts.addr} {
+		c, err := client.Dial(ctx, addr, client.Session{Timeout: 10 * time.Second})
+		require.NoError(t, err)
+		defer c.CloseSession(ctx)
+		_, err = c.Create(ctx, "/e", nil, client.OpenACL, wire.ModeEphemeral)
+		require.NoError(t, err)
+		_, _, err = c.GetData(ctx, "/e", true)
+		require.NoError(t, err)
+	}
+	for _, w := range []string{"ruok", "isro", "srvr", "stat", "cons", "conf", "dirs", "crst", "srst", "dump"} {
+		t.Run(w, func(t *testing.T) {
+			zkShape, ours := shape(word(t, zk.Addr, w)), shape(word(t, ts.addr, w))
+			if w == "dump" {
+				// How connections fall into expiry sets depends on when
+				// each was last heard from: compare up to the set count.
+				zkShape, ours = upTo(zkShape, "Connections Sets (#)/(#)"), upTo(ours, "Connections Sets (#)/(#)")
+			}
+			assert.Equal(t, zkShape, ours)
+		})
+	}
+	t.Run("mntr", func(t *testing.T) {
+		zkKeys := map[string]bool{}
+		for _, line := range strings.Split(word(t, zk.Addr, "mntr"), "\n") {
+			key, _, _ := strings.Cut(line, "\t")
+			zkKeys[key] = true
+		}
+		for _, line := range strings.Split(strings.TrimSpace(word(t, ts.addr, "mntr")), "\n") {
+			key, value, ok := strings.Cut(line, "\t")
+			require.True(t, ok, "mntr line %q has no tab", line)
+			require.NotEmpty(t, value)
+			if !strings.HasPrefix(key, "zk_zabd_") && key != "zk_last_zxid" {
+				assert.True(t, zkKeys[key], "mntr key %s is not ZooKeeper's", key)
+			}
+		}
+	})
 }

@@ -263,6 +263,7 @@ func (s *Server) answerFourLetterWord(c *conn, word string) {
 	if !ok {
 		return
 	}
+	st.addAsker(c, s.handshakeTimeout)
 	if err := fourlw.Run(c.nc, word, st, s.cfg.FourLetterWordEnabled); err != nil {
 		s.log.Debug("four-letter word answer not delivered", "word", word, "remote", c.remote, "err", err)
 	}

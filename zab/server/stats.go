@@ -230,6 +230,21 @@ func maxFDs() uint64 {
 	return lim.Cur
 }
 
+// addAsker counts the connection asking a four-letter word among the
+// connections, as ZooKeeper does: it has received one packet (the word),
+// sent nothing, has no session, and expires as a sessionless connection.
+func (st *statusSnapshot) addAsker(c *conn, sessionless time.Duration) {
+	st.stats.AliveConnections++
+	for i := range st.metrics {
+		if st.metrics[i].Name == "num_alive_connections" {
+			st.metrics[i].Value++
+		}
+	}
+	asker := fourlw.Connection{Remote: c.remote, Received: 1, Expires: time.Now().Add(sessionless).Truncate(st.srv.cfg.TickTime)}
+	st.conns = append(st.conns, asker)
+	slices.SortStableFunc(st.conns, func(a, b fourlw.Connection) int { return a.Expires.Compare(b.Expires) })
+}
+
 // The statusSnapshot is the fourlw.Source the words render.
 func (st *statusSnapshot) Stats() fourlw.ServerStats              { return st.stats }
 func (st *statusSnapshot) Connections() []fourlw.Connection       { return st.conns }
