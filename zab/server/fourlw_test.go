@@ -125,7 +125,14 @@ func shape(answer string) []string {
 		if i := strings.IndexAny(line, ":=\t"); i >= 0 {
 			line = line[:i]
 		}
-		out = append(out, mask.Replace(line))
+		line = mask.Replace(line)
+		// Connection lines repeat once per connection; how many there are
+		// depends on when each server notices the previous word's
+		// connection gone.
+		if strings.HasPrefix(line, " /") && len(out) > 0 && out[len(out)-1] == line {
+			continue
+		}
+		out = append(out, line)
 	}
 	return out
 }
