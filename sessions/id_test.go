@@ -14,7 +14,9 @@ func TestFirstIDShape(t *testing.T) {
 		id := FirstID(sid, wall)
 		assert.Equal(t, sid, int64(uint64(id)>>56), "server id in the top byte")
 		assert.Equal(t, uint64(wall)&(1<<40-1), (uint64(id)>>16)&(1<<40-1), "low 40 bits of the time next")
-		assert.Zero(t, id&0xFFFF, "low 16 bits left for counting")
+		if id != containerOwner+1 { // the one id moved off the container marker
+			assert.Zero(t, id&0xFFFF, "low 16 bits left for counting")
+		}
 	})
 }
 

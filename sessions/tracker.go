@@ -76,10 +76,18 @@ func (t *Tracker) Create(timeoutMillis int32, now time.Duration) int64 {
 }
 
 // Add records that session id's createSession txn has been applied (or
-// that a restored table holds it), tracks it if it was not, and gives it a
-// full timeout from now. A restart Adds every session of the restored table,
-// so each gets a fresh full timeout, as in ZooKeeper.
+// that a restored table holds it). A session this tracker does not know yet
+// is tracked with a full timeout from now: a restart Adds every session of
+// the restored table, so each gets a fresh full timeout, as in ZooKeeper. A
+// session it knows (created here) keeps its schedule, closing or not, as
+// ZooKeeper's commitSession only records the timeout: rescheduling a
+// session that expired while its createSession waited for the disk would
+// expire it a second time.
 func (t *Tracker) Add(id int64, timeoutMillis int32, now time.Duration) {
+	if s := t.byID[id]; s != nil {
+		s.timeout, s.committed = timeoutMillis, true
+		return
+	}
 	t.track(id, timeoutMillis, now).committed = true
 }
 

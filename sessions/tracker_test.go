@@ -83,3 +83,16 @@ func TestTrackerCreateSkipsIDsInUse(t *testing.T) {
 	assert.Equal(t, first+2, tr.Create(4000, 0))
 	assert.Equal(t, first+3, tr.Create(4000, 0))
 }
+
+func TestTrackerAddKeepsTheScheduleOfAKnownSession(t *testing.T) {
+	tr := newTestTracker(0)
+	id := tr.Create(4000, 0) // due at 6 s
+	tr.Add(id, 4000, 5*time.Second)
+	assert.Equal(t, []int64{id}, tr.Expire(6*time.Second), "committing is not a touch")
+
+	closing := tr.Create(4000, 10*time.Second)
+	require.Equal(t, []int64{closing}, tr.Expire(16*time.Second))
+	tr.Add(closing, 4000, 17*time.Second) // its createSession commits after it expired
+	assert.Empty(t, tr.Expire(time.Hour), "expired once only")
+	assert.Equal(t, []Session{{ID: id, Timeout: 4000}, {ID: closing, Timeout: 4000}}, tr.Table(), "in the table until their closeSession txns apply")
+}

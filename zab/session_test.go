@@ -218,3 +218,24 @@ func TestMovedSessionReadClosesConnection(t *testing.T) {
 		})
 	}
 }
+
+// TestExpiryBeforeCreateCommitsClosesOnce: a session that expires while its
+// createSession txn still waits for the disk gets one closeSession txn,
+// however long that one waits in turn: the createSession's commit does not
+// put the closing session back on the expiry schedule (ZooKeeper's
+// commitSession only records the timeout).
+func TestExpiryBeforeCreateCommitsClosesOnce(t *testing.T) {
+	h := newHarness(t)
+	h.Hold()
+	c := h.Open()
+	c.Connect(4000, 0) // createSession 0x1, held
+	h.Advance(6 * time.Second)
+	require.Equal(t, []int64{1, 2}, h.Pending(), "expired: closeSession 0x2 proposed")
+	h.ReleaseTo(1)
+	for range 10 {
+		h.Advance(2 * time.Second)
+	}
+	require.Equal(t, []int64{2}, h.Pending(), "no second closeSession")
+	h.Release()
+	require.Empty(t, h.Peer.SessionTable())
+}
