@@ -55,8 +55,7 @@ type Server struct {
 	log              *slog.Logger
 	maxQueuedBytes   int
 	handshakeTimeout time.Duration
-	started          time.Time
-	monoStart        time.Time
+	started          time.Time // also the origin of the monotonic clock handed to the Peer
 
 	listener net.Listener
 	store    *storage.Store
@@ -77,8 +76,7 @@ type Server struct {
 	slowReaders atomic.Int64
 	refused     atomic.Int64
 
-	nextConn  zab.ConnID
-	connMu    sync.Mutex
+	nextConn  zab.ConnID // the accept loop's
 	wg        sync.WaitGroup
 	stopOnce  sync.Once
 	stopping  chan struct{}
@@ -119,8 +117,8 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, log: log, maxQueuedBytes: opts.MaxQueuedBytes,
-		started: time.Now(), monoStart: time.Now(),
-		events: make(chan inbound, 1024), queries: make(chan func()),
+		started: time.Now(),
+		events:  make(chan inbound, 1024), queries: make(chan func()),
 		conns: map[zab.ConnID]*conn{}, stopping: make(chan struct{}), loopDone: make(chan struct{}),
 		admission: admission{perIP: map[string]int{}, max: cfg.MaxClientCnxns},
 	}
@@ -211,7 +209,7 @@ func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 
 // now reads the two clocks the core wants.
 func (s *Server) now() zab.Time {
-	return zab.Time{Mono: time.Since(s.monoStart), Wall: time.Now().UnixMilli()}
+	return zab.Time{Mono: time.Since(s.started), Wall: time.Now().UnixMilli()}
 }
 
 // Addr is the client listener's address.
@@ -279,11 +277,8 @@ func (s *Server) acceptLoop() {
 			}
 			return
 		}
-		s.connMu.Lock()
 		s.nextConn++
-		id := s.nextConn
-		s.connMu.Unlock()
-		c := newConn(s, id, nc)
+		c := newConn(s, s.nextConn, nc)
 		if !s.admission.admit(c.ip) {
 			s.refused.Add(1)
 			s.log.Warn("refusing connection: too many connections from this address",
