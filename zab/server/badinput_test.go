@@ -126,7 +126,7 @@ func (b rawBody) Encode(e *wire.Encoder) { e.WriteRaw(b) }
 func (b rawBody) Decode(*wire.Decoder)   {}
 
 func TestMaxClientCnxnsPerIP(t *testing.T) {
-	cfg := testConfig(t, t.TempDir())
+	cfg := testConfig(t.TempDir())
 	cfg.MaxClientCnxns = 3
 	ts := startServer(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

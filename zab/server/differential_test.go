@@ -44,7 +44,7 @@ const diffOps = 400
 
 func TestDifferentialAgainstZooKeeper(t *testing.T) {
 	zk := zkprocess.ForTest(t, map[string]string{"tickTime": "2000"})
-	cfg := testConfig(t, t.TempDir())
+	cfg := testConfig(t.TempDir())
 	cfg.TickTime = 2 * time.Second
 	cfg.MinSessionTimeout, cfg.MaxSessionTimeout = 4*time.Second, 40*time.Second
 	cfg.ContainerCheckInterval = config.DefaultContainerCheckInterval

@@ -361,7 +361,7 @@ func (h *historyRecorder) check(t *testing.T, path string) {
 // snapshots in the background while serving, autopurge keeps the newest
 // snapRetainCount of them, and a restart recovers from them.
 func TestSnapshotsAndAutopurge(t *testing.T) {
-	cfg := testConfig(t, t.TempDir())
+	cfg := testConfig(t.TempDir())
 	cfg.SnapCount = 20
 	cfg.SnapRetainCount = 3
 	cfg.PurgeInterval = time.Nanosecond // purge after every snapshot

@@ -67,7 +67,7 @@ func TestFourLetterWords(t *testing.T) {
 }
 
 func TestFourLetterWordRefusedOutsideWhitelist(t *testing.T) {
-	cfg := testConfig(t, t.TempDir())
+	cfg := testConfig(t.TempDir())
 	cfg.FourLetterWordWhitelist = []string{"srvr"}
 	ts := startServer(t, cfg)
 	assert.Equal(t, "ruok is not executed because it is not in the whitelist.\n", word(t, ts.addr, "ruok"))
@@ -75,7 +75,7 @@ func TestFourLetterWordRefusedOutsideWhitelist(t *testing.T) {
 }
 
 func TestAdminAndMetricsEndpoints(t *testing.T) {
-	cfg := testConfig(t, t.TempDir())
+	cfg := testConfig(t.TempDir())
 	cfg.AdminEnabled, cfg.AdminAddress, cfg.AdminPort = true, "127.0.0.1", 0
 	cfg.MetricsEnabled, cfg.MetricsHost, cfg.MetricsPort = true, "127.0.0.1", 0
 	ts := startServer(t, cfg)

@@ -260,7 +260,7 @@ func TestSessionExpiry(t *testing.T) {
 // keeps the session, its ephemerals and the data; go-zookeeper reconnects to
 // the same session by itself.
 func TestSessionSurvivesRestart(t *testing.T) {
-	cfg := testConfig(t, t.TempDir())
+	cfg := testConfig(t.TempDir())
 	ts := startServer(t, cfg)
 	c, events := dialZK(t, ts.addr, 10*time.Second)
 	id := c.SessionID()

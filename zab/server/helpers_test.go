@@ -24,7 +24,7 @@ type testServer struct {
 
 // testConfig is a configuration for tests: data in a temp dir, a short
 // tick, every four-letter word allowed, admin and metrics off.
-func testConfig(t *testing.T, dir string) *config.Config {
+func testConfig(dir string) *config.Config {
 	cfg := config.Default()
 	cfg.File = "(test)"
 	cfg.DataDir, cfg.DataLogDir = dir, dir
@@ -38,8 +38,9 @@ func testConfig(t *testing.T, dir string) *config.Config {
 	return cfg
 }
 
-// testLogger logs to the test log when -v is given, else discards.
-func testLogger(t *testing.T) *slog.Logger {
+// testLogger logs to stderr when -v is given (or ZABD_TEST_LOG is set),
+// else discards.
+func testLogger() *slog.Logger {
 	if testing.Verbose() || os.Getenv("ZABD_TEST_LOG") != "" {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
@@ -50,12 +51,18 @@ func testLogger(t *testing.T) *slog.Logger {
 // and stops it when the test ends.
 func startServer(t *testing.T, cfg *config.Config, mod ...func(*Options)) *testServer {
 	t.Helper()
+	return startServerTB(t, cfg, mod...)
+}
+
+// startServerTB is startServer for tests and benchmarks.
+func startServerTB(t testing.TB, cfg *config.Config, mod ...func(*Options)) *testServer {
+	t.Helper()
 	if cfg == nil {
-		cfg = testConfig(t, t.TempDir())
+		cfg = testConfig(t.TempDir())
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	opts := Options{Config: cfg, Log: testLogger(t), Listener: l, Seed: 1}
+	opts := Options{Config: cfg, Log: testLogger(), Listener: l, Seed: 1}
 	for _, m := range mod {
 		m(&opts)
 	}
@@ -71,7 +78,7 @@ func startServer(t *testing.T, cfg *config.Config, mod ...func(*Options)) *testS
 }
 
 // stop stops the server and waits for Serve to return (idempotent).
-func (ts *testServer) stop(t *testing.T) {
+func (ts *testServer) stop(t testing.TB) {
 	ts.Stop()
 	select {
 	case err, ok := <-ts.errc:
