@@ -64,6 +64,7 @@ type cluster struct {
 	initial   map[int64]Vote
 	decisions []decisionRecord
 	sent      []sentRecord
+	delivered []sentRecord // as received, at the time of receipt
 	log       []string // one line per event, for traces and determinism
 }
 
@@ -132,6 +133,12 @@ func (c *cluster) flush(id int64) {
 	rd := c.nodes[id].Ready()
 	for _, m := range rd.Messages {
 		require.NotEqual(c.t, id, m.To, "a server never sends to itself")
+		if n := m.Notification; n.State == wire.PeerLooking && slices.Contains(c.voters, id) {
+			cast := Vote{Leader: n.Leader, Zxid: n.Zxid, PeerEpoch: n.PeerEpoch}
+			if c.initial[id].Beats(cast) { // the trace is built only on failure
+				require.Fail(c.t, "a vote worse than the caster's own", "voter %d cast %v, worse than its initial vote %v\n%s", id, cast, c.initial[id], c.trace())
+			}
+		}
 		c.sent = append(c.sent, sentRecord{at: c.now, from: id, to: m.To, n: m.Notification})
 		p := packet{from: id, to: m.To, n: m.Notification}
 		arrivals := []time.Duration{c.now + c.delay}
@@ -193,6 +200,7 @@ func (c *cluster) step(limit time.Duration) bool {
 			return true
 		}
 		c.logf("%d -> %d %s", p.from, p.to, describe(p.n))
+		c.delivered = append(c.delivered, sentRecord{at: c.now, from: p.from, to: p.to, n: p.n})
 		c.nodes[p.to].Step(c.now, p.from, p.n)
 		c.flush(p.to)
 		return true

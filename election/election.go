@@ -193,10 +193,15 @@ func (e *Election) Step(now time.Duration, from int64, n wire.Notification) {
 	if !e.started || n.State < wire.PeerLooking || n.State > wire.PeerObserving {
 		return // ZooKeeper drops notifications with an unknown state
 	}
-	// A server outside the voters (an observer) is answered with the
-	// vote we stand by, and otherwise ignored: it does not vote.
+	// A server outside the voters (an observer) does not vote: it is
+	// ignored, except that while it is LOOKING it is told the vote we stand
+	// by. (ZooKeeper 3.8 answers whatever state it reports; an OBSERVING
+	// observer answers a LOOKING voter in turn, and the two trade
+	// notifications for as long as the voter looks.)
 	if !e.isVoter(from) {
-		e.send(from, e.state, e.standingVote(), e.logicalClock)
+		if n.State == wire.PeerLooking {
+			e.send(from, e.state, e.standingVote(), e.logicalClock)
+		}
 		return
 	}
 	if e.state != wire.PeerLooking {
@@ -212,8 +217,12 @@ func (e *Election) Step(now time.Duration, from int64, n wire.Notification) {
 		state:   n.State,
 		version: n.Version,
 	}
-	// A LOOKING voter in an older round learns ours at once.
-	if n.State == wire.PeerLooking && n.ElectionEpoch < e.logicalClock {
+	// A LOOKING voter in an older round learns ours at once. An observer
+	// does not tell it: voters only answer observers, never count them, so
+	// the answer would only bring back the same old vote, and the two would
+	// trade these forever (ZooKeeper 3.8 does, until the voter's round
+	// catches up).
+	if n.State == wire.PeerLooking && n.ElectionEpoch < e.logicalClock && e.isVoter(e.id) {
 		e.send(from, wire.PeerLooking, e.proposalVote(), e.logicalClock)
 	}
 	e.receive(now, from, b)

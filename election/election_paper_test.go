@@ -152,6 +152,18 @@ func TestOlderRoundIsAnsweredAndNotCounted(t *testing.T) {
 	require.Equal(t, 3+fw, e.Ready().Wakeup, "1, 2 and 4 in round 3 are a quorum")
 }
 
+// Deliberate difference from WorkerReceiver.run: an observer does not
+// answer a voter's vote of an older round, since the voter would only answer
+// back (it never counts an observer's vote) and the two would loop.
+func TestObserverDoesNotAnswerOlderRounds(t *testing.T) {
+	e := mustNew(t, Config{ID: 4, Voters: []int64{1, 2, 3}, Observers: []int64{4}})
+	e.Start(0, 0, 0)
+	e.Step(1, 1, looking(3, 5, 6, 0)) // the observer joins round 6
+	e.Ready()
+	e.Step(2, 2, looking(2, 5, 4, 0))
+	require.Empty(t, e.Ready().Messages)
+}
+
 // Reference: lookForLeader — once voteSet.hasAllQuorums for our proposal,
 // poll for finalizeWait; with nothing better, setPeerState and return.
 func TestQuorumThenFinalizeWaitThenDecide(t *testing.T) {
@@ -288,18 +300,29 @@ func TestClaimsNamingUsMustBeOfOurRound(t *testing.T) {
 	require.Equal(t, wire.PeerLeading, f.State(), "2 following us in our round, with our own vote, is a quorum")
 }
 
-// Reference: WorkerReceiver.run, !validVoter(response.sid) — a notification
-// from a non-voter is answered with our vote, our state and our round, and
-// never reaches the count.
+// Reference: WorkerReceiver.run, !validVoter(response.sid) — a LOOKING
+// non-voter is answered with our vote, our state and our round, and its
+// vote never reaches the count.
 func TestNonVoterIsAnsweredAndNeverCounted(t *testing.T) {
 	e := mustNew(t, Config{ID: 1, Voters: []int64{1, 2, 3}, Observers: []int64{4, 5}})
 	e.Start(0, 5, 0)
 	e.Ready()
 	e.Step(1, 4, looking(1, 5, 1, 0))
-	e.Step(2, 5, note(wire.PeerFollowing, 1, 5, 1, 0))
+	e.Step(2, 5, looking(1, 5, 1, 0))
 	require.Equal(t, []Message{to(4, looking(1, 5, 1, 0)), to(5, looking(1, 5, 1, 0))}, votesSent(e.Ready()))
 	e.Tick(2 + fw)
 	require.Equal(t, wire.PeerLooking, e.State(), "two observers agreeing with us are no quorum")
+}
+
+// Deliberate difference from WorkerReceiver.run: a non-voter that is not
+// LOOKING is not answered (it has nothing to learn, and an OBSERVING
+// observer answers a LOOKING voter, which would answer back, and so on).
+func TestNonLookingObserverIsNotAnswered(t *testing.T) {
+	e := mustNew(t, Config{ID: 1, Voters: []int64{1, 2, 3}, Observers: []int64{4}})
+	e.Start(0, 5, 0)
+	e.Ready()
+	e.Step(1, 4, note(wire.PeerObserving, 3, 5, 1, 0))
+	require.Empty(t, e.Ready().Messages)
 }
 
 // Reference: getInitId, getInitLastLoggedZxid, getPeerEpoch and

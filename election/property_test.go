@@ -1,0 +1,357 @@
+package election
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/zabd/zabd/wire"
+	"pgregory.net/rapid"
+)
+
+// Properties over the test network. A run draws the ensemble (3 or 5
+// voters, up to 2 observers), each voter's epoch and zxid, and a fault
+// phase: messages lost, duplicated and delayed (up to beyond finalizeWait),
+// servers starting at different times, and up to a minority of voters
+// crashing (some restart, with a fresh Election in round 1). At the heal
+// time faults stop: every crashed voter that is to come back is back, and
+// every message sent from then on arrives, once, within 50ms.
+//
+// Between FLE and the network sits a stand-in for ZAB's discovery, since
+// FLE alone may leave servers in disagreement (TestSplitDecisionWhenAVoteIsLate)
+// or following a crashed leader: a server that decided more than 2s ago
+// starts a new round unless its leader is up, LEADING, and followed (same
+// leader and peerEpoch) by a quorum of voters counting itself. ZooKeeper's
+// leader waits initLimit for that quorum and its followers give up on an
+// unreachable leader the same way.
+//
+// What is checked, precisely:
+//   - Support: every decision had a quorum of voters behind it in what the
+//     decider received before deciding (its own cast vote counting for
+//     itself): either each sent exactly the decided vote (leader, zxid,
+//     peerEpoch and round — as a LOOKING vote, or as a FOLLOWING/LEADING
+//     claim of that round, which ZooKeeper's vote equality lets count
+//     without asking the leader), or each sent that vote or a
+//     FOLLOWING/LEADING claim naming its leader, and then the leader itself
+//     said LEADING, or is the decider.
+//   - Own vote first: no voter ever casts a LOOKING vote worse than its own
+//     initial vote of that round (checked on every message by the network).
+//     Hence the decided vote is at least the initial vote of every voter in
+//     a supporting quorum of the first kind — the leader is the best of the
+//     quorum that elected it. It need not be the best of all voters, nor of
+//     votes the quorum never saw.
+//   - Only voters lead: no decision names an observer or nobody.
+//   - Liveness: once healed, every live server decides within 5 minutes of
+//     virtual time, all on one leader that is LEADING with a quorum.
+// Agreement within a round is not checked here, because FLE does not give
+// it under these faults; TestPropertySynchronousAgreement checks it where
+// it holds.
+
+type faultPlan struct {
+	voters, observers []int64
+	locals            map[int64]local
+	startAt           map[int64]time.Duration
+	crashAt           map[int64]time.Duration
+	restartAt         map[int64]time.Duration // absent: stays down
+	heal              time.Duration
+	lossPercent       int
+	dupPercent        int
+	maxDelay          time.Duration
+	seed              uint64
+}
+
+func drawPlan(t *rapid.T) faultPlan {
+	nv := rapid.SampledFrom([]int{3, 5}).Draw(t, "voters")
+	no := rapid.IntRange(0, 2).Draw(t, "observers")
+	p := faultPlan{
+		locals: map[int64]local{}, startAt: map[int64]time.Duration{},
+		crashAt: map[int64]time.Duration{}, restartAt: map[int64]time.Duration{},
+		heal:        time.Duration(rapid.IntRange(0, 20).Draw(t, "healSeconds")) * time.Second,
+		lossPercent: rapid.IntRange(0, 40).Draw(t, "lossPercent"),
+		dupPercent:  rapid.IntRange(0, 20).Draw(t, "dupPercent"),
+		maxDelay:    time.Duration(rapid.IntRange(1, 1000).Draw(t, "maxDelayMillis")) * time.Millisecond,
+		seed:        rapid.Uint64().Draw(t, "seed"),
+	}
+	for i := range nv + no {
+		id := int64(i + 1)
+		if i < nv {
+			p.voters = append(p.voters, id)
+			epoch := int64(rapid.IntRange(0, 2).Draw(t, fmt.Sprintf("epoch%d", id)))
+			zxidEpoch := int64(rapid.IntRange(0, int(epoch)).Draw(t, fmt.Sprintf("zxidEpoch%d", id)))
+			p.locals[id] = local{zxid: zxidEpoch<<32 | int64(rapid.IntRange(0, 3).Draw(t, fmt.Sprintf("counter%d", id))), epoch: epoch}
+		} else {
+			p.observers = append(p.observers, id)
+		}
+		p.startAt[id] = time.Duration(rapid.IntRange(0, 1000).Draw(t, fmt.Sprintf("start%d", id))) * time.Millisecond
+	}
+	crashed := rapid.SliceOfNDistinct(rapid.SampledFrom(p.voters), 0, (nv-1)/2, rapid.ID[int64]).Draw(t, "crashed")
+	for _, id := range crashed {
+		p.crashAt[id] = p.startAt[id] + time.Duration(rapid.IntRange(0, 20000).Draw(t, fmt.Sprintf("crashAfter%d", id)))*time.Millisecond
+		if rapid.Bool().Draw(t, fmt.Sprintf("restarts%d", id)) {
+			p.restartAt[id] = p.crashAt[id] + time.Duration(rapid.IntRange(0, 20000).Draw(t, fmt.Sprintf("downFor%d", id)))*time.Millisecond
+			p.heal = max(p.heal, p.restartAt[id])
+		}
+	}
+	return p
+}
+
+// faultyRoute loses, duplicates and delays messages before the heal time,
+// from the plan's seed; afterwards each arrives once within 50ms.
+func faultyRoute(c *cluster, p faultPlan) func(packet) []time.Duration {
+	rng := rand.New(rand.NewPCG(p.seed, 0))
+	return func(packet) []time.Duration {
+		if c.now >= p.heal {
+			return []time.Duration{c.now + time.Duration(1+rng.IntN(50))*time.Millisecond}
+		}
+		if rng.IntN(100) < p.lossPercent {
+			return nil
+		}
+		copies := 1
+		if rng.IntN(100) < p.dupPercent {
+			copies = 2
+		}
+		var at []time.Duration
+		for range copies {
+			at = append(at, c.now+time.Duration(rng.Int64N(int64(p.maxDelay)+1)))
+		}
+		return at
+	}
+}
+
+// plannedEvent is a start, crash or restart at a time.
+type plannedEvent struct {
+	at   time.Duration
+	id   int64
+	kind string
+}
+
+func (p faultPlan) events() []plannedEvent {
+	var evs []plannedEvent
+	for id, at := range p.startAt {
+		evs = append(evs, plannedEvent{at, id, "start"})
+	}
+	for id, at := range p.crashAt {
+		evs = append(evs, plannedEvent{at, id, "crash"})
+	}
+	for id, at := range p.restartAt {
+		evs = append(evs, plannedEvent{at, id, "restart"})
+	}
+	slices.SortFunc(evs, func(a, b plannedEvent) int {
+		if a.at != b.at {
+			return int(a.at - b.at)
+		}
+		return int(a.id - b.id)
+	})
+	return evs
+}
+
+const (
+	zabGrace     = 2 * time.Second // how long a decided server waits for its ensemble to form
+	superviseGap = 500 * time.Millisecond
+)
+
+// established reports whether leader is up, LEADING, and followed by a
+// quorum of voters (itself included) with its peerEpoch.
+func (c *cluster) established(leader int64) bool {
+	l, ok := c.nodes[leader]
+	if !ok || c.down[leader] || l.State() != wire.PeerLeading || l.Vote().Leader != leader {
+		return false
+	}
+	var group []int64
+	for _, id := range c.voters {
+		e := c.nodes[id]
+		if !c.down[id] && (id == leader || e.State() == wire.PeerFollowing && e.Vote().Leader == leader && e.Vote().PeerEpoch == l.Vote().PeerEpoch) {
+			group = append(group, id)
+		}
+	}
+	q, _ := NewMajority(c.voters)
+	return q.ContainsQuorum(group)
+}
+
+// supervise restarts the election of every server whose decision did not
+// lead to an established ensemble within zabGrace.
+func (c *cluster) supervise() {
+	for _, id := range c.ids() {
+		e := c.nodes[id]
+		if c.down[id] || e.State() == wire.PeerLooking {
+			continue
+		}
+		d, _ := c.lastDecision(id)
+		if c.now-d.at >= zabGrace && !c.established(e.Vote().Leader) {
+			c.logf("server %d gives up on leader %d", id, e.Vote().Leader)
+			c.start(id)
+		}
+	}
+}
+
+// converged: every live server decided on one established leader.
+func (c *cluster) converged() bool {
+	leader := int64(-1)
+	for _, id := range c.ids() {
+		if c.down[id] {
+			continue
+		}
+		e := c.nodes[id]
+		if e.State() == wire.PeerLooking || leader >= 0 && e.Vote().Leader != leader {
+			return false
+		}
+		leader = e.Vote().Leader
+	}
+	return c.established(leader)
+}
+
+// runPlan plays the plan until limit or until done (checked once every
+// planned start, crash and restart happened), with the ZAB stand-in every
+// superviseGap.
+func runPlan(c *cluster, p faultPlan, limit time.Duration, done func() bool) bool {
+	evs := p.events()
+	nextSupervise := superviseGap
+	for steps := 0; ; steps++ {
+		if len(evs) == 0 && done() {
+			return true
+		}
+		if steps > 200_000 {
+			require.Fail(c.t, "runaway run", "still going at %v after %d events; last events:\n%s", c.now, steps, strings.Join(c.log[len(c.log)-40:], "\n"))
+		}
+		next := min(nextSupervise, limit)
+		if len(evs) > 0 {
+			next = min(next, evs[0].at)
+		}
+		if c.step(next) {
+			continue
+		}
+		if next >= limit {
+			return false
+		}
+		c.now = next
+		for len(evs) > 0 && evs[0].at <= c.now {
+			ev := evs[0]
+			evs = evs[1:]
+			switch ev.kind {
+			case "start":
+				if !c.down[ev.id] {
+					c.start(ev.id)
+				}
+			case "crash":
+				c.crash(ev.id)
+			case "restart":
+				c.restart(ev.id, nil)
+			}
+		}
+		if c.now >= nextSupervise {
+			c.supervise()
+			nextSupervise += superviseGap
+		}
+	}
+}
+
+func newPlannedCluster(t require.TestingT, p faultPlan) *cluster {
+	c := newCluster(t, p.voters, p.observers, p.locals, nil)
+	for _, id := range c.ids() {
+		if _, started := p.startAt[id]; started {
+			c.down[id] = false
+		}
+	}
+	c.route = faultyRoute(c, p)
+	return c
+}
+
+func TestPropertyFaultsSafetyAndLiveness(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := drawPlan(t)
+		c := newPlannedCluster(t, p)
+		ok := runPlan(c, p, p.heal+5*time.Minute, func() bool { return c.now >= p.heal && c.converged() })
+		checkSupport(t, c)
+		for _, d := range c.decisions {
+			require.Contains(t, c.voters, d.vote.Leader, "only voters lead")
+		}
+		require.True(t, ok, "no single established leader 5 minutes after healing at %v\n%s", p.heal, c.trace())
+	})
+}
+
+// checkSupport asserts that every decision had a quorum behind it in what
+// its decider received (see the file comment).
+func checkSupport(t require.TestingT, c *cluster) {
+	q, _ := NewMajority(c.voters)
+	for _, d := range c.decisions {
+		var exact, backing []int64 // voters that sent exactly the vote; voters that sent it or a claim for its leader
+		leaderSaysLeading := d.vote.Leader == d.id
+		add := func(set []int64, sid int64) []int64 {
+			if slices.Contains(c.voters, sid) && !slices.Contains(set, sid) {
+				set = append(set, sid)
+			}
+			return set
+		}
+		for _, s := range c.sent { // the decider's own cast vote
+			if s.from == d.id && s.at <= d.at && s.n.State == wire.PeerLooking && noteVote(s.n) == d.vote {
+				exact = add(exact, d.id)
+				backing = add(backing, d.id)
+			}
+		}
+		for _, r := range c.delivered {
+			if r.to != d.id || r.at > d.at {
+				continue
+			}
+			if noteVote(r.n) == d.vote && r.n.State != wire.PeerObserving {
+				exact = add(exact, r.from)
+			}
+			switch r.n.State {
+			case wire.PeerLooking:
+				if noteVote(r.n) == d.vote {
+					backing = add(backing, r.from)
+				}
+			case wire.PeerFollowing, wire.PeerLeading:
+				if r.n.Leader == d.vote.Leader {
+					backing = add(backing, r.from)
+					leaderSaysLeading = leaderSaysLeading || r.from == d.vote.Leader && r.n.State == wire.PeerLeading
+				}
+			}
+		}
+		slices.Sort(exact)
+		slices.Sort(backing)
+		if !q.ContainsQuorum(exact) && !(q.ContainsQuorum(backing) && leaderSaysLeading) {
+			require.Fail(t, "decision without a quorum", "server %d decided %v at %v; exactly that vote from %v, it or claims for its leader from %v (leader says LEADING: %v)\n%s",
+				d.id, d.vote, d.at, exact, backing, leaderSaysLeading, c.trace())
+		}
+	}
+}
+
+func noteVote(n wire.Notification) Vote {
+	return Vote{Leader: n.Leader, Zxid: n.Zxid, ElectionEpoch: n.ElectionEpoch, PeerEpoch: n.PeerEpoch}
+}
+
+// Where FLE does give agreement: every server starts at once and every
+// message arrives (perhaps twice) within finalizeWait. Then every server
+// decides, in round 1, on the best initial vote of all voters, because that
+// vote reaches everyone before anyone's final wait can end.
+func TestPropertySynchronousAgreement(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := drawPlan(t)
+		clear(p.crashAt)
+		clear(p.restartAt)
+		for id := range p.startAt {
+			p.startAt[id] = 0
+		}
+		p.heal = time.Hour
+		p.lossPercent = 0
+		p.maxDelay = time.Duration(rapid.Int64Range(0, int64(DefaultFinalizeWait)-1).Draw(t, "syncDelay"))
+		c := newPlannedCluster(t, p)
+		require.True(t, runPlan(c, p, time.Minute, c.allDecided(c.ids()...)), c.trace())
+
+		best := Vote{Leader: p.voters[0], Zxid: p.locals[p.voters[0]].zxid, PeerEpoch: p.locals[p.voters[0]].epoch}
+		for _, id := range p.voters {
+			if v := (Vote{Leader: id, Zxid: p.locals[id].zxid, PeerEpoch: p.locals[id].epoch}); v.Beats(best) {
+				best = v
+			}
+		}
+		best.ElectionEpoch = 1
+		for _, id := range c.ids() {
+			require.Equal(t, best, c.nodes[id].Vote(), "server %d\n%s", id, c.trace())
+		}
+		checkSupport(t, c)
+	})
+}
