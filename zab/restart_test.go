@@ -2,6 +2,7 @@ package zab_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -119,4 +120,49 @@ func TestSnapshotCompletesWhenWritesStop(t *testing.T) {
 	require.Len(t, h.Snapshots, 1)
 	require.Equal(t, start, h.Now.Mono, "no time passed")
 	require.Greater(t, h.Wakeup, h.Now.Mono, "no snapshot running: the next Wakeup is a timer")
+}
+
+// TestStraySnapshotWrittenIsIgnored: only the report for the snapshot
+// handed over lets the next one start; a report naming another zxid (a
+// confused shell) changes nothing, so two snapshot streams never overlap.
+func TestStraySnapshotWrittenIsIgnored(t *testing.T) {
+	now := zab.Time{Mono: time.Hour, Wall: zabtest.StartWall}
+	p, err := zab.New(zab.Config{ServerID: 1, SnapCount: 2}, now, rand.New(rand.NewPCG(1, 1)), zab.Restored{})
+	require.NoError(t, err)
+	// write steps ev, makes everything durable, and returns the zxids of
+	// the snapshots that began meanwhile.
+	write := func(ev zab.Event) (began []int64) {
+		p.Step(now, ev)
+		for {
+			rd := p.Ready()
+			for _, c := range rd.Snapshots {
+				if c.First {
+					began = append(began, c.Zxid)
+				}
+			}
+			if len(rd.Appends) == 0 {
+				return began
+			}
+			p.Step(now, zab.LogDurable{Zxid: rd.Appends[len(rd.Appends)-1].Header.Zxid})
+		}
+	}
+	create := func(path string) zab.Event {
+		return zab.RequestReceived{Conn: 1, Xid: 1, Op: wire.OpCreate, Body: &wire.CreateRequest{Path: path, ACL: wire.OpenACLUnsafe}}
+	}
+	write(zab.ConnOpened{Conn: 1, Addr: "127.0.0.1"})
+	began := write(zab.ConnectReceived{Conn: 1, Req: wire.ConnectRequest{TimeOut: 10000}})
+	began = append(began, write(create("/a"))...)
+	require.Len(t, began, 1, "a snapshot every 2 txns or so")
+	handedOver := began[0]
+
+	p.Step(now, zab.SnapshotWritten{Zxid: handedOver + 100})
+	for _, path := range []string{"/b", "/c", "/d"} {
+		require.Empty(t, write(create(path)), "no snapshot starts before %#x is written", handedOver)
+	}
+	p.Step(now, zab.SnapshotWritten{Zxid: handedOver})
+	began = nil
+	for _, path := range []string{"/e", "/f", "/g"} {
+		began = append(began, write(create(path))...)
+	}
+	require.NotEmpty(t, began, "the next snapshot starts once it is")
 }

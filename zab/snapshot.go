@@ -20,9 +20,11 @@ type snapshotState struct {
 	// that members of an ensemble do not all snapshot at once).
 	threshold int
 	running   *datatree.Snapshot // being serialized
-	// unwritten: a snapshot was fully handed over and the shell has not yet
-	// reported it written; no new one starts meanwhile.
-	unwritten bool
+	// unwritten: a snapshot (of zxid unwrittenZxid) was fully handed over
+	// and the shell has not yet reported it written; no new one starts
+	// meanwhile, so two snapshot streams never overlap.
+	unwritten     bool
+	unwrittenZxid int64
 }
 
 // rearm draws the next snapshot point.
@@ -57,11 +59,16 @@ func (s *snapshotState) advance(p *Peer) {
 		chunk.Last = true
 		chunk.Digest = SnapshotDigest{Zxid: p.tree.LastZxid(), Version: datatree.DigestVersion, Digest: p.tree.Digest()}
 		s.running = nil
-		s.unwritten = true
+		s.unwritten, s.unwrittenZxid = true, chunk.Zxid
 	}
 	p.out.Snapshots = append(p.out.Snapshots, chunk)
 }
 
 // written handles the shell's report that a snapshot is on disk (or that
 // writing it failed: the next one will be tried at the next snapshot point).
-func (s *snapshotState) written(SnapshotWritten) { s.unwritten = false }
+// A report for any other zxid than the one handed over is ignored.
+func (s *snapshotState) written(e SnapshotWritten) {
+	if s.unwritten && e.Zxid == s.unwrittenZxid {
+		s.unwritten = false
+	}
+}
