@@ -65,7 +65,7 @@ type cluster struct {
 	decisions []decisionRecord
 	sent      []sentRecord
 	delivered []sentRecord // as received, at the time of receipt
-	log       []string // one line per event, for traces and determinism
+	log       []string     // one line per event, for traces and determinism
 }
 
 func newCluster(t require.TestingT, voters, observers []int64, locals map[int64]local, tune func(*Config)) *cluster {
@@ -201,7 +201,12 @@ func (c *cluster) step(limit time.Duration) bool {
 		}
 		c.logf("%d -> %d %s", p.from, p.to, describe(p.n))
 		c.delivered = append(c.delivered, sentRecord{at: c.now, from: p.from, to: p.to, n: p.n})
-		c.nodes[p.to].Step(c.now, p.from, p.n)
+		e := c.nodes[p.to]
+		before := e.Vote()
+		e.Step(c.now, p.from, p.n)
+		if after := e.Vote(); after != before && e.State() == wire.PeerLooking {
+			c.logf("server %d now votes %v", p.to, after)
+		}
 		c.flush(p.to)
 		return true
 	}
