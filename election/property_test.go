@@ -251,11 +251,6 @@ func runPlan(c *cluster, p faultPlan, limit time.Duration, done func() bool) boo
 
 func newPlannedCluster(t require.TestingT, p faultPlan) *cluster {
 	c := newCluster(t, p.voters, p.observers, p.locals, nil)
-	for _, id := range c.ids() {
-		if _, started := p.startAt[id]; started {
-			c.down[id] = false
-		}
-	}
 	c.route = faultyRoute(c, p)
 	return c
 }
