@@ -26,7 +26,7 @@ func TestBrokenCoresAreCaught(t *testing.T) {
 				if !res.Failed() || Run(sched, Options{}).Failed() {
 					continue // not caught, or failing for another reason
 				}
-				shrunk := Shrink(res, buggy, 200)
+				shrunk := Shrink(res, buggy, ShrinkBudget{Runs: 200})
 				path := filepath.Join(t.TempDir(), "shrunk.json")
 				require.NoError(t, os.WriteFile(path, shrunk.Schedule.MarshalIndented(), 0o644))
 				back, err := faults.Load(path)

@@ -14,20 +14,28 @@ func ScheduleForSeed(seed int64) *faults.Schedule {
 	return faults.Generate(seed, randstream.New(seed).Stream("schedule"), faults.DefaultLimits)
 }
 
-// Report explains a failed run: the failures, the schedule, and how to
-// replay it; with shrunk set, also the smallest failing schedule found.
-func Report(seed int64, res *Result, shrunk *ShrinkResult) string {
+// Report explains a failed run: its failures, its schedule, and the command
+// that replays it — replay is the zabsim argument naming the run ("-seed 42"
+// or "-schedule FILE"), and the bugs in opts are named too; with shrunk set,
+// also the smallest failing schedule found, as JSON for -schedule.
+func Report(replay string, res *Result, opts Options, shrunk *ShrinkResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "seed %d failed:\n", seed)
+	b.WriteString("FAILED\n")
 	for _, f := range res.Failures {
 		fmt.Fprintf(&b, "  %s\n", f)
 	}
 	b.WriteString(res.Schedule.String())
-	fmt.Fprintf(&b, "replay: go run ./cmd/zabsim -seed %d -v\n", seed)
+	bugs := ""
+	if names := FormatBugs(opts.Bugs); names != "" {
+		bugs = " -bugs " + names
+	}
+	fmt.Fprintf(&b, "replay: go run ./cmd/zabsim %s%s -v\n", replay, bugs)
 	if shrunk != nil {
-		fmt.Fprintf(&b, "shrunk in %d runs to (save as FILE, replay with go run ./cmd/zabsim -schedule FILE -v):\n%s",
-			shrunk.Runs, shrunk.Schedule.MarshalIndented())
-		fmt.Fprintf(&b, "which fails with: %s\n", shrunk.Result.Failures[0])
+		if shrunk.Stopped {
+			b.WriteString("shrinking stopped at its budget; a smaller schedule may exist\n")
+		}
+		fmt.Fprintf(&b, "shrunk in %d runs; it fails with: %s\nsave as FILE and replay with go run ./cmd/zabsim -schedule FILE%s -v:\n%s",
+			shrunk.Runs, shrunk.Result.Failures[0], bugs, shrunk.Schedule.MarshalIndented())
 	}
 	return b.String()
 }

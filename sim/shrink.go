@@ -2,6 +2,7 @@ package sim
 
 import (
 	"slices"
+	"time"
 
 	"github.com/zabd/zabd/sim/faults"
 )
@@ -11,24 +12,37 @@ type ShrinkResult struct {
 	Schedule *faults.Schedule
 	Result   *Result // its run
 	Runs     int     // simulations the shrinker ran
+	Stopped  bool    // a budget ran out before no cut was left to try
+}
+
+// ShrinkBudget bounds the shrinker: at most Runs simulations and, if Time
+// is set, no new simulation after Time has passed (a run whose checkers
+// must weigh many writes of unknown outcome can take seconds).
+type ShrinkBudget struct {
+	Runs int
+	Time time.Duration
 }
 
 // Shrink cuts a failing schedule down — fewer faults, fewer clients, fewer
 // operations, shorter fault durations — keeping each cut that still fails
 // with a failure of the same kind as the original's first one, until no
-// single cut does or maxRuns simulations have run. The result replays with
-// Run (and `zabsim -schedule FILE`).
+// single cut does or the budget is spent. The result replays with Run (and
+// `zabsim -schedule FILE`).
 //
 // With bugs switched on in opts, a cut must also pass without them, so the
 // shrunk schedule is one that fails because of the bug and nothing else.
-func Shrink(failing *Result, opts Options, maxRuns int) ShrinkResult {
+func Shrink(failing *Result, opts Options, budget ShrinkBudget) ShrinkResult {
 	opts.Trace = nil
-	kind := failing.Failures[0].Kind
 	best := ShrinkResult{Schedule: failing.Schedule, Result: failing}
+	start := time.Now()
+	spent := func() bool {
+		return best.Runs >= budget.Runs || (budget.Time > 0 && time.Since(start) >= budget.Time)
+	}
+	kind := failing.Failures[0].Kind
 	clean := opts
 	clean.Bugs = Bugs{}
 	try := func(s *faults.Schedule) bool {
-		if best.Runs >= maxRuns || s.Validate() != nil {
+		if spent() || s.Validate() != nil {
 			return false
 		}
 		best.Runs++
@@ -45,7 +59,7 @@ func Shrink(failing *Result, opts Options, maxRuns int) ShrinkResult {
 		best.Schedule, best.Result = s, r
 		return true
 	}
-	for progress := true; progress && best.Runs < maxRuns; {
+	for progress := true; progress && !spent(); {
 		progress = false
 		for _, cand := range candidates(best.Schedule) {
 			if try(cand) {
@@ -54,6 +68,7 @@ func Shrink(failing *Result, opts Options, maxRuns int) ShrinkResult {
 			}
 		}
 	}
+	best.Stopped = spent()
 	return best
 }
 

@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // sweepSeeds is how many seeds TestSeedSweep runs, sized for about three
@@ -42,8 +44,8 @@ func TestSeedSweep(t *testing.T) {
 	for seed := first; seed < first+int64(n); seed++ {
 		res := Run(ScheduleForSeed(seed), Options{})
 		if res.Failed() {
-			shrunk := Shrink(res, Options{}, 200)
-			t.Fatal(Report(seed, res, &shrunk))
+			shrunk := Shrink(res, Options{}, ShrinkBudget{Runs: 200, Time: 2 * time.Minute})
+			t.Fatalf("seed %d: %s", seed, Report(fmt.Sprintf("-seed %d", seed), res, Options{}, &shrunk))
 		}
 	}
 }

@@ -113,24 +113,12 @@ func one(s *faults.Schedule, replay string, opts sim.Options, shrink bool, histo
 }
 
 func report(res *sim.Result, replay string, opts sim.Options, shrink bool, out io.Writer) {
-	fmt.Fprintln(out, "FAILED")
-	for _, f := range res.Failures {
-		fmt.Fprintf(out, "  %s\n", f)
-	}
-	fmt.Fprint(out, res.Schedule.String())
-	fmt.Fprintf(out, "replay: go run ./cmd/zabsim %s%s -v\n", replay, bugFlag(opts))
+	var shrunk *sim.ShrinkResult
 	if shrink {
-		sh := sim.Shrink(res, opts, 300)
-		fmt.Fprintf(out, "shrunk in %d runs; it fails with: %s\nsave as FILE and replay with go run ./cmd/zabsim -schedule FILE%s -v:\n%s",
-			sh.Runs, sh.Result.Failures[0], bugFlag(opts), sh.Schedule.MarshalIndented())
+		sh := sim.Shrink(res, opts, sim.ShrinkBudget{Runs: 300, Time: 5 * time.Minute})
+		shrunk = &sh
 	}
-}
-
-func bugFlag(opts sim.Options) string {
-	if names := sim.FormatBugs(opts.Bugs); names != "" {
-		return " -bugs " + names
-	}
-	return ""
+	fmt.Fprint(out, sim.Report(replay, res, opts, shrunk))
 }
 
 // sweep runs seeds from..to on jobs workers and reports every failure, in
