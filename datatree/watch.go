@@ -383,3 +383,61 @@ func (t *Tree) SetWatches(req *wire.SetWatchesRequest, w WatcherID, events []Wat
 	}
 	return events
 }
+
+// WatchTable names which of ZooKeeper's two watch tables holds a watch.
+// ZooKeeper keeps getData and exists watches in one table (data): once
+// registered they cannot be told apart, so neither can a listing.
+type WatchTable uint8
+
+const (
+	DataTable  WatchTable = iota // getData and exists watches; persistent ones
+	ChildTable                   // getChildren watches; persistent ones
+)
+
+// WatchMode is how a watch fires: once, or on every event until removed.
+type WatchMode uint8
+
+const (
+	OneShot             WatchMode = WatchMode(modeStandard)
+	Persistent          WatchMode = WatchMode(modePersistent)
+	PersistentRecursive WatchMode = WatchMode(modePersistentRecursive)
+)
+
+// WatchInfo is one registered watch: a watcher's entry for a path in one
+// table. An addWatch registration is two entries, one per table.
+type WatchInfo struct {
+	Path    string
+	Watcher WatcherID
+	Table   WatchTable
+	Mode    WatchMode
+}
+
+// Watches lists every registered watch sorted by path, then watcher, then
+// table (data first): the same tree state always gives the same list. The
+// four-letter words wchs, wchc and wchp report the data table's entries, as
+// ZooKeeper 3.8 does.
+func (t *Tree) Watches() []WatchInfo {
+	out := make([]WatchInfo, 0, t.WatchCount())
+	for _, table := range []WatchTable{DataTable, ChildTable} {
+		tb := &t.watches.data
+		if table == ChildTable {
+			tb = &t.watches.child
+		}
+		for path, list := range tb.byPath {
+			for _, e := range list {
+				out = append(out, WatchInfo{Path: path, Watcher: e.watcher, Table: table, Mode: WatchMode(e.mode)})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Watcher != b.Watcher {
+			return a.Watcher < b.Watcher
+		}
+		return a.Table < b.Table
+	})
+	return out
+}

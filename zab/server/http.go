@@ -171,17 +171,20 @@ func adminFields(name string, st *statusSnapshot) map[string]any {
 	case "connections":
 		return map[string]any{"connections": connectionsJSON(st.conns), "secure_connections": []any{}}
 	case "watch_summary":
-		watchCount := 0.0
-		for _, m := range st.metrics {
-			if m.Name == "watch_count" {
-				watchCount = m.Value
-			}
-		}
-		return map[string]any{"num_total_watches": watchCount}
+		sum := fourlw.SummarizeWatches(st.bySession)
+		return map[string]any{"num_connections": sum.Connections, "num_paths": sum.Paths, "num_total_watches": sum.Total}
 	case "watches":
-		return map[string]any{"session_id_to_watched_paths": map[string]any{}}
+		m := map[string][]string{}
+		for _, sw := range st.bySession {
+			m[fmt.Sprint(sw.SessionID)] = sw.Paths
+		}
+		return map[string]any{"session_id_to_watched_paths": m}
 	case "watches_by_path":
-		return map[string]any{"path_to_session_ids": map[string]any{}}
+		m := map[string][]int64{}
+		for _, pw := range st.byPath {
+			m[pw.Path] = pw.Sessions
+		}
+		return map[string]any{"path_to_session_ids": m}
 	case "dump":
 		expiry := map[string][]int64{}
 		for _, set := range st.expiry {

@@ -12,7 +12,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/zabd/zabd/datatree"
 	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/server/fourlw"
 	"github.com/zabd/zabd/zab/storage"
 )
@@ -27,6 +29,8 @@ type statusSnapshot struct {
 	metrics     []fourlw.Metric
 	conf        []fourlw.KeyValue
 	env         []fourlw.KeyValue
+	bySession   []fourlw.SessionWatches
+	byPath      []fourlw.PathWatches
 	dataDirSize int64
 	logDirSize  int64
 	srv         *Server
@@ -95,6 +99,7 @@ func (s *Server) fillStatus(st *statusSnapshot) {
 	for _, at := range slices.SortedFunc(maps.Keys(byExpiry), time.Time.Compare) {
 		st.expiry = append(st.expiry, fourlw.ExpirySet{At: at, Sessions: byExpiry[at]})
 	}
+	st.bySession, st.byPath = s.watchLists(tree.Watches())
 	fsyncs := s.disk.fsyncs.Load()
 	st.metrics = []fourlw.Metric{
 		{Name: "version", Text: Version},
@@ -122,6 +127,39 @@ func (s *Server) fillStatus(st *statusSnapshot) {
 		{Name: "zabd_slow_reader_disconnects", Value: float64(s.slowReaders.Load())},
 		{Name: "zabd_connections_refused", Value: float64(s.refused.Load())},
 	}
+}
+
+// watchLists groups the data table's watches (the ones ZooKeeper 3.8's
+// wchs, wchc and wchp report: getData, exists and persistent watches, not
+// getChildren ones) by session and by path. A watcher is a connection; the
+// lists name its session, as ZooKeeper's do. ZooKeeper prints them in hash
+// order; here sessions, paths and ids are sorted. Runs on the event loop.
+func (s *Server) watchLists(watches []datatree.WatchInfo) ([]fourlw.SessionWatches, []fourlw.PathWatches) {
+	pathsOf := map[int64][]string{}
+	var byPath []fourlw.PathWatches
+	for _, w := range watches { // sorted by path, then watcher
+		if w.Table != datatree.DataTable {
+			continue
+		}
+		var session int64
+		if c := s.conns[zab.ConnID(w.Watcher)]; c != nil {
+			session = c.session
+		}
+		pathsOf[session] = append(pathsOf[session], w.Path)
+		if n := len(byPath); n == 0 || byPath[n-1].Path != w.Path {
+			byPath = append(byPath, fourlw.PathWatches{Path: w.Path})
+		}
+		last := &byPath[len(byPath)-1]
+		last.Sessions = append(last.Sessions, session)
+	}
+	for i := range byPath {
+		slices.Sort(byPath[i].Sessions)
+	}
+	var bySession []fourlw.SessionWatches
+	for _, id := range slices.Sorted(maps.Keys(pathsOf)) {
+		bySession = append(bySession, fourlw.SessionWatches{SessionID: id, Paths: pathsOf[id]})
+	}
+	return bySession, byPath
 }
 
 func ratio(a, b int64) float64 {
@@ -256,11 +294,8 @@ func (st *statusSnapshot) Ephemerals() []fourlw.SessionEphemerals { return st.ep
 func (st *statusSnapshot) Metrics() []fourlw.Metric               { return st.metrics }
 func (st *statusSnapshot) ReadOnly() bool                         { return false }
 
-// WatchesBySession and WatchesByPath are empty: the tree does not list its
-// watches yet (see docs/zabd.md); wchs still counts them through mntr's
-// watch_count.
-func (st *statusSnapshot) WatchesBySession() []fourlw.SessionWatches { return nil }
-func (st *statusSnapshot) WatchesByPath() []fourlw.PathWatches       { return nil }
+func (st *statusSnapshot) WatchesBySession() []fourlw.SessionWatches { return st.bySession }
+func (st *statusSnapshot) WatchesByPath() []fourlw.PathWatches       { return st.byPath }
 
 func (st *statusSnapshot) ResetConnectionStats() {
 	st.srv.query(func() {

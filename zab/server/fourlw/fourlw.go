@@ -238,7 +238,16 @@ func (m Metric) Format() string {
 }
 
 func writeWatchSummary(b *strings.Builder, src Source) {
-	bySession := src.WatchesBySession()
+	sum := SummarizeWatches(src.WatchesBySession())
+	fmt.Fprintf(b, "%d connections watching %d paths\nTotal watches:%d\n", sum.Connections, sum.Paths, sum.Total)
+}
+
+// WatchSummary is wchs (and the admin watch_summary): how many connections
+// watch how many distinct paths with how many watches.
+type WatchSummary struct{ Connections, Paths, Total int }
+
+// SummarizeWatches counts bySession.
+func SummarizeWatches(bySession []SessionWatches) WatchSummary {
 	paths := map[string]bool{}
 	total := 0
 	for _, s := range bySession {
@@ -247,7 +256,7 @@ func writeWatchSummary(b *strings.Builder, src Source) {
 		}
 		total += len(s.Paths)
 	}
-	fmt.Fprintf(b, "%d connections watching %d paths\nTotal watches:%d\n", len(bySession), len(paths), total)
+	return WatchSummary{Connections: len(bySession), Paths: len(paths), Total: total}
 }
 
 // javaDateLayout is java.util.Date.toString's format.
