@@ -2,7 +2,9 @@
 // on-disk format: the txn log (version-2/log.<hex zxid>), snapshots
 // (version-2/snapshot.<hex zxid>) and the epoch files (acceptedEpoch,
 // currentEpoch), so that ZooKeeper's own tools read zabd's files and zabd
-// starts from a data directory ZooKeeper wrote.
+// starts from a data directory ZooKeeper wrote. As in ZooKeeper, the log may
+// live in a directory of its own (Options.LogDir, ZooKeeper's dataLogDir):
+// log files in LogDir/version-2, snapshots and epochs in Dir/version-2.
 //
 // It is split in two: package vfs is the file-system interface with the real
 // implementation and the fault-injecting simulated one; this package is

@@ -10,8 +10,13 @@ import (
 // Options configures a Store.
 type Options struct {
 	FS vfs.FS
-	// Dir is the data directory; the files live in Dir/version-2.
+	// Dir is the data directory (ZooKeeper's dataDir): snapshots and epoch
+	// files live in Dir/version-2.
 	Dir string
+	// LogDir is the txn log directory (ZooKeeper's dataLogDir): the log
+	// files live in LogDir/version-2. Empty means Dir. A separate log
+	// directory lets the log's fsyncs have a disk to themselves.
+	LogDir string
 	// SnapCount is ZooKeeper's snapCount: the log rolls to a new file after
 	// SnapCount/2 + rand(SnapCount/2) txns. 0 means 100000.
 	SnapCount int
@@ -41,6 +46,9 @@ func (o *Options) withDefaults() (Options, error) {
 	}
 	if out.Rand == nil {
 		return out, fmt.Errorf("storage options: no Rand")
+	}
+	if out.LogDir == "" {
+		out.LogDir = out.Dir
 	}
 	if out.SnapCount == 0 {
 		out.SnapCount = defaultSnapCount

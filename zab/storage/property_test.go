@@ -36,11 +36,13 @@ type harness struct {
 	flakyReads           float64 // ReadFlip for a first recovery attempt after a crash
 }
 
-func newHarness(t *rapid.T, cfg vfs.SimConfig, seed int64) *harness {
+// newHarness opens a store in /data with its log in logDir ("/data" for
+// one directory).
+func newHarness(t *rapid.T, cfg vfs.SimConfig, seed int64, logDir string) *harness {
 	h := &harness{t: t, cfg: cfg, fs: vfs.NewSim(cfg, rand.New(rand.NewSource(seed))),
 		rng: rand.New(rand.NewSource(seed + 1)), entries: map[int64][]byte{}, tree: newTestTree(), epochSet: -1, epochTried: -1}
 	h.fs.SetConfig(vfs.SimConfig{SectorSize: cfg.SectorSize}) // the process starts on a healthy disk
-	s, err := Open(Options{FS: h.fs, Dir: "/data", Rand: rand.New(rand.NewSource(seed + 2)),
+	s, err := Open(Options{FS: h.fs, Dir: "/data", LogDir: logDir, Rand: rand.New(rand.NewSource(seed + 2)),
 		SnapCount: 8, PreallocSize: 4096})
 	if err != nil {
 		t.Fatalf("open: %v", err)
@@ -320,6 +322,12 @@ func drawConfig(t *rapid.T) vfs.SimConfig {
 	}
 }
 
+// drawLogDir draws the log directory: the data directory itself, or a
+// separate one (ZooKeeper's dataLogDir).
+func drawLogDir(t *rapid.T) string {
+	return rapid.SampledFrom([]string{"/data", "/datalog"}).Draw(t, "log dir")
+}
+
 // TestCrashRecovery: under crashes, lost and torn unsynced sectors, full
 // disks and failing fsyncs, every txn reported durable survives recovery,
 // nothing that was not written is replayed, and recovery run twice gives
@@ -327,7 +335,7 @@ func drawConfig(t *rapid.T) vfs.SimConfig {
 // fail but never loses or invents a txn.
 func TestCrashRecovery(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		h := newHarness(t, drawConfig(t), rapid.Int64().Draw(t, "seed"))
+		h := newHarness(t, drawConfig(t), rapid.Int64().Draw(t, "seed"), drawLogDir(t))
 		h.flakyReads = rapid.SampledFrom([]float64{0, 0.01, 0.1}).Draw(t, "flaky reads")
 		steps := rapid.IntRange(1, 80).Draw(t, "steps")
 		for i := 0; i < steps; i++ {
@@ -365,7 +373,7 @@ func TestCrashRecovery(t *testing.T) {
 func TestDurableCorruption(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := vfs.SimConfig{SectorSize: 512}
-		h := newHarness(t, cfg, rapid.Int64().Draw(t, "seed"))
+		h := newHarness(t, cfg, rapid.Int64().Draw(t, "seed"), drawLogDir(t))
 		for i, n := 0, rapid.IntRange(1, 12).Draw(t, "batches"); i < n; i++ {
 			h.appendBatch(rapid.IntRange(1, 10).Draw(t, "n"), false)
 			h.sync(1)
@@ -373,23 +381,27 @@ func TestDurableCorruption(t *testing.T) {
 				h.snapshot()
 			}
 		}
-		names, err := h.fs.List(h.store.Dir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		var files []string
-		for _, n := range names {
-			if strings.HasPrefix(n, logPrefix) || strings.HasPrefix(n, snapshotPrefix) {
-				files = append(files, n)
+		var files []string // paths
+		for dir, prefix := range map[string]string{h.store.Dir(): snapshotPrefix, h.store.LogDir(): logPrefix} {
+			names, err := h.fs.List(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range names {
+				if strings.HasPrefix(n, prefix) {
+					files = append(files, dir+"/"+n)
+				}
 			}
 		}
-		victim := rapid.SampledFrom(files).Draw(t, "file")
-		data, err := vfs.ReadFull(h.fs, h.store.Dir()+"/"+victim)
+		slices.Sort(files)
+		victimPath := rapid.SampledFrom(files).Draw(t, "file")
+		victim := victimPath[strings.LastIndex(victimPath, "/")+1:]
+		data, err := vfs.ReadFull(h.fs, victimPath)
 		if err != nil {
 			t.Fatal(err)
 		}
 		off := rapid.IntRange(0, len(data)-1).Draw(t, "offset")
-		if err := h.fs.FlipBit(h.store.Dir()+"/"+victim, int64(off), uint(rapid.IntRange(0, 7).Draw(t, "bit"))); err != nil {
+		if err := h.fs.FlipBit(victimPath, int64(off), uint(rapid.IntRange(0, 7).Draw(t, "bit"))); err != nil {
 			t.Fatal(err)
 		}
 

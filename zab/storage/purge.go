@@ -3,6 +3,8 @@ package storage
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/zabd/zabd/zab/storage/vfs"
 )
 
 // Purge keeps the newest retain snapshots that look complete (they end with
@@ -29,30 +31,38 @@ func (s *Store) Purge(retain int) error {
 		return nil
 	}
 	oldest := kept[len(kept)-1].zxid
-	var remove []string
+	var snapsGone, logsGone []string
 	for _, f := range snaps {
 		if f.zxid < oldest {
-			remove = append(remove, f.name)
+			snapsGone = append(snapsGone, f.name)
 		}
 	}
-	logs, err := listLogs(fsys, s.dir)
+	logs, err := listLogs(fsys, s.logDir)
 	if err != nil {
 		return err
 	}
 	if needed := filesFrom(logs, oldest); len(needed) > 0 {
 		for _, f := range logs {
 			if f.zxid < needed[0].zxid {
-				remove = append(remove, f.name)
+				logsGone = append(logsGone, f.name)
 			}
 		}
 	}
-	for _, n := range remove {
-		if err := fsys.Remove(join(s.dir, n)); err != nil {
-			return fmt.Errorf("purge %s: %w", n, err)
+	if err := removeFiles(fsys, s.dir, snapsGone); err != nil {
+		return err
+	}
+	return removeFiles(fsys, s.logDir, logsGone)
+}
+
+// removeFiles removes names from dir and then makes the removal durable.
+func removeFiles(fsys vfs.FS, dir string, names []string) error {
+	for _, n := range names {
+		if err := fsys.Remove(join(dir, n)); err != nil {
+			return fmt.Errorf("purge %s: %w", join(dir, n), err)
 		}
 	}
-	if len(remove) > 0 {
-		return fsys.SyncDir(s.dir)
+	if len(names) > 0 {
+		return fsys.SyncDir(dir)
 	}
 	return nil
 }

@@ -9,34 +9,78 @@ import (
 	"github.com/zabd/zabd/zab/storage/vfs"
 )
 
-// Store is one server's data directory: txn log, snapshots and epoch files
-// in Dir/version-2. It is driven by a shell (zab/server or sim), never by
-// the core packages.
+// Store is one server's data directories: snapshots and epoch files in
+// Dir/version-2, the txn log in LogDir/version-2 (the same directory unless
+// Options.LogDir says otherwise). It is driven by a shell (zab/server or
+// sim), never by the core packages.
 type Store struct {
-	opts Options
-	dir  string // Dir/version-2
+	opts   Options
+	dir    string // Dir/version-2: snapshots, epochs
+	logDir string // LogDir/version-2: log files and their quarantine files
 }
 
-// Open checks the options and creates Dir/version-2 if needed. It reads
-// nothing: call Recover next.
+// Open checks the options and creates the version-2 directories if needed.
+// With a separate log directory it refuses, as ZooKeeper does, a log
+// directory holding snapshots or a data directory holding log files: the
+// two settings were most likely swapped. It reads nothing else: call
+// Recover next.
 func Open(opts Options) (*Store, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	dir := join(o.Dir, VersionDir)
-	if err := o.FS.MkdirAll(dir); err != nil {
-		return nil, fmt.Errorf("create %s: %w", dir, err)
+	s := &Store{opts: o, dir: join(o.Dir, VersionDir), logDir: join(o.LogDir, VersionDir)}
+	for _, parent := range s.parents() {
+		dir := join(parent, VersionDir)
+		if err := o.FS.MkdirAll(dir); err != nil {
+			return nil, fmt.Errorf("create %s: %w", dir, err)
+		}
+		// version-2 itself may have just been created: make its entry durable.
+		if err := o.FS.SyncDir(parent); err != nil {
+			return nil, err
+		}
 	}
-	// version-2 itself may have just been created: make its entry durable.
-	if err := o.FS.SyncDir(o.Dir); err != nil {
-		return nil, err
+	if s.logDir != s.dir {
+		if err := s.checkSeparateDirs(); err != nil {
+			return nil, err
+		}
 	}
-	return &Store{opts: o, dir: dir}, nil
+	return s, nil
 }
 
-// Dir is the version-2 directory that holds the files.
+// parents lists Dir and, if it differs, LogDir.
+func (s *Store) parents() []string {
+	if s.logDir == s.dir {
+		return []string{s.opts.Dir}
+	}
+	return []string{s.opts.Dir, s.opts.LogDir}
+}
+
+// checkSeparateDirs refuses a log directory with snapshot files and a
+// snapshot directory with log files.
+func (s *Store) checkSeparateDirs() error {
+	logNames, err := s.opts.FS.List(s.logDir)
+	if err != nil {
+		return fmt.Errorf("list %s: %w", s.logDir, err)
+	}
+	if snaps := listSnapshots(logNames); len(snaps) > 0 {
+		return fmt.Errorf("log directory %s holds snapshot %s: are dataDir and dataLogDir swapped?", s.logDir, snaps[0].name)
+	}
+	logs, err := listLogs(s.opts.FS, s.dir)
+	if err != nil {
+		return err
+	}
+	if len(logs) > 0 {
+		return fmt.Errorf("data directory %s holds txn log %s although the log directory is %s: are dataDir and dataLogDir swapped?", s.dir, logs[0].name, s.logDir)
+	}
+	return nil
+}
+
+// Dir is the version-2 directory that holds the snapshots and epoch files.
 func (s *Store) Dir() string { return s.dir }
+
+// LogDir is the version-2 directory that holds the txn log files.
+func (s *Store) LogDir() string { return s.logDir }
 
 // WriteSnapshot writes snap durably as version-2/snapshot.<hex zxid>
 // (temporary name, fsync, rename, directory fsync) and returns its name.
@@ -74,7 +118,7 @@ func (s *Store) InstallSnapshot(l *Log, snap *Snapshot) (string, error) {
 	// snapshot, not necessarily the leader's: remove it (newest first, so
 	// that a crash leaves the oldest files), so that neither a DIFF nor a
 	// recovery falling back past a corrupt newer snapshot can use it.
-	if err := truncateFiles(s.opts.FS, s.dir, -1); err != nil {
+	if err := truncateFiles(s.opts.FS, s.logDir, -1); err != nil {
 		return "", fmt.Errorf("%w: remove the log before installed snapshot %s: %w", ErrFailed, name, err)
 	}
 	l.lastZxid = max(l.lastZxid, snap.Zxid)
@@ -133,7 +177,7 @@ func (s *Store) Recover(loadTree TreeLoader) (*Recovery, error) {
 	}
 	sawSnapshot := r.Snapshot.Name != "" || skipped != nil
 	snapZxid := r.Snapshot.Zxid
-	logs, err := listLogs(fsys, s.dir)
+	logs, err := listLogs(fsys, s.logDir)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +215,7 @@ func (s *Store) Recover(loadTree TreeLoader) (*Recovery, error) {
 		}
 	}
 	r.LastZxid = max(last, snapZxid)
-	r.Log = newLog(fsys, s.dir, s.opts, r.LastZxid)
+	r.Log = newLog(fsys, s.logDir, s.opts, r.LastZxid)
 	return r, nil
 }
 
@@ -318,7 +362,7 @@ func (s *Store) confirmDamage(f logFile, floor int64, bad *CorruptError) error {
 // scanFile reads every record of f; bad is where the valid records end if
 // something other than EOF or zero padding follows them.
 func (s *Store) scanFile(f logFile, floor int64) (bad *CorruptError, last int64, err error) {
-	file, err := s.opts.FS.Open(join(s.dir, f.name))
+	file, err := s.opts.FS.Open(join(s.logDir, f.name))
 	if err != nil {
 		return nil, 0, fmt.Errorf("open %s: %w", f.name, err)
 	}
@@ -356,7 +400,7 @@ func (s *Store) quarantine(r *Recovery, f logFile, bad *CorruptError, later []lo
 	fsys := s.opts.FS
 	for _, g := range later {
 		q := quarantineName(g.name, 0)
-		if err := fsys.Rename(join(s.dir, g.name), join(s.dir, q)); err != nil {
+		if err := fsys.Rename(join(s.logDir, g.name), join(s.logDir, q)); err != nil {
 			return fmt.Errorf("quarantine %s: %w", g.name, err)
 		}
 		s.warn(r, "moved log file %s to %s", g.name, q)
@@ -369,21 +413,21 @@ func (s *Store) quarantine(r *Recovery, f logFile, bad *CorruptError, later []lo
 		}
 		if empty {
 			// Created, never written: nothing to keep.
-			if err := fsys.Remove(join(s.dir, f.name)); err != nil {
+			if err := fsys.Remove(join(s.logDir, f.name)); err != nil {
 				return fmt.Errorf("remove %s: %w", f.name, err)
 			}
 			s.warn(r, "removed txn log %s, which holds nothing but zeros", f.name)
-			return fsys.SyncDir(s.dir)
+			return fsys.SyncDir(s.logDir)
 		}
 	}
 	if bad.Offset == 0 {
-		if err := fsys.Rename(join(s.dir, f.name), join(s.dir, q)); err != nil {
+		if err := fsys.Rename(join(s.logDir, f.name), join(s.logDir, q)); err != nil {
 			return fmt.Errorf("quarantine %s: %w", f.name, err)
 		}
 		s.warn(r, "txn log %s has no valid header (%s); moved it to %s", f.name, bad.Reason, q)
-		return fsys.SyncDir(s.dir)
+		return fsys.SyncDir(s.logDir)
 	}
-	file, err := fsys.Open(join(s.dir, f.name))
+	file, err := fsys.Open(join(s.logDir, f.name))
 	if err != nil {
 		return fmt.Errorf("open %s: %w", f.name, err)
 	}
@@ -397,7 +441,7 @@ func (s *Store) quarantine(r *Recovery, f logFile, bad *CorruptError, later []lo
 		return fmt.Errorf("read %s at offset %d: %w", f.name, bad.Offset, err)
 	}
 	tail = trimZeros(tail)
-	if err := writeFileAtomic(fsys, s.dir, q, tail); err != nil {
+	if err := writeFileAtomic(fsys, s.logDir, q, tail); err != nil {
 		return fmt.Errorf("quarantine the tail of %s: %w", f.name, err)
 	}
 	if err := file.Truncate(bad.Offset); err != nil {
@@ -412,7 +456,7 @@ func (s *Store) quarantine(r *Recovery, f logFile, bad *CorruptError, later []lo
 
 // allZero reports whether a file holds no byte but zeros.
 func (s *Store) allZero(name string) (bool, error) {
-	data, err := vfs.ReadFull(s.opts.FS, join(s.dir, name))
+	data, err := vfs.ReadFull(s.opts.FS, join(s.logDir, name))
 	if err != nil {
 		return false, fmt.Errorf("read %s: %w", name, err)
 	}
