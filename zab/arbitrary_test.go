@@ -22,7 +22,8 @@ import (
 // arbitraryRun drives a Peer directly (no harness smoothing anything over)
 // with whatever events a misbehaving client or shell could produce, and
 // checks after every Step the promises that hold whatever the input:
-//   - the tree never holds a txn the shell has not reported durable;
+//   - the tree never holds a txn the shell has not reported durable, even
+//     when the shell Steps several events before it takes a Ready;
 //   - appends are numbered one after another;
 //   - no reply header carries a zxid beyond the durable log;
 //   - messages go only to connections that are open, start with the
@@ -46,6 +47,8 @@ type arbitraryRun struct {
 	awaiting []zab.ConnID  // opened, no ConnectRequest sent yet
 	ids      []int64       // session ids handed out, for reconnects and touches
 	latest   time.Duration // the latest monotonic time stepped
+	batch    bool          // Step without taking a Ready
+	unread   bool          // Steps since the last Ready
 }
 
 type connSeen struct {
@@ -70,6 +73,14 @@ func (r *arbitraryRun) lastAppended() int64 {
 
 func (r *arbitraryRun) step(ev zab.Event) {
 	t := r.t
+	switch ev.(type) {
+	case zab.ConnOpened, zab.ConnClosed, zab.ConnectReceived:
+		// The model follows connections in message order: take what is
+		// batched before a connection changes.
+		if r.unread {
+			r.takeReady()
+		}
+	}
 	if d, ok := ev.(zab.LogDurable); ok {
 		r.durable = max(r.durable, min(d.Zxid, r.lastAppended()))
 	}
@@ -89,8 +100,20 @@ func (r *arbitraryRun) step(ev zab.Event) {
 		}
 	}
 	r.p.Step(r.now, ev)
-	rd := r.p.Ready()
+	r.latest = max(r.latest, r.now.Mono) // a Step back in time changes nothing
+	require.LessOrEqual(t, r.p.LastZxid(), r.durable, "the tree holds a txn not yet durable")
 	fmt.Fprintf(&r.out, "%T %+v|", ev, ev)
+	r.unread = true
+	if !r.batch { // the shell may Step several events before it takes a Ready
+		r.takeReady()
+	}
+}
+
+// takeReady takes a Ready and checks it.
+func (r *arbitraryRun) takeReady() {
+	t := r.t
+	r.unread = false
+	rd := r.p.Ready()
 	for i := range rd.Appends {
 		a := &rd.Appends[i]
 		require.Equal(t, r.lastAppended()+1, a.Header.Zxid, "appends numbered one after another")
@@ -130,7 +153,6 @@ func (r *arbitraryRun) step(ev zab.Event) {
 			r.part = nil
 		}
 	}
-	r.latest = max(r.latest, r.now.Mono) // a Step back in time changes nothing
 	if r.part == nil {
 		require.Greater(t, rd.Wakeup, r.latest, "a wakeup in the past")
 	} else {
@@ -290,11 +312,14 @@ func TestArbitraryEvents(t *testing.T) {
 		r := newArbitraryRun(t, cfg, seed)
 		var events []zab.Event
 		var times []zab.Time
+		var batched []bool
 		for range rapid.IntRange(1, 300).Draw(t, "steps") {
 			ev := r.drawEvent()
-			events, times = append(events, ev), append(times, r.now)
+			r.batch = rapid.IntRange(0, 3).Draw(t, "batch") == 0
+			events, times, batched = append(events, ev), append(times, r.now), append(batched, r.batch)
 			r.step(ev)
 		}
+		r.batch = false
 		events, times = append(events, zab.LogDurable{Zxid: r.lastAppended()}), append(times, r.now)
 		r.step(events[len(events)-1])
 		for r.p.LastZxid() < r.lastAppended() { // applying may propose more (held requests)
@@ -344,7 +369,7 @@ func TestArbitraryEvents(t *testing.T) {
 		// The same events at the same times give the same bytes.
 		again := newArbitraryRun(t, cfg, seed)
 		for i, ev := range events {
-			again.now = times[i]
+			again.now, again.batch = times[i], i < len(batched) && batched[i]
 			again.step(ev)
 		}
 		require.Equal(t, r.out.Bytes(), again.out.Bytes(), "same input, different output")

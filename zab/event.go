@@ -55,7 +55,9 @@ type ConnClosed struct{ Conn ConnID }
 // Ready's Wakeup.
 type Tick struct{}
 
-// LogDurable: every txn appended up to and including Zxid is durable.
+// LogDurable: every txn appended up to and including Zxid is durable. Only
+// txns a Ready has handed over can be: a Zxid beyond the last of them counts
+// as that last one.
 type LogDurable struct{ Zxid int64 }
 
 // SnapshotWritten: the snapshot that Ready.Snapshots streamed for Zxid is

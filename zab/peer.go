@@ -115,6 +115,7 @@ type Peer struct {
 	// The txn pipeline, in zxid order: proposed ≥ durable-at-self ≥
 	// committed ≥ applied = tree.LastZxid().
 	lastProposed int64
+	handedOver   int64      // the last zxid a Ready has handed to the shell's log
 	inflight     []proposal // proposed; those from inflightHead on are not yet applied; zxid order
 	inflightHead int
 	applying     bool // applyCommittedProposals is running (it must not nest)
@@ -182,6 +183,7 @@ func New(cfg Config, now Time, rnd Rand, r Restored) (*Peer, error) {
 		p.sessions.Add(s.ID, s.Timeout, now.Mono)
 	}
 	p.lastProposed = tree.LastZxid()
+	p.handedOver = p.lastProposed
 	p.quorum.ack(p.self, p.lastProposed)
 	p.snap.rearm(p)
 	p.digestCheck = r.Digest
@@ -215,6 +217,7 @@ func (p *Peer) Replay(txn datatree.Txn) error {
 	p.applyTxn(&txn)
 	p.events = p.events[:0] // nobody watches during replay
 	p.lastProposed = txn.Header.Zxid
+	p.handedOver = txn.Header.Zxid
 	p.quorum.ack(p.self, txn.Header.Zxid)
 	return p.checkDigest()
 }
@@ -250,6 +253,9 @@ func (p *Peer) Step(now Time, ev Event) {
 func (p *Peer) Ready() Ready {
 	p.snap.advance(p)
 	rd := p.out
+	if n := len(rd.Appends); n > 0 {
+		p.handedOver = rd.Appends[n-1].Header.Zxid
+	}
 	rd.Wakeup = min(p.sessions.NextExpiry(), p.nextReap)
 	if p.snap.running != nil {
 		// A snapshot is serialized a bounded step per Ready: ask for the

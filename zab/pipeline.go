@@ -188,7 +188,7 @@ func (p *Peer) submitWrite(pd *pending) {
 	pd.zxid = p.propose(&pd.req)
 	p.enqueue(pd)
 	if p.cfg.Bugs.ReplyBeforeDurable {
-		p.handleDurable(pd.zxid) // as if the log were durable already
+		p.ackOwnLog(pd.zxid) // as if the log were durable already
 	}
 }
 
@@ -235,11 +235,20 @@ func errorTxn(req *datatree.Request, zxid, wall int64, code wire.ErrCode) datatr
 	}
 }
 
-// handleDurable records the member's own log as durable up to zxid, which
-// is its acknowledgement of every proposal up to there, and commits and
-// applies what a quorum now holds.
+// handleDurable takes the shell's report that its log is durable up to
+// zxid. The log can only hold what Ready has handed over, so a report
+// beyond that (a confused shell, or one that Steps this report before it
+// takes the Ready with the appends) counts only up to there: nothing is
+// applied that the shell has not even been given.
 func (p *Peer) handleDurable(zxid int64) {
-	p.quorum.ack(p.self, min(zxid, p.lastProposed))
+	p.ackOwnLog(min(zxid, p.handedOver))
+}
+
+// ackOwnLog records the member's own log as durable up to zxid, which is
+// its acknowledgement of every proposal up to there, and commits and
+// applies what a quorum now holds.
+func (p *Peer) ackOwnLog(zxid int64) {
+	p.quorum.ack(p.self, zxid)
 	p.applyCommittedProposals()
 }
 

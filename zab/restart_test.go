@@ -2,6 +2,7 @@ package zab_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -165,4 +166,26 @@ func TestStraySnapshotWrittenIsIgnored(t *testing.T) {
 		began = append(began, write(create(path))...)
 	}
 	require.NotEmpty(t, began, "the next snapshot starts once it is")
+}
+
+// TestDurableBeyondHandedOverIsClamped: a LogDurable stepped before the
+// Ready that hands the txn to the shell (or naming any zxid beyond it)
+// applies nothing the shell has not been given; once the Ready has handed
+// it over, the same report applies and answers it.
+func TestDurableBeyondHandedOverIsClamped(t *testing.T) {
+	now := zab.Time{Mono: time.Hour, Wall: zabtest.StartWall}
+	p, err := zab.New(zab.Config{ServerID: 1}, now, rand.New(rand.NewPCG(1, 1)), zab.Restored{})
+	require.NoError(t, err)
+	p.Step(now, zab.ConnOpened{Conn: 1, Addr: "127.0.0.1"})
+	p.Step(now, zab.ConnectReceived{Conn: 1, Req: wire.ConnectRequest{TimeOut: 10000}})
+	p.Step(now, zab.LogDurable{Zxid: math.MaxInt64})
+	require.Zero(t, p.LastZxid(), "createSession applied before the shell was given it")
+	rd := p.Ready()
+	require.Len(t, rd.Appends, 1)
+	require.Empty(t, rd.Messages)
+	p.Step(now, zab.LogDurable{Zxid: math.MaxInt64})
+	require.Equal(t, int64(1), p.LastZxid())
+	rd = p.Ready()
+	require.Len(t, rd.Messages, 1)
+	require.Equal(t, zab.Connect, rd.Messages[0].Kind)
 }
