@@ -1,7 +1,6 @@
 package zab_test
 
 import (
-	"context"
 	"errors"
 	"io"
 	"net"
@@ -12,9 +11,7 @@ import (
 
 	"github.com/zabd/zabd/sessions"
 	"github.com/zabd/zabd/wire"
-	"github.com/zabd/zabd/wire/client"
 	"github.com/zabd/zabd/zab"
-	"github.com/zabd/zabd/zab/server/zkprocess"
 )
 
 // rawConnect sends one ConnectRequest on a fresh TCP connection to addr and
@@ -76,18 +73,11 @@ func peerConnect(h interface {
 // a zxid the server has not, each sent to Debian's ZooKeeper 3.8 and to a
 // Peer: the same bytes come back (or none), and both close the connection.
 func TestRefusedConnectsMatchZooKeeper(t *testing.T) {
-	zk := zkprocess.ForTest(t, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	live, err := client.Dial(ctx, zk.Addr, client.Session{Timeout: 10 * time.Second})
-	require.NoError(t, err)
-	defer live.Close()
-	gone, err := client.Dial(ctx, zk.Addr, client.Session{Timeout: 10 * time.Second})
-	require.NoError(t, err)
+	zk := startZooKeeper(t)
+	live, gone := zk.session(), zk.session()
 	goneID := gone.SessionID()
-	_, err = gone.Do(ctx, wire.OpCloseSession, &wire.Empty{})
+	_, err := gone.Do(zk.ctx, wire.OpCloseSession, &wire.Empty{})
 	require.NoError(t, err)
-	_ = gone.Close() // the server may have closed it already, after its reply
 
 	h := newHarness(t)
 	peerLive := h.Session(10000)
@@ -115,7 +105,7 @@ func TestRefusedConnectsMatchZooKeeper(t *testing.T) {
 			wire.ConnectRequest{TimeOut: 10000, LastZxidSeen: 1 << 40, Passwd: make([]byte, 16), HasReadOnly: true}},
 	}
 	for i, c := range cases {
-		wantFrame, wantClosed := rawConnect(t, zk.Addr, c.zk)
+		wantFrame, wantClosed := rawConnect(t, zk.addr, c.zk)
 		gotFrame, gotClosed := peerConnect(h, effects, zab.ConnID(100+i), c.peer)
 		require.Equal(t, wantFrame, gotFrame, "%s: connect response", c.name)
 		require.Equal(t, wantClosed, gotClosed, "%s: closed", c.name)

@@ -1,16 +1,12 @@
 package zab_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/zabd/zabd/wire"
-	"github.com/zabd/zabd/wire/client"
 	"github.com/zabd/zabd/zab"
-	"github.com/zabd/zabd/zab/server/zkprocess"
 	"github.com/zabd/zabd/zab/zabtest"
 )
 
@@ -26,22 +22,18 @@ var whoAmIAuths = [][]string{
 // TestWhoAmIMatchesZooKeeper runs the addauth sequences above on Debian's
 // ZooKeeper 3.8 and on a Peer and compares the whoAmI answers.
 func TestWhoAmIMatchesZooKeeper(t *testing.T) {
-	zk := zkprocess.ForTest(t, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	zk := startZooKeeper(t)
 	for _, auths := range whoAmIAuths {
-		c, err := client.Dial(ctx, zk.Addr, client.Session{Timeout: 10 * time.Second})
-		require.NoError(t, err)
+		c := zk.session()
 		for _, a := range auths {
-			r, err := c.Do(ctx, wire.OpAuth, &wire.AuthPacket{Scheme: "digest", Auth: []byte(a)})
+			r, err := c.Do(zk.ctx, wire.OpAuth, &wire.AuthPacket{Scheme: "digest", Auth: []byte(a)})
 			require.NoError(t, err)
 			require.Equal(t, wire.ErrOK, r.Header.Err)
 		}
-		r, err := c.Do(ctx, wire.OpWhoAmI, &wire.Empty{})
+		r, err := c.Do(zk.ctx, wire.OpWhoAmI, &wire.Empty{})
 		require.NoError(t, err)
 		var want wire.WhoAmIResponse
 		require.NoError(t, r.Decode(&want))
-		require.NoError(t, c.Close())
 
 		h := newHarness(t)
 		p := h.Session(10000)

@@ -1,16 +1,13 @@
 package zab_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/wire/client"
 	"github.com/zabd/zabd/zab"
-	"github.com/zabd/zabd/zab/server/zkprocess"
 	"github.com/zabd/zabd/zab/zabtest"
 )
 
@@ -20,12 +17,8 @@ import (
 // applied (another session's creation included), failed writes take a zxid
 // of their own, auth answers zxid 0, a failed multi answers OK.
 func TestReplyZxidsMatchZooKeeper(t *testing.T) {
-	zk := zkprocess.ForTest(t, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	zkA, err := client.Dial(ctx, zk.Addr, client.Session{Timeout: 10 * time.Second})
-	require.NoError(t, err)
-	defer zkA.Close()
+	zk := startZooKeeper(t)
+	zkA := zk.session()
 	var zkB *client.Conn
 
 	h := newHarness(t)
@@ -63,9 +56,7 @@ func TestReplyZxidsMatchZooKeeper(t *testing.T) {
 	}
 	for _, s := range script {
 		if s.op == 0 {
-			zkB, err = client.Dial(ctx, zk.Addr, client.Session{Timeout: 10 * time.Second})
-			require.NoError(t, err)
-			defer zkB.Close()
+			zkB = zk.session()
 			peerB = h.Session(10000)
 			continue
 		}
@@ -73,7 +64,7 @@ func TestReplyZxidsMatchZooKeeper(t *testing.T) {
 		if s.b {
 			zkConn, peer = zkB, peerB
 		}
-		r, err := zkConn.Do(ctx, s.op, s.body)
+		r, err := zkConn.Do(zk.ctx, s.op, s.body)
 		require.NoError(t, err, s.name)
 
 		// The Peer gets the same bytes, decoded as the shell decodes them.
