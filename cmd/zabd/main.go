@@ -7,7 +7,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -51,10 +50,15 @@ func run(args []string) error {
 		log.Warn("config: "+w.Message, "file", cfg.File, "line", w.Line, "key", w.Key)
 	}
 	if cfg.Distributed() {
-		return errors.New("this zoo.cfg lists several servers: zabd runs standalone only for now")
+		return ensembleRefusal(cfg)
 	}
 	dataDir, _ := filepath.Abs(cfg.DataDir)
-	fmt.Fprintf(os.Stderr, "zabd: serving ZooKeeper clients on %s, data in %s\n", cfg.ClientAddr(), dataDir)
+	where := dataDir
+	if cfg.DataLogDir != cfg.DataDir {
+		logDir, _ := filepath.Abs(cfg.DataLogDir)
+		where += ", txn log in " + logDir
+	}
+	fmt.Fprintf(os.Stderr, "zabd: serving ZooKeeper clients on %s, data in %s\n", cfg.ClientAddr(), where)
 
 	srv, err := server.New(server.Options{Config: cfg, Log: log, AllowDataLoss: *allowDataLoss})
 	if err != nil {
@@ -65,6 +69,17 @@ func run(args []string) error {
 	err = srv.Serve(ctx)
 	log.Info("stopped")
 	return err
+}
+
+// ensembleRefusal explains why a zoo.cfg describing an ensemble does not
+// start: the configuration is valid, but zabd has no ensemble mode yet.
+func ensembleRefusal(cfg *config.Config) error {
+	what := fmt.Sprintf("%d server.N lines", len(cfg.Servers))
+	if len(cfg.Servers) == 1 {
+		what = "standaloneEnabled=false with a server.N line"
+	}
+	return fmt.Errorf("%s: this zoo.cfg describes an ensemble (%s), but ensemble mode is not implemented yet: "+
+		"zabd runs standalone only (remove the server.N lines, or keep one with standaloneEnabled=true)", cfg.File, what)
 }
 
 // loadConfig reads the zoo.cfg, or builds the no-argument configuration:

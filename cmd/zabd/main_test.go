@@ -33,6 +33,25 @@ func TestConfigFileErrorsNameTheLine(t *testing.T) {
 	assert.Contains(t, err.Error(), path+":2: tickTime")
 }
 
+// TestEnsembleConfigRefused: a valid ensemble configuration stops start-up
+// with a message saying that ensemble mode is not implemented yet.
+func TestEnsembleConfigRefused(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "myid"), []byte("1\n"), 0o644))
+	for name, body := range map[string]string{
+		"3 server.N lines": "server.1=127.0.0.1:2888:3888\nserver.2=127.0.0.1:2889:3889\nserver.3=127.0.0.1:2890:3890\n",
+		"standaloneEnabled=false with a server.N line": "standaloneEnabled=false\nserver.1=127.0.0.1:2888:3888\n",
+	} {
+		path := filepath.Join(dir, "zoo.cfg")
+		cfg := "dataDir=" + dir + "\nclientPort=0\ntickTime=2000\ninitLimit=5\nsyncLimit=2\n" + body
+		require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
+		err := run([]string{"-config", path})
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), "("+name+")")
+		assert.Contains(t, err.Error(), "ensemble mode is not implemented yet")
+	}
+}
+
 func TestBadFlags(t *testing.T) {
 	assert.ErrorContains(t, run([]string{"-log-format", "xml"}), "-log-format")
 	assert.ErrorContains(t, run([]string{"-log-level", "loud"}), "-log-level")

@@ -153,12 +153,9 @@ func New(opts Options) (*Server, error) {
 // builds the Peer.
 func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 	cfg := s.cfg
-	if cfg.DataLogDir != cfg.DataDir {
-		s.log.Warn("dataLogDir differs from dataDir: zabd keeps log and snapshots together in dataDir", "dataDir", cfg.DataDir, "dataLogDir", cfg.DataLogDir)
-	}
-	s.log.Info("recovery: opening data directory", "dir", cfg.DataDir)
+	s.log.Info("recovery: opening data directory", "dir", cfg.DataDir, "log_dir", cfg.DataLogDir)
 	store, err := storage.Open(storage.Options{
-		FS: fsys, Dir: cfg.DataDir, SnapCount: cfg.SnapCount,
+		FS: fsys, Dir: cfg.DataDir, LogDir: cfg.DataLogDir, SnapCount: cfg.SnapCount,
 		Rand: newMathRand(seed), AllowDataLoss: allowDataLoss,
 		Logf: func(format string, args ...any) { s.log.Warn("recovery: " + fmt.Sprintf(format, args...)) },
 	})

@@ -41,9 +41,13 @@ func (s *Server) status() (*statusSnapshot, bool) {
 	st := &statusSnapshot{srv: s}
 	ok := s.query(func() { s.fillStatus(st) })
 	if ok {
-		st.dataDirSize = dirSize(filepath.Join(s.cfg.DataDir, storage.VersionDir))
-		st.logDirSize = st.dataDirSize
-		st.conf = s.confLines(st.dataDirSize)
+		// ZooKeeper 3.8 reports the txn log directory's size as the data
+		// directory's and the snapshot directory's as the log directory's
+		// (its getDataDirSize reads FileTxnSnapLog's dataDir, which is the
+		// log directory); zabd reports the same, so the figures compare.
+		st.dataDirSize = dirSize(versionDir(s.cfg.DataLogDir))
+		st.logDirSize = dirSize(versionDir(s.cfg.DataDir))
+		st.conf = s.confLines(st.dataDirSize, st.logDirSize)
 		st.env = envLines()
 	}
 	return st, ok
@@ -194,20 +198,18 @@ var opAbbrev = map[wire.OpCode]string{
 
 // confLines are conf's key=value lines, as ZooKeeper 3.8 prints them for a
 // standalone server.
-func (s *Server) confLines(dataSize int64) []fourlw.KeyValue {
+func (s *Server) confLines(dataSize, logSize int64) []fourlw.KeyValue {
 	port := "0"
 	if a, ok := s.listener.Addr().(*net.TCPAddr); ok {
 		port = strconv.Itoa(a.Port)
 	}
-	dir := filepath.Join(s.cfg.DataDir, storage.VersionDir)
-	size := strconv.FormatInt(dataSize, 10)
 	return []fourlw.KeyValue{
 		{Key: "clientPort", Value: port},
 		{Key: "secureClientPort", Value: "-1"},
-		{Key: "dataDir", Value: dir},
-		{Key: "dataDirSize", Value: size},
-		{Key: "dataLogDir", Value: dir},
-		{Key: "dataLogSize", Value: size},
+		{Key: "dataDir", Value: versionDir(s.cfg.DataDir)},
+		{Key: "dataDirSize", Value: strconv.FormatInt(dataSize, 10)},
+		{Key: "dataLogDir", Value: versionDir(s.cfg.DataLogDir)},
+		{Key: "dataLogSize", Value: strconv.FormatInt(logSize, 10)},
 		{Key: "tickTime", Value: strconv.FormatInt(s.cfg.TickTime.Milliseconds(), 10)},
 		{Key: "maxClientCnxns", Value: strconv.Itoa(s.cfg.MaxClientCnxns)},
 		{Key: "minSessionTimeout", Value: strconv.FormatInt(s.cfg.MinSessionTimeout.Milliseconds(), 10)},
@@ -235,6 +237,15 @@ func envLines() []fourlw.KeyValue {
 		{Key: "user.dir", Value: wd},
 		{Key: "os.cpus", Value: strconv.Itoa(runtime.NumCPU())},
 	}
+}
+
+// versionDir is the absolute version-2 directory under dir, as ZooKeeper
+// prints it.
+func versionDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return filepath.Join(dir, storage.VersionDir)
 }
 
 // dirSize sums the sizes of the files in dir.
