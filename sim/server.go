@@ -96,7 +96,7 @@ func (s *server) start() {
 		Rand: mathrand.New(mathrand.NewSource(w.streams.DeriveSeed(fmt.Sprintf("log/%d/%d", s.id, s.gen)))),
 	})
 	if err != nil {
-		w.fail(KindRecovery, "server %d: open storage: %v", s.id, err)
+		s.couldNotStart("open storage", err)
 		return
 	}
 	treeCfg := datatree.Config{ExtendedTypesEnabled: true}
@@ -107,7 +107,11 @@ func (s *server) start() {
 		return err
 	})
 	if err != nil {
-		s.refused(err)
+		if errors.Is(err, storage.ErrDataLoss) || s.corrupted != nil {
+			s.refused(err)
+		} else {
+			s.couldNotStart("recover", err)
+		}
 		return
 	}
 	var restored zab.Restored
@@ -194,7 +198,20 @@ func (s *server) snapCount() int {
 	return 1 << 30
 }
 
-// refused handles a failed recovery: correct only when durable data was
+// couldNotStart handles a start that failed on an I/O error: expected while
+// the disk is full — the process exits and its supervisor tries again once
+// there is room — and a failure otherwise.
+func (s *server) couldNotStart(what string, err error) {
+	now := s.w.clock.Mono()
+	if errors.Is(err, vfs.ErrNoSpace) && now < s.noSpaceUntil {
+		s.w.tr.logf("server %d: cannot start while the disk is full: %s: %v", s.id, what, err)
+		s.scheduleRestart(s.noSpaceUntil - now + restartWait)
+		return
+	}
+	s.w.fail(KindRecovery, "server %d: %s: %v", s.id, what, err)
+}
+
+// refused handles a recovery that refused to start over its data: correct only when durable data was
 // corrupted, and then only with an error that names file and offset.
 func (s *server) refused(err error) {
 	w := s.w
