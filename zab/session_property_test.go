@@ -16,10 +16,12 @@ import (
 
 // TestSessionLifecycles runs random session lives — ephemerals, hangups,
 // reconnects with the right or a wrong password, explicit closes, silence
-// long enough to expire, held and released durability — and checks that an
-// ephemeral never outlives its session: every owner of an ephemeral is in
-// the session table once the log is durable, and when every client falls
-// silent, expiry empties both.
+// long enough to expire, held and released durability — and checks that a
+// reconnect resumes the session exactly when the password is right and no
+// closeSession has been logged for it (a refusal closes only the new
+// connection), and that an ephemeral never outlives its session: every
+// owner of an ephemeral is in the session table once the log is durable,
+// and when every client falls silent, expiry empties both.
 func TestSessionLifecycles(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		h := zabtest.New(rt, zab.Config{ServerID: 1}, rapid.Uint64().Draw(rt, "seed"))
@@ -44,7 +46,19 @@ func TestSessionLifecycles(t *testing.T) {
 					n.Passwd = append([]byte(nil), c.Passwd...)
 					n.Passwd[0] ^= 1
 				}
+				h.Take()
+				closed := closeLogged(h, c.Session)
 				n.Connect(c.Timeout, 0)
+				got := h.Take()
+				switch {
+				case !slices.Equal(n.Passwd, c.Passwd) || closed:
+					// Refused, and only the new connection is closed.
+					require.Equal(rt, []string{fmt.Sprintf("c%d connect refused", n.Conn), fmt.Sprintf("c%d close", n.Conn)}, got)
+				default:
+					want := fmt.Sprintf("c%d connect session=0x%x timeout=%d", n.Conn, c.Session, c.Timeout)
+					require.Contains(rt, got, want, "a live session resumes")
+					require.NotContains(rt, got, fmt.Sprintf("c%d connect refused", n.Conn))
+				}
 				if slices.Equal(n.Passwd, c.Passwd) {
 					clients[i] = n
 				}
@@ -76,4 +90,15 @@ func TestSessionLifecycles(t *testing.T) {
 		require.Empty(rt, live(), "every silent session expired")
 		require.Empty(rt, owners(), "and took its ephemerals with it")
 	})
+}
+
+// closeLogged reports whether a closeSession txn for session has been
+// proposed.
+func closeLogged(h *zabtest.Harness, session int64) bool {
+	for i := range h.Log {
+		if t := &h.Log[i]; t.Header.Type == wire.OpCloseSession && t.Header.ClientID == session {
+			return true
+		}
+	}
+	return false
 }
