@@ -3,9 +3,12 @@
 #
 # Builds zabd, starts it on a free loopback port with a fresh data dir, and
 # drives it with kazoo's recipes (Debian's python3-kazoo), a zkCli.sh session
-# of the commands in SPEC.md (Debian's zookeeper) and a smoke run of the C
-# client cli_mt (Debian's zookeeper-bin); then stops it. Exits non-zero on
-# any failure; skips (exit 0, with a message) when those packages are absent.
+# of the commands in SPEC.md (Debian's zookeeper), a smoke run of the C
+# client cli_mt (Debian's zookeeper-bin), Curator's recipes
+# (scripts/compat/CuratorCompat.java against Debian's libcurator-*-java) and
+# zktop (Debian's zktop) parsing the four-letter words; then stops it. Exits
+# non-zero on any failure; skips (exit 0, with a message) when those packages
+# are absent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin
@@ -18,6 +21,17 @@ missing=()
 [ -x "$ZKCLI" ] || missing+=("zookeeper (zkCli.sh)")
 [ -x "$CLI_MT" ] || missing+=("zookeeper-bin (cli_mt)")
 { [ -x "$PYTHON" ] && "$PYTHON" -c 'import kazoo' 2>/dev/null; } || missing+=("python3-kazoo")
+# Curator's jars and what they need, from Debian's packages (guava, slf4j and
+# jackson come with libcurator-*-java; slf4j-nop keeps Curator quiet).
+CURATOR_JARS=(curator-client curator-framework curator-recipes zookeeper zookeeper-jute guava slf4j-api slf4j-nop
+	jackson-databind jackson-core jackson-annotations)
+curator_cp=
+for jar in "${CURATOR_JARS[@]}"; do
+	[ -f "/usr/share/java/$jar.jar" ] || missing+=("/usr/share/java/$jar.jar (libcurator-*-java)")
+	curator_cp+=/usr/share/java/$jar.jar:
+done
+command -v javac >/dev/null || missing+=("javac (a JDK)")
+[ -x /usr/bin/zktop ] || missing+=("zktop")
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "compat.sh: skipping: Debian packages missing: ${missing[*]}"
 	exit 0
@@ -246,6 +260,14 @@ for want in "Got a new session id" "name = /cmt" "cmt" "Stat:" "Quitting"; do
 $(cat "$mt_out")"
 done
 echo "  ok: cli_mt create, ls, get, delete"
+
+echo "=== Curator"
+mkdir -p "$work/curator"
+javac -d "$work/curator" -cp "$curator_cp" scripts/compat/CuratorCompat.java || fail "javac CuratorCompat.java"
+timeout 300 java -cp "$work/curator:$curator_cp" CuratorCompat "$addr" || fail "Curator recipes"
+
+echo "=== zktop"
+timeout 60 "$PYTHON" scripts/compat/zktop_check.py "$addr" || fail "zktop"
 
 echo "=== stop"
 kill -TERM "$zabd_pid"
