@@ -7,7 +7,11 @@
 #   (c) Debian's ZooKeeper starts on a data directory zabd wrote (log files,
 #       a fuzzy snapshot, epoch files; zab/storage/testdata/mkdata) and
 #       serves the tree zabd's datatree holds: every path, data and stat,
-#       read through kazoo.
+#       read through kazoo;
+#   (d) with dataLogDir apart from dataDir, zabd puts its log in the one and
+#       its snapshots in the other, and Debian's ZooKeeper started on that
+#       pair serves the same nodes and stats (zab/server's
+#       TestSeparateDataLogDir).
 # Exits non-zero on any failure; skips (exit 0, with a message) when
 # Debian's zookeeper, java or python3-kazoo is missing.
 set -euo pipefail
@@ -104,4 +108,7 @@ if grep -qi 'digest mismatch\|Digests are not matching\|of snapshot digest does 
 fi
 grep -q 'The digest in the snapshot has digest version of 2' "$work/zk.log" ||
 	{ echo "interop: FAIL: ZooKeeper did not read the snapshot's digest"; exit 1; }
+
+echo "== (d) Debian's ZooKeeper 3.8 serves a dataDir/dataLogDir pair zabd wrote"
+go test -count=1 -run '^TestSeparateDataLogDir$' -v ./zab/server/ | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|skipping'
 echo "interop: PASS"
