@@ -171,17 +171,17 @@ func adminFields(name string, st *statusSnapshot) map[string]any {
 	case "connections":
 		return map[string]any{"connections": connectionsJSON(st.conns), "secure_connections": []any{}}
 	case "watch_summary":
-		sum := fourlw.SummarizeWatches(st.bySession)
+		sum := fourlw.SummarizeWatches(st.WatchesBySession())
 		return map[string]any{"num_connections": sum.Connections, "num_paths": sum.Paths, "num_total_watches": sum.Total}
 	case "watches":
 		m := map[string][]string{}
-		for _, sw := range st.bySession {
+		for _, sw := range st.WatchesBySession() {
 			m[fmt.Sprint(sw.SessionID)] = sw.Paths
 		}
 		return map[string]any{"session_id_to_watched_paths": m}
 	case "watches_by_path":
 		m := map[string][]int64{}
-		for _, pw := range st.byPath {
+		for _, pw := range st.WatchesByPath() {
 			m[pw.Path] = pw.Sessions
 		}
 		return map[string]any{"path_to_session_ids": m}

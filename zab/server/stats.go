@@ -22,18 +22,22 @@ import (
 // statusSnapshot is a consistent copy of what the four-letter words, the
 // admin server and /metrics report, taken on the event loop.
 type statusSnapshot struct {
-	stats       fourlw.ServerStats
-	conns       []fourlw.Connection
-	ephemerals  []fourlw.SessionEphemerals
-	expiry      []fourlw.ExpirySet
-	metrics     []fourlw.Metric
-	conf        []fourlw.KeyValue
-	env         []fourlw.KeyValue
-	bySession   []fourlw.SessionWatches
-	byPath      []fourlw.PathWatches
-	dataDirSize int64
-	logDirSize  int64
-	srv         *Server
+	stats      fourlw.ServerStats
+	conns      []fourlw.Connection
+	ephemerals []fourlw.SessionEphemerals
+	expiry     []fourlw.ExpirySet
+	metrics    []fourlw.Metric
+	conf       []fourlw.KeyValue
+	env        []fourlw.KeyValue
+	// The watch lists are taken only when a watch command asks for them,
+	// in a later visit to the event loop: listing every watch of the tree,
+	// sorted, is too much work to do for every ruok or /metrics scrape.
+	watchesListed bool
+	bySession     []fourlw.SessionWatches
+	byPath        []fourlw.PathWatches
+	dataDirSize   int64
+	logDirSize    int64
+	srv           *Server
 }
 
 // status takes a statusSnapshot; false if the server has stopped.
@@ -103,7 +107,6 @@ func (s *Server) fillStatus(st *statusSnapshot) {
 	for _, at := range slices.SortedFunc(maps.Keys(byExpiry), time.Time.Compare) {
 		st.expiry = append(st.expiry, fourlw.ExpirySet{At: at, Sessions: byExpiry[at]})
 	}
-	st.bySession, st.byPath = s.watchLists(tree.Watches())
 	fsyncs := s.disk.fsyncs.Load()
 	st.metrics = []fourlw.Metric{
 		{Name: "version", Text: Version},
@@ -305,8 +308,25 @@ func (st *statusSnapshot) Ephemerals() []fourlw.SessionEphemerals { return st.ep
 func (st *statusSnapshot) Metrics() []fourlw.Metric               { return st.metrics }
 func (st *statusSnapshot) ReadOnly() bool                         { return false }
 
-func (st *statusSnapshot) WatchesBySession() []fourlw.SessionWatches { return st.bySession }
-func (st *statusSnapshot) WatchesByPath() []fourlw.PathWatches       { return st.byPath }
+func (st *statusSnapshot) WatchesBySession() []fourlw.SessionWatches {
+	st.listWatches()
+	return st.bySession
+}
+
+func (st *statusSnapshot) WatchesByPath() []fourlw.PathWatches {
+	st.listWatches()
+	return st.byPath
+}
+
+// listWatches fills the watch lists on the event loop, once.
+func (st *statusSnapshot) listWatches() {
+	if st.watchesListed {
+		return
+	}
+	st.watchesListed = true
+	srv := st.srv
+	srv.query(func() { st.bySession, st.byPath = srv.watchLists(srv.peer.Tree().Watches()) })
+}
 
 func (st *statusSnapshot) ResetConnectionStats() {
 	st.srv.query(func() {
