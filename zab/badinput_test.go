@@ -36,6 +36,29 @@ func TestAuthAndWhoAmI(t *testing.T) {
 	h.Expect("c2 reply xid=1 zxid=0x3 NoAuth")
 }
 
+// TestAuthAfterWatchReachesEvents: a watch set before an addauth delivers
+// events that the new identity may read, as ZooKeeper checks READ against the
+// connection's identities when it delivers, not when the watch was set.
+func TestAuthAfterWatchReachesEvents(t *testing.T) {
+	h := newHarness(t)
+	a := h.Session(10000)
+	b := h.Session(10000)
+	a.Exists("/private", true)
+	a.AddAuth("digest", "alice:secret")
+	b.AddAuth("digest", "alice:secret")
+	h.Expect(
+		"c1 reply xid=1 zxid=0x2 NoNode",
+		"c1 reply xid=-4 zxid=0x0 ok",
+		"c2 reply xid=-4 zxid=0x0 ok",
+	)
+	acl := []wire.ACL{{Perms: wire.PermAll, ID: wire.Id{Scheme: "digest", ID: datatree.DigestID("alice:secret")}}}
+	b.Send(wire.OpCreate, &wire.CreateRequest{Path: "/private", Data: []byte("x"), ACL: acl})
+	h.Expect(
+		"c1 event NodeCreated /private",
+		"c2 reply xid=1 zxid=0x3 ok /private",
+	)
+}
+
 // TestAuthFailureCloses: an unknown scheme answers AuthFailed, then closes.
 func TestAuthFailureCloses(t *testing.T) {
 	h := newHarness(t)

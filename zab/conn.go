@@ -166,6 +166,11 @@ func (p *Peer) handleAuth(c *conn, e RequestReceived) {
 					c.auth = append(c.auth, id)
 				}
 			}
+			// Watch events are filtered by the READ permission of the
+			// connection's identities at delivery time, as ZooKeeper's
+			// connection checks them: watches set before this auth must
+			// see the new identity too.
+			p.tree.SetWatcherAuth(datatree.WatcherID(c.id), c.auth)
 		}
 	}
 	p.send(Message{Conn: c.id, Header: wire.ReplyHeader{Xid: e.Xid, Err: code}})
