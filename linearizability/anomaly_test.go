@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -357,4 +358,21 @@ func TestExistsWatchMissesCreateDeleteWhileAway(t *testing.T) {
 	b.op(2, 0x2, OpGetData, "/a", "NoNode", 2, nil)
 	b.event(2, 0x2, "NodeCreated", "/e")
 	assert.NotEmpty(t, CheckWatches(b.h))
+}
+
+// TestDeadlineRunOutIsAFailure: a replay whose deadline runs out is
+// undecided, and undecided is a failure in every checker that replays —
+// never a pass, whatever operation the replay stopped at.
+func TestDeadlineRunOutIsAFailure(t *testing.T) {
+	b := newBuilder()
+	createA(b)
+	b.lost(1, 0x1, OpSetData, "/a", func(e *Entry) { e.Data, e.Version = str("v1"), ver(0) })
+	getA(b, 2, 0x2, "v1", 1, 3, 3, false)
+	checkers := map[string]func(History, Options) []Violation{GuaranteeWrites: CheckWrites, GuaranteeReads: CheckReads}
+	for g, check := range checkers {
+		require.Empty(t, check(b.h, Options{}), "%s: decided with time to spare, the history is fine", g)
+		vs := check(b.h, Options{Timeout: time.Nanosecond})
+		require.Len(t, vs, 1, "%s: a deadline that ran out must be reported", g)
+		assert.Contains(t, vs[0].Explanation, "undecided", g)
+	}
 }

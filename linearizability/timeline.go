@@ -1199,7 +1199,10 @@ func checkTimeline(tl *timeline, guarantee string, deadline time.Time, keep func
 	var out []Violation
 	for _, comp := range tl.components() {
 		res := replayComponent(comp, deadline)
-		if res == nil || !keep(res.failed) {
+		// An undecided component is a failure of every checker that
+		// replays it, whatever operation it stopped at: dropping it as
+		// "not ours" would let a deadline that runs out pass.
+		if res == nil || (!res.gaveUp && !keep(res.failed)) {
 			continue
 		}
 		v := Violation{Guarantee: guarantee, Failure: res.fail}
