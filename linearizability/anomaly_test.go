@@ -376,3 +376,28 @@ func TestDeadlineRunOutIsAFailure(t *testing.T) {
 		assert.Contains(t, vs[0].Explanation, "undecided", g)
 	}
 }
+
+// TestUnknownEphemeralCreateEndsWithItsSession (seed 1003): a create of
+// unknown outcome that made an ephemeral, written after, and gone with its
+// session's close; the same with a persistent create is a lost node.
+func TestUnknownEphemeralCreateEndsWithItsSession(t *testing.T) {
+	for _, mode := range []string{"ephemeral", "persistent"} {
+		b := newBuilder()
+		createA(b)
+		b.lost(3, 0x3, OpCreate, "/a/x", func(e *Entry) { e.Data, e.Mode = str("c3"), mode })
+		b.op(2, 0x2, OpSetData, "/a/x", ErrOK, 4, func(e *Entry) { e.Data, e.Version = str("c2"), ver(-1) })
+		b.op(3, 0x3, OpClose, "", ErrOK, 5, nil)
+		b.op(2, 0x2, OpSync, "/a/x", ErrOK, 5, nil)
+		b.op(2, 0x2, OpGetChildren, "/a/x", errNoNode, 5, nil)
+		b.op(2, 0x2, OpExists, "/a/x", errNoNode, 5, nil)
+		vs := violationsOf(t, b.h)
+		if mode == "ephemeral" {
+			for g, v := range vs {
+				assert.Empty(t, v, "guarantee %s", g)
+			}
+			continue
+		}
+		assert.NotEmpty(t, vs[GuaranteeSyncRead], "a persistent node does not go with its session")
+		assert.NotEmpty(t, vs[GuaranteeDurability], "a persistent node does not go with its session")
+	}
+}

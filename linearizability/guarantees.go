@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/zabd/zabd/wire"
@@ -54,35 +55,69 @@ func successfulWrites(h History) map[string][]pathWrite {
 	return out
 }
 
-// unknownDeletes are the paths that a delete of unknown outcome names.
-func unknownDeletes(h History) map[string]bool {
-	out := map[string]bool{}
+// uncertainPaths are the paths that writes of unknown outcome may have
+// deleted, or created ephemeral (and so left to their session's end).
+type uncertainPaths struct {
+	deleted, ephemeral map[string]bool
+	// ephemeralSeq: prefixes of ephemeral sequential creates of unknown
+	// outcome, whose name is the prefix and a 10-digit counter
+	ephemeralSeq map[string]bool
+}
+
+func uncertainWrites(h History) uncertainPaths {
+	out := uncertainPaths{deleted: map[string]bool{}, ephemeral: map[string]bool{}, ephemeralSeq: map[string]bool{}}
+	add := func(op, path, mode string) {
+		switch m := modeNames[mode]; {
+		case op == OpDelete:
+			out.deleted[path] = true
+		case op == OpCreate && m.Ephemeral() && m.Sequential():
+			out.ephemeralSeq[path] = true
+		case op == OpCreate && m.Ephemeral():
+			out.ephemeral[path] = true
+		}
+	}
 	for i := range h {
 		e := &h[i]
 		if !e.OutcomeUnknown() {
 			continue
 		}
-		if e.Op == OpDelete {
-			out[e.Path] = true
-		}
+		add(e.Op, e.Path, e.Mode)
 		for _, s := range e.Ops {
-			if s.Op == OpDelete {
-				out[s.Path] = true
-			}
+			add(s.Op, s.Path, s.Mode)
 		}
 	}
 	return out
 }
 
-// ephemeralAt reports whether the node at path as last written by ws[..i]
-// was created ephemeral: its session's end may have removed it since.
-func ephemeralAt(ws []pathWrite, last *pathWrite) bool {
+// mayBeEphemeral reports whether a create of unknown outcome may have made
+// path as an ephemeral.
+func (u uncertainPaths) mayBeEphemeral(path string) bool {
+	if u.ephemeral[path] {
+		return true
+	}
+	const counterDigits = 10
+	if len(path) <= counterDigits {
+		return false
+	}
+	prefix, counter := path[:len(path)-counterDigits], path[len(path)-counterDigits:]
+	return u.ephemeralSeq[prefix] && strings.Trim(counter, "0123456789") == ""
+}
+
+// ephemeralAt reports whether the node at path as last written by ws up to
+// last may be an ephemeral: its session's end may have removed it since.
+// When no acknowledged create made it (the last create or delete before is
+// a delete, or there is none), a create of unknown outcome did, which may
+// have been an ephemeral one (unknownEphemeral).
+func ephemeralAt(ws []pathWrite, last *pathWrite, unknownEphemeral bool) bool {
 	for i := len(ws) - 1; i >= 0; i-- {
 		if w := &ws[i]; w.zxid <= last.zxid && (w.op == OpCreate || w.deleted) {
+			if w.deleted {
+				return unknownEphemeral
+			}
 			return w.ephemeral
 		}
 	}
-	return false
+	return unknownEphemeral
 }
 
 func multiSucceeded(e *Entry) bool {
@@ -104,7 +139,7 @@ func CheckSyncRead(h History) []Violation {
 	for p, ws := range writes {
 		lastByPath[p] = byReturn(ws)
 	}
-	mayDelete := unknownDeletes(h)
+	uncertain := uncertainWrites(h)
 	var out []Violation
 	lastSync := map[int64]*Entry{}
 	for _, e := range bySeq(h) {
@@ -128,7 +163,7 @@ func CheckSyncRead(h History) []Violation {
 				Explanation: fmt.Sprintf("%s follows %s, yet its zxid is below that of %s, acknowledged before the sync was called", e.describe(), sync.describe(), need.e.describe())})
 			continue
 		}
-		if why := staleAfter(writes[e.Path], latestBefore(lastByPath[e.Path], sync.Call), e, mayDelete[e.Path]); why != "" {
+		if why := staleAfter(writes[e.Path], latestBefore(lastByPath[e.Path], sync.Call), e, uncertain); why != "" {
 			out = append(out, Violation{Guarantee: GuaranteeSyncRead, Entries: []*Entry{e, sync},
 				Explanation: fmt.Sprintf("%s follows %s, yet %s", e.describe(), sync.describe(), why)})
 		}
@@ -180,13 +215,13 @@ func latestBefore(idx []returnedWrite, t int64) *pathWrite {
 
 // staleAfter explains how read r shows its path older than last, the last
 // write to it acknowledged before the sync, or "".
-func staleAfter(ws []pathWrite, last *pathWrite, r *Entry, mayBeDeleted bool) string {
+func staleAfter(ws []pathWrite, last *pathWrite, r *Entry, uncertain uncertainPaths) string {
 	if last == nil {
 		return ""
 	}
 	switch {
 	case r.Err == errNoNode && !last.deleted:
-		if ephemeralAt(ws, last) || mayBeDeleted {
+		if ephemeralAt(ws, last, uncertain.mayBeEphemeral(r.Path)) || uncertain.deleted[r.Path] {
 			return "" // its session may have ended since, or a delete of unknown outcome took effect
 		}
 		for _, w := range ws {
@@ -599,6 +634,7 @@ func CheckDurability(h History) []Violation {
 		}
 	}
 	writes := successfulWrites(h)
+	uncertain := uncertainWrites(h)
 	tl := buildTimeline(h, false)
 	var out []Violation
 	for i := range h {
@@ -616,7 +652,7 @@ func CheckDurability(h History) []Violation {
 		if finalMatches(last, exists, e) || unknownExplains(tl, e.Path, last, exists, e) {
 			continue
 		}
-		if last != nil && !exists && ephemeralAt(ws, last) {
+		if last != nil && !exists && ephemeralAt(ws, last, uncertain.mayBeEphemeral(e.Path)) {
 			continue // its session may have ended (closed, expired) since
 		}
 		if last == nil && !exists {
