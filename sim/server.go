@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/zabd/zabd/datatree"
-	"github.com/zabd/zabd/sessions"
 	"github.com/zabd/zabd/sim/faults"
 	"github.com/zabd/zabd/sim/simclient"
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/restore"
 	"github.com/zabd/zabd/zab/storage"
 	"github.com/zabd/zabd/zab/storage/vfs"
 )
@@ -100,12 +100,7 @@ func (s *server) start() {
 		return
 	}
 	treeCfg := datatree.Config{ExtendedTypesEnabled: true}
-	var tree *datatree.Tree
-	rec, err := store.Recover(func(d *wire.Decoder, zxid int64) error {
-		t, err := datatree.Load(treeCfg, d, zxid)
-		tree = t
-		return err
-	})
+	rec, restored, err := restore.Load(store, treeCfg)
 	if err != nil {
 		if errors.Is(err, storage.ErrDataLoss) || s.corrupted != nil {
 			s.refused(err)
@@ -113,16 +108,6 @@ func (s *server) start() {
 			s.couldNotStart("recover", err)
 		}
 		return
-	}
-	var restored zab.Restored
-	if rec.Snapshot.Name != "" {
-		restored.Tree = tree
-		for _, sess := range rec.Snapshot.Sessions {
-			restored.Sessions = append(restored.Sessions, sessions.Session{ID: sess.ID, Timeout: sess.Timeout})
-		}
-		if d := rec.Snapshot.Digest; d != nil {
-			restored.Digest = &zab.SnapshotDigest{Zxid: d.Zxid, Version: d.Version, Digest: d.Digest}
-		}
 	}
 	peer, err := zab.New(zab.Config{
 		ServerID:  zab.StandaloneServerID,
@@ -138,7 +123,7 @@ func (s *server) start() {
 		w.fail(KindRecovery, "server %d: new peer: %v", s.id, err)
 		return
 	}
-	if err := replay(peer, rec); err != nil {
+	if _, err := restore.Replay(peer, rec); err != nil {
 		w.fail(KindDurability, "server %d: replay: %v", s.id, err)
 		return
 	}
@@ -168,25 +153,6 @@ func (s *server) start() {
 	s.conns = map[zab.ConnID]*conn{}
 	s.tickAt = 0
 	s.drain()
-}
-
-// replay feeds the txns logged after the snapshot to the new Peer.
-func replay(peer *zab.Peer, rec *storage.Recovery) error {
-	it, err := rec.Log.Iterator(rec.Snapshot.Zxid + 1)
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	for it.Next() {
-		txn, err := zab.DecodeTxnEntry(it.Entry())
-		if err != nil {
-			return fmt.Errorf("txn 0x%x: %w", it.Zxid(), err)
-		}
-		if err := peer.Replay(txn); err != nil {
-			return err
-		}
-	}
-	return it.Err()
 }
 
 // snapCount is snapCount for storage and the Peer alike: from the schedule,

@@ -122,31 +122,6 @@ func appendEntry(buf []byte, t *datatree.Txn) []byte {
 	return e.Bytes()
 }
 
-// replayLog feeds the txns logged after the snapshot to the Peer.
-func replayLog(wal *storage.Log, snapZxid int64, peer *zab.Peer) (int, error) {
-	it, err := wal.Iterator(snapZxid + 1)
-	if err != nil {
-		return 0, err
-	}
-	defer it.Close()
-	n := 0
-	for it.Next() {
-		entry, err := wire.DecodeTxnEntry(it.Entry())
-		if err != nil {
-			return n, fmt.Errorf("txn 0x%x: %w", it.Zxid(), err)
-		}
-		txn := datatree.Txn{Header: entry.Header, Body: entry.Body}
-		if entry.Digest != nil {
-			txn.Digest = *entry.Digest
-		}
-		if err := peer.Replay(txn); err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, it.Err()
-}
-
 // snapshotWriter writes the snapshot streams the Peer emits, in the
 // background: the event loop hands it chunks and never waits for the disk.
 type snapshotWriter struct {
@@ -255,15 +230,6 @@ func (w *snapshotWriter) write(first zab.SnapshotChunk) (complete bool, err erro
 		w.log.Info("snapshot taken", "file", name, "zxid", zxidHex(first.Zxid), "sessions", len(sessions), "took", time.Since(start).Round(time.Millisecond))
 	}
 	return true, err
-}
-
-// loadTree returns a TreeLoader that loads the snapshot's tree into *tree.
-func loadTree(cfg datatree.Config, tree **datatree.Tree) storage.TreeLoader {
-	return func(d *wire.Decoder, zxid int64) error {
-		t, err := datatree.Load(cfg, d, zxid)
-		*tree = t
-		return err
-	}
 }
 
 // noSyncFS turns fsync of files into a no-op: forceSync=no.

@@ -14,6 +14,7 @@ import (
 	"github.com/zabd/zabd/datatree"
 	"github.com/zabd/zabd/sessions"
 	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/restore"
 	"github.com/zabd/zabd/zab/server/config"
 	"github.com/zabd/zabd/zab/storage"
 	"github.com/zabd/zabd/zab/storage/vfs"
@@ -166,21 +167,12 @@ func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 		SuperDigest: cfg.SuperDigest, ExtendedTypesEnabled: cfg.ExtendedTypesEnabled, EnforceQuota: cfg.EnforceQuota,
 		Warn: func(msg string) { s.log.Warn(msg) },
 	}
-	var tree *datatree.Tree
-	rec, err := store.Recover(loadTree(treeCfg, &tree))
+	rec, restored, err := restore.Load(store, treeCfg)
 	if err != nil {
 		return fmt.Errorf("recover %s: %w", cfg.DataDir, err)
 	}
-	var restored zab.Restored
 	if rec.Snapshot.Name != "" {
-		restored.Tree = tree
 		s.log.Info("recovery: loaded snapshot", "file", rec.Snapshot.Name, "zxid", zxidHex(rec.Snapshot.Zxid), "sessions", len(rec.Snapshot.Sessions))
-		for _, sess := range rec.Snapshot.Sessions {
-			restored.Sessions = append(restored.Sessions, sessions.Session{ID: sess.ID, Timeout: sess.Timeout})
-		}
-		if d := rec.Snapshot.Digest; d != nil {
-			restored.Digest = &zab.SnapshotDigest{Zxid: d.Zxid, Version: d.Version, Digest: d.Digest}
-		}
 	} else {
 		s.log.Info("recovery: no snapshot, starting from an empty tree")
 	}
@@ -195,7 +187,7 @@ func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 	if err != nil {
 		return err
 	}
-	replayed, err := replayLog(rec.Log, rec.Snapshot.Zxid, peer)
+	replayed, err := restore.Replay(peer, rec)
 	if err != nil {
 		return fmt.Errorf("replay the txn log: %w", err)
 	}

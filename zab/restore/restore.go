@@ -1,0 +1,65 @@
+package restore
+
+import (
+	"fmt"
+
+	"github.com/zabd/zabd/datatree"
+	"github.com/zabd/zabd/sessions"
+	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/storage"
+)
+
+// Load recovers store (Store.Recover) and returns the recovery with the
+// state a Peer starts from: the newest valid snapshot's tree, loaded with
+// tree, its session table and its digest; or, when recovery found no valid
+// snapshot (rec.Snapshot.Name is ""), an empty Restored, so that zab.New
+// starts from a fresh tree. The recovery's Log is open: the caller owns it.
+func Load(store *storage.Store, tree datatree.Config) (*storage.Recovery, zab.Restored, error) {
+	var loaded *datatree.Tree
+	rec, err := store.Recover(func(d *wire.Decoder, zxid int64) error {
+		t, err := datatree.Load(tree, d, zxid)
+		loaded = t
+		return err
+	})
+	if err != nil {
+		return nil, zab.Restored{}, err
+	}
+	var restored zab.Restored
+	// With no valid snapshot, loaded may hold what a failed load left of a
+	// corrupt one: storage skipped it, and so must the Peer.
+	if rec.Snapshot.Name == "" {
+		return rec, restored, nil
+	}
+	restored.Tree = loaded
+	for _, sess := range rec.Snapshot.Sessions {
+		restored.Sessions = append(restored.Sessions, sessions.Session{ID: sess.ID, Timeout: sess.Timeout})
+	}
+	if d := rec.Snapshot.Digest; d != nil {
+		restored.Digest = &zab.SnapshotDigest{Zxid: d.Zxid, Version: d.Version, Digest: d.Digest}
+	}
+	return rec, restored, nil
+}
+
+// Replay feeds peer, just built from Load's Restored, every txn rec.Log holds
+// after the snapshot, in order, and returns how many it fed. An entry that
+// does not decode is an error naming its zxid.
+func Replay(peer *zab.Peer, rec *storage.Recovery) (int, error) {
+	it, err := rec.Log.Iterator(rec.Snapshot.Zxid + 1)
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	n := 0
+	for it.Next() {
+		txn, err := zab.DecodeTxnEntry(it.Entry())
+		if err != nil {
+			return n, fmt.Errorf("txn 0x%x: %w", it.Zxid(), err)
+		}
+		if err := peer.Replay(txn); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, it.Err()
+}

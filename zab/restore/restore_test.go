@@ -1,0 +1,168 @@
+package restore_test
+
+import (
+	"fmt"
+	"io"
+	mathrand "math/rand"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zabd/zabd/datatree"
+	"github.com/zabd/zabd/sessions"
+	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/restore"
+	"github.com/zabd/zabd/zab/storage"
+	"github.com/zabd/zabd/zab/storage/vfs"
+)
+
+var treeCfg = datatree.Config{ExtendedTypesEnabled: true}
+
+const sessionID = 0x100
+
+// history is a session's creation, then n creates of /n1../nn, zxids 1..n+1.
+func history(n int) []datatree.Txn {
+	txns := []datatree.Txn{{
+		Header: wire.TxnHeader{ClientID: sessionID, Zxid: 1, Time: 1000, Type: wire.OpCreateSession},
+		Body:   &wire.CreateSessionTxn{TimeOut: 30000},
+	}}
+	for i := 1; i <= n; i++ {
+		txns = append(txns, datatree.Txn{
+			Header: wire.TxnHeader{ClientID: sessionID, Cxid: int32(i), Zxid: int64(i + 1), Time: 1000, Type: wire.OpCreate},
+			Body:   &wire.CreateTxn{Path: fmt.Sprintf("/n%d", i), Data: []byte("d"), ACL: wire.OpenACLUnsafe, ParentCVersion: int32(i)},
+		})
+	}
+	return txns
+}
+
+func openStore(t *testing.T, dir string) *storage.Store {
+	t.Helper()
+	store, err := storage.Open(storage.Options{FS: vfs.OS{}, Dir: dir, SnapCount: 1000, Rand: mathrand.New(mathrand.NewSource(1))})
+	require.NoError(t, err)
+	return store
+}
+
+// logTxns appends txns to a fresh data directory's log and makes them durable.
+func logTxns(t *testing.T, store *storage.Store, txns []datatree.Txn) {
+	t.Helper()
+	rec, err := store.Recover(func(*wire.Decoder, int64) error { return nil })
+	require.NoError(t, err)
+	for i := range txns {
+		_, err := rec.Log.Append(zab.EncodeTxnEntry(&txns[i]))
+		require.NoError(t, err)
+	}
+	durable, err := rec.Log.Sync()
+	require.NoError(t, err)
+	require.Equal(t, txns[len(txns)-1].Header.Zxid, durable)
+	require.NoError(t, rec.Log.Close())
+}
+
+// applied is the tree the txns build, applied directly.
+func applied(txns []datatree.Txn) *datatree.Tree {
+	tree := datatree.New(treeCfg)
+	for i := range txns {
+		tree.Apply(&txns[i], nil)
+	}
+	return tree
+}
+
+// start is what a shell does with Load's result.
+func start(t *testing.T, rec *storage.Recovery, restored zab.Restored) (*zab.Peer, int) {
+	t.Helper()
+	peer, err := zab.New(zab.Config{ServerID: zab.StandaloneServerID, Tree: treeCfg}, zab.Time{Wall: 2000}, rand.New(rand.NewPCG(1, 2)), restored)
+	require.NoError(t, err)
+	n, err := restore.Replay(peer, rec)
+	require.NoError(t, err)
+	return peer, n
+}
+
+func TestWithoutSnapshotReplaysTheWholeLog(t *testing.T) {
+	dir := t.TempDir()
+	txns := history(3)
+	logTxns(t, openStore(t, dir), txns)
+
+	rec, restored, err := restore.Load(openStore(t, dir), treeCfg)
+	require.NoError(t, err)
+	defer rec.Log.Close()
+	require.Empty(t, rec.Snapshot.Name)
+	require.Equal(t, zab.Restored{}, restored, "no snapshot: the Peer starts from a fresh tree")
+
+	peer, n := start(t, rec, restored)
+	require.Equal(t, len(txns), n)
+	require.Equal(t, int64(len(txns)), peer.LastZxid())
+	require.Equal(t, applied(txns).Digest(), peer.Digest())
+}
+
+func TestFromSnapshotReplaysOnlyTheTxnsAfterIt(t *testing.T) {
+	dir := t.TempDir()
+	txns := history(4)
+	store := openStore(t, dir)
+	logTxns(t, store, txns)
+	const snapZxid = 3
+	snapTree := applied(txns[:snapZxid])
+	_, err := store.WriteSnapshot(&storage.Snapshot{
+		Zxid:     snapZxid,
+		Sessions: []storage.Session{{ID: sessionID, Timeout: 30000}},
+		WriteTree: func(w io.Writer) error {
+			var e wire.Encoder
+			snapTree.WriteSnapshot(&e)
+			_, err := w.Write(e.Bytes())
+			return err
+		},
+		Digest: func() storage.ZxidDigest {
+			return storage.ZxidDigest{Zxid: snapZxid, Version: datatree.DigestVersion, Digest: snapTree.Digest()}
+		},
+	})
+	require.NoError(t, err)
+
+	rec, restored, err := restore.Load(openStore(t, dir), treeCfg)
+	require.NoError(t, err)
+	defer rec.Log.Close()
+	require.NotEmpty(t, rec.Snapshot.Name)
+	require.NotNil(t, restored.Tree)
+	require.Equal(t, snapTree.Digest(), restored.Tree.Digest())
+	require.Equal(t, []sessions.Session{{ID: sessionID, Timeout: 30000}}, restored.Sessions)
+	require.Equal(t, &zab.SnapshotDigest{Zxid: snapZxid, Version: datatree.DigestVersion, Digest: snapTree.Digest()}, restored.Digest)
+
+	peer, n := start(t, rec, restored)
+	require.Equal(t, len(txns)-snapZxid, n)
+	require.Equal(t, int64(len(txns)), peer.LastZxid())
+	require.Equal(t, applied(txns).Digest(), peer.Digest())
+}
+
+func TestLoadReturnsStoragesRefusal(t *testing.T) {
+	dir := t.TempDir()
+	txns := history(2)
+	// A log that starts mid-epoch, with no snapshot to start from, has lost
+	// the txns before it: storage refuses, and Load must say so unchanged.
+	for i := range txns {
+		txns[i].Header.Zxid += 10
+	}
+	logTxns(t, openStore(t, dir), txns)
+	_, _, err := restore.Load(openStore(t, dir), treeCfg)
+	require.ErrorIs(t, err, storage.ErrDataLoss)
+}
+
+func TestReplayClosesASessionLoggedWithoutBody(t *testing.T) {
+	dir := t.TempDir()
+	txns := history(1)
+	txns[1].Body.(*wire.CreateTxn).Ephemeral = true
+	// ZooKeeper before 3.6 logged closeSession with no body.
+	txns = append(txns, datatree.Txn{Header: wire.TxnHeader{ClientID: sessionID, Zxid: 3, Time: 1000, Type: wire.OpCloseSession}})
+	logTxns(t, openStore(t, dir), txns)
+
+	rec, restored, err := restore.Load(openStore(t, dir), treeCfg)
+	require.NoError(t, err)
+	defer rec.Log.Close()
+	peer, n := start(t, rec, restored)
+	require.Equal(t, 3, n)
+
+	txns[2].Body = &wire.CloseSessionTxn{}
+	closed := applied(txns)
+	_, code := closed.Exists("/n1", false, 0)
+	require.Equal(t, wire.ErrNoNode, code, "closing the session deletes its ephemeral")
+	require.Equal(t, closed.Digest(), peer.Digest())
+	require.Equal(t, applied(txns[:2]).NodeCount()-1, closed.NodeCount())
+}
