@@ -37,6 +37,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	exit 0
 fi
 
+source scripts/lib/zookeeper.sh
 work=$(mktemp -d)
 zabd_pid=
 cleanup() {
@@ -55,18 +56,9 @@ fail() {
 }
 
 go build -o "$work/zabd" ./cmd/zabd
-port=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(free_port)
 addr=127.0.0.1:$port
-cat >"$work/zoo.cfg" <<CFG
-tickTime=2000
-dataDir=$work/data
-clientPort=$port
-clientPortAddress=127.0.0.1
-admin.enableServer=false
-4lw.commands.whitelist=*
-extendedTypesEnabled=true
-znode.container.checkIntervalMs=200
-CFG
+write_zoo_cfg "$work/zoo.cfg" "$work/data" "$port" '4lw.commands.whitelist=*' extendedTypesEnabled=true znode.container.checkIntervalMs=200
 "$work/zabd" -config "$work/zoo.cfg" >"$work/zabd.log" 2>&1 &
 zabd_pid=$!
 for _ in $(seq 100); do

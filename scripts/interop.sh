@@ -23,14 +23,14 @@ skip() { echo "interop: SKIP: $*"; exit 0; }
 command -v java >/dev/null || skip "java is not installed"
 /usr/bin/python3 -c 'import kazoo' 2>/dev/null || skip "python3-kazoo is not installed"
 
+source scripts/lib/zookeeper.sh
 work="$(mktemp -d)"
-zkpid=
 cleanup() {
-	if [[ -n "$zkpid" ]]; then kill "$zkpid" 2>/dev/null || true; wait "$zkpid" 2>/dev/null || true; fi
+	zk_stop
 	rm -rf "$work"
 }
 trap cleanup EXIT
-cp="$(ls /usr/share/java/*.jar | tr '\n' :)"
+cp="$(zk_classpath)"
 
 echo "== (a) ZooKeeper's dumpers read zabd's files; (b) zabd reads ZooKeeper 3.8's data dir"
 go test -count=1 -run '^(TestZooKeeperDumpersReadOurFiles|TestReadZooKeeper38DataDir)$' -v ./zab/storage/ | grep -E '^(=== RUN|--- |ok|FAIL|PASS)'
@@ -48,44 +48,17 @@ for f in "$work"/data/version-2/snapshot.*; do
 	echo "SnapshotFormatter $(basename "$f"): $(grep '^Last zxid: ' <<<"$out")"
 done
 
-port="$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-cat >"$work/zoo.cfg" <<CFG
-tickTime=2000
-dataDir=$work/data
-clientPort=$port
-clientPortAddress=127.0.0.1
-admin.enableServer=false
-CFG
-java -cp "$cp" org.apache.zookeeper.server.ZooKeeperServerMain "$work/zoo.cfg" >"$work/zk.log" 2>&1 &
-zkpid=$!
-if ! /usr/bin/python3 - "$port" "$work/expected.json" <<'PY'
-import json, logging, sys, time
-from kazoo.client import KazooClient
-logging.disable(logging.ERROR)  # kazoo's complaints while the server starts
+port="$(free_port)"
+write_zoo_cfg "$work/zoo.cfg" "$work/data" "$port"
+zk_start "$work/zoo.cfg" "$work/zk.log"
+if ! PYTHONPATH=scripts/lib /usr/bin/python3 - "$port" "$work/expected.json" <<'PY'
+import json, sys
+import zktree
 port, expected_file = sys.argv[1], sys.argv[2]
 expected = json.load(open(expected_file))
-deadline = time.time() + 60
-while True:  # poll until the server answers, with a deadline
-    zk = KazooClient(hosts="127.0.0.1:" + port, timeout=5, connection_retry={"max_tries": 0})
-    try:
-        zk.start(timeout=3)
-        break
-    except Exception:
-        zk.close()
-        if time.time() > deadline:
-            sys.exit("ZooKeeper did not answer within 60 s")
-        time.sleep(0.2)
+zk = zktree.connect(port)
 zk.add_auth("digest", "u:p")
-served = {}
-def walk(path):
-    data, st = zk.get(path)
-    served[path] = {"data": data.decode("latin-1"), "czxid": st.czxid, "mzxid": st.mzxid,
-                    "pzxid": st.pzxid, "ctime": st.ctime, "mtime": st.mtime, "version": st.version,
-                    "cversion": st.cversion, "aversion": st.aversion, "ephemeralOwner": st.ephemeralOwner,
-                    "numChildren": st.numChildren, "dataLength": st.dataLength}
-    for c in sorted(zk.get_children(path)):
-        walk(path.rstrip("/") + "/" + c)
-walk("/")
+served = zktree.read_tree(zk)
 zk.stop()
 zk.close()
 bad = 0

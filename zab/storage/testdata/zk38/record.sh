@@ -7,37 +7,20 @@
 # It replaces zab/storage/testdata/zk38/{version-2,expected.json}.
 set -euo pipefail
 out="$(cd "$(dirname "$0")" && pwd)"
+lib="$out/../../../../scripts/lib"
+source "$lib/zookeeper.sh"
 work="$(mktemp -d)"
-port=$((20000 + RANDOM % 20000))
-cleanup() { [[ -n "${zkpid:-}" ]] && kill "$zkpid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
+port="$(free_port)"
+cleanup() { zk_stop; rm -rf "$work"; }
 trap cleanup EXIT
-cat >"$work/zoo.cfg" <<CFG
-tickTime=2000
-dataDir=$work/data
-clientPort=$port
-clientPortAddress=127.0.0.1
-admin.enableServer=false
-snapCount=20
-autopurge.purgeInterval=0
-CFG
-cp="$(ls /usr/share/java/*.jar | tr '\n' :)"
-java -cp "$cp" org.apache.zookeeper.server.ZooKeeperServerMain "$work/zoo.cfg" >"$work/zk.log" 2>&1 &
-zkpid=$!
-/usr/bin/python3 - "$port" "$out/expected.json" <<'PY'
-import json, sys, time
-from kazoo.client import KazooClient
+write_zoo_cfg "$work/zoo.cfg" "$work/data" "$port" snapCount=20 autopurge.purgeInterval=0
+zk_start "$work/zoo.cfg" "$work/zk.log"
+PYTHONPATH="$lib" /usr/bin/python3 - "$port" "$out/expected.json" <<'PY'
+import json, sys
 from kazoo.security import make_digest_acl
+import zktree
 port, expected = sys.argv[1], sys.argv[2]
-deadline = time.time() + 60
-while True:
-    try:
-        zk = KazooClient(hosts="127.0.0.1:" + port, timeout=5)
-        zk.start(timeout=5)
-        break
-    except Exception:
-        if time.time() > deadline:
-            raise
-        time.sleep(0.2)
+zk = zktree.connect(port)
 zk.create("/app", b"root of the test tree")
 for i in range(30):
     zk.create("/app/n%02d" % i, b"v%d" % i)
@@ -58,25 +41,15 @@ zk.create("/app/ephemeral", b"e", ephemeral=True)  # removed when the session cl
 zk.stop()
 zk.close()
 # Read the final tree with a fresh session (the ephemeral is gone).
-zk = KazooClient(hosts="127.0.0.1:" + port, timeout=5)
-zk.start(timeout=10)
+zk = zktree.connect(port)
 zk.add_auth("digest", "u:p")
-nodes = {}
-def walk(path):
-    data, st = zk.get(path)
-    nodes[path] = {"data": data.decode("latin-1"), "czxid": st.czxid, "mzxid": st.mzxid,
-                   "pzxid": st.pzxid, "ctime": st.ctime, "mtime": st.mtime, "version": st.version,
-                   "cversion": st.cversion, "aversion": st.aversion, "ephemeralOwner": st.ephemeralOwner,
-                   "numChildren": st.numChildren, "dataLength": st.dataLength}
-    for c in sorted(zk.get_children(path)):
-        walk(path.rstrip("/") + "/" + c)
-walk("/")
+nodes = zktree.read_tree(zk)
 zk.stop()
 zk.close()
 with open(expected, "w") as f:
     json.dump(nodes, f, indent=1, sort_keys=True)
 PY
-kill "$zkpid"; wait "$zkpid" 2>/dev/null || true; zkpid=
+zk_stop
 rm -rf "$out/version-2"
 cp -r "$work/data/version-2" "$out/version-2"
 # Cut the zero padding (64 MiB per log file) so the files can be checked in;
