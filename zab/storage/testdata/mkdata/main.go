@@ -20,6 +20,7 @@ import (
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/storage"
+	"github.com/zabd/zabd/zab/storage/testdata/zktree"
 	"github.com/zabd/zabd/zab/storage/vfs"
 )
 
@@ -173,51 +174,9 @@ func (w *writer) finishSnapshot() {
 	w.snap = nil
 }
 
-// node is one entry of the expected tree, in the form the interop script's
-// kazoo walk prints.
-type node struct {
-	Data        string `json:"data"`
-	Czxid       int64  `json:"czxid"`
-	Mzxid       int64  `json:"mzxid"`
-	Pzxid       int64  `json:"pzxid"`
-	Ctime       int64  `json:"ctime"`
-	Mtime       int64  `json:"mtime"`
-	Version     int32  `json:"version"`
-	Cversion    int32  `json:"cversion"`
-	Aversion    int32  `json:"aversion"`
-	Ephemeral   int64  `json:"ephemeralOwner"`
-	NumChildren int32  `json:"numChildren"`
-	DataLength  int32  `json:"dataLength"`
-}
-
 func writeExpected(tree *datatree.Tree, file string) error {
-	auth := []wire.Id{{Scheme: "digest", ID: datatree.DigestID("u:p")}}
-	nodes := map[string]node{}
-	var walk func(path string) error
-	walk = func(path string) error {
-		data, st, code := tree.GetData(path, auth, false, 0)
-		if code != wire.ErrOK {
-			return fmt.Errorf("getData %s: %v", path, code)
-		}
-		nodes[path] = node{Data: string(data), Czxid: st.Czxid, Mzxid: st.Mzxid, Pzxid: st.Pzxid, Ctime: st.Ctime, Mtime: st.Mtime,
-			Version: st.Version, Cversion: st.Cversion, Aversion: st.Aversion, Ephemeral: st.EphemeralOwner,
-			NumChildren: st.NumChildren, DataLength: st.DataLength}
-		children, _, code := tree.GetChildren(path, auth, false, 0)
-		if code != wire.ErrOK {
-			return fmt.Errorf("getChildren %s: %v", path, code)
-		}
-		for _, c := range children {
-			child := path + "/" + c
-			if path == "/" {
-				child = "/" + c
-			}
-			if err := walk(child); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := walk("/"); err != nil {
+	nodes, err := zktree.Read(tree, []wire.Id{{Scheme: "digest", ID: datatree.DigestID("u:p")}})
+	if err != nil {
 		return err
 	}
 	out, err := json.MarshalIndent(nodes, "", " ")
