@@ -20,10 +20,9 @@ func stillServes(t *testing.T, addr string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, addr, client.Session{Timeout: 10 * time.Second})
-	require.NoError(t, err)
+	c := dial(t, ctx, addr)
 	defer c.CloseSession(ctx)
-	_, err = c.Sync(ctx, "/")
+	_, err := c.Sync(ctx, "/")
 	require.NoError(t, err)
 }
 
@@ -51,9 +50,8 @@ func TestOversizedFrameClosesConnectionSessionSurvives(t *testing.T) {
 	ts := startServer(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, ts.addr, client.Session{Timeout: 10 * time.Second})
-	require.NoError(t, err)
-	_, err = c.Create(ctx, "/big", nil, client.OpenACL, wire.ModeEphemeral)
+	c := dial(t, ctx, ts.addr)
+	_, err := c.Create(ctx, "/big", nil, client.OpenACL, wire.ModeEphemeral)
 	require.NoError(t, err)
 
 	// A frame of exactly the limit is served: header 8 bytes, path, data.
@@ -80,8 +78,7 @@ func TestHalfSentRequestAndHangUp(t *testing.T) {
 	ts := startServer(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, ts.addr, client.Session{Timeout: 10 * time.Second})
-	require.NoError(t, err)
+	c := dial(t, ctx, ts.addr)
 	var frame [4]byte
 	binary.BigEndian.PutUint32(frame[:], 100)
 	require.NoError(t, c.WriteRaw(append(frame[:], 1, 2, 3)))
@@ -95,8 +92,7 @@ func TestUnknownOpcodeAndTruncatedBody(t *testing.T) {
 	ts := startServer(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, ts.addr, client.Session{Timeout: 10 * time.Second})
-	require.NoError(t, err)
+	c := dial(t, ctx, ts.addr)
 	defer c.Close()
 
 	// A body cut short: MarshallingError, connection kept.
@@ -133,8 +129,7 @@ func TestMaxClientCnxnsPerIP(t *testing.T) {
 	defer cancel()
 	var open []*client.Conn
 	for range 3 {
-		c, err := client.Dial(ctx, ts.addr, client.Session{Timeout: 10 * time.Second})
-		require.NoError(t, err)
+		c := dial(t, ctx, ts.addr)
 		open = append(open, c)
 	}
 	nc, err := net.Dial("tcp", ts.addr)
@@ -167,10 +162,9 @@ func TestSlowReaderIsDisconnected(t *testing.T) {
 	ts := startServer(t, nil, func(o *Options) { o.MaxQueuedBytes = 256 << 10 })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, ts.addr, client.Session{Timeout: 10 * time.Second})
-	require.NoError(t, err)
+	c := dial(t, ctx, ts.addr)
 	defer c.Close()
-	_, err = c.Create(ctx, "/large", make([]byte, 512<<10), client.OpenACL, wire.ModePersistent)
+	_, err := c.Create(ctx, "/large", make([]byte, 512<<10), client.OpenACL, wire.ModePersistent)
 	require.NoError(t, err)
 
 	// Ask for far more than socket buffers hold, reading nothing.
@@ -211,8 +205,7 @@ func TestHandshakeDeadline(t *testing.T) {
 	ts := startServer(t, nil, func(o *Options) { o.HandshakeTimeout = handshake })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, ts.addr, client.Session{Timeout: 10 * time.Second})
-	require.NoError(t, err)
+	c := dial(t, ctx, ts.addr)
 	defer c.CloseSession(ctx)
 
 	silent, err := net.Dial("tcp", ts.addr)

@@ -222,8 +222,7 @@ func TestSIGKILLKeepsAcknowledgedWrites(t *testing.T) {
 	rec := newHistoryRecorder()
 	var wg sync.WaitGroup
 	for w := range writers {
-		c, err := client.Dial(ctx, addr, client.Session{Timeout: 10 * time.Second})
-		require.NoError(t, err)
+		c := dial(t, ctx, addr)
 		parent := fmt.Sprintf("/w%d", w)
 		entry := rec.call(w, c.SessionID(), linearizability.Entry{Op: linearizability.OpCreate, Path: parent, Data: new(string), Mode: wire.ModePersistent.String()})
 		r, err := c.Do(ctx, wire.OpCreate, &wire.CreateRequest{Path: parent, ACL: client.OpenACL})
@@ -270,8 +269,7 @@ func TestSIGKILLKeepsAcknowledgedWrites(t *testing.T) {
 	wg.Wait()
 
 	startZabdProcess(t, bin, cfgPath, addr)
-	c, err := client.Dial(ctx, addr, client.Session{Timeout: 10 * time.Second})
-	require.NoError(t, err)
+	c := dial(t, ctx, addr)
 	defer c.CloseSession(ctx)
 	present := make([]map[int]bool, writers)
 	for w := range present {
@@ -368,9 +366,8 @@ func TestSnapshotsAndAutopurge(t *testing.T) {
 	ts := startServer(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, ts.addr, client.Session{Timeout: 10 * time.Second})
-	require.NoError(t, err)
-	_, err = c.Create(ctx, "/snap", nil, client.OpenACL, wire.ModePersistent)
+	c := dial(t, ctx, ts.addr)
+	_, err := c.Create(ctx, "/snap", nil, client.OpenACL, wire.ModePersistent)
 	require.NoError(t, err)
 	snapshots := func() []string {
 		names, _ := filepath.Glob(filepath.Join(cfg.DataDir, "version-2", "snapshot.*"))
@@ -389,8 +386,7 @@ func TestSnapshotsAndAutopurge(t *testing.T) {
 
 	ts.stop(t)
 	restarted := startServer(t, cfg)
-	c2, err := client.Dial(ctx, restarted.addr, client.Session{Timeout: 10 * time.Second})
-	require.NoError(t, err)
+	c2 := dial(t, ctx, restarted.addr)
 	defer c2.CloseSession(ctx)
 	data2, st2, err := c2.GetData(ctx, "/snap", false)
 	require.NoError(t, err)
@@ -435,11 +431,10 @@ func TestFailedFsyncStopsTheServer(t *testing.T) {
 	ts := startServer(t, nil, func(o *Options) { o.FS = fsys })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, ts.addr, client.Session{Timeout: 10 * time.Second})
-	require.NoError(t, err)
+	c := dial(t, ctx, ts.addr)
 	defer c.Close()
 	fsys.armed.Store(true)
-	_, err = c.Create(ctx, "/doomed", nil, client.OpenACL, wire.ModePersistent)
+	_, err := c.Create(ctx, "/doomed", nil, client.OpenACL, wire.ModePersistent)
 	require.ErrorIs(t, err, client.ErrClosed, "no acknowledgement, the connection closes")
 	select {
 	case err := <-ts.errc:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zabd/zabd/wire/client"
 	"github.com/zabd/zabd/zab/server/config"
 )
 
@@ -89,4 +90,13 @@ func (ts *testServer) stop(t testing.TB) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("server did not stop within 30s")
 	}
+}
+
+// dial opens a session on addr with a 10 s session timeout; the caller
+// closes it.
+func dial(t testing.TB, ctx context.Context, addr string) *client.Conn {
+	t.Helper()
+	c, err := client.Dial(ctx, addr, client.Session{Timeout: 10 * time.Second})
+	require.NoError(t, err)
+	return c
 }

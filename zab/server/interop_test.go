@@ -24,9 +24,8 @@ func TestServesZooKeepersDataDir(t *testing.T) {
 	zk := zkprocess.ForTest(t, map[string]string{"tickTime": "2000", "snapCount": "50"})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, zk.Addr, client.Session{Timeout: 10 * time.Second})
-	require.NoError(t, err)
-	_, err = c.Create(ctx, "/zk", []byte("root"), client.OpenACL, wire.ModePersistent)
+	c := dial(t, ctx, zk.Addr)
+	_, err := c.Create(ctx, "/zk", []byte("root"), client.OpenACL, wire.ModePersistent)
 	require.NoError(t, err)
 	for i := range 120 { // past snapCount: ZooKeeper writes snapshots too
 		_, err = c.Create(ctx, fmt.Sprintf("/zk/n%03d", i), []byte(fmt.Sprint(i)), client.OpenACL, wire.ModePersistentSequential)
@@ -49,8 +48,7 @@ func TestServesZooKeepersDataDir(t *testing.T) {
 
 	cfg := testConfig(filepath.Join(zk.Dir, "data"))
 	ts := startServer(t, cfg)
-	z, err := client.Dial(ctx, ts.addr, client.Session{Timeout: 10 * time.Second})
-	require.NoError(t, err)
+	z := dial(t, ctx, ts.addr)
 	defer z.CloseSession(ctx)
 	for p, st := range want {
 		data, got, err := z.GetData(ctx, p, false)
@@ -83,9 +81,8 @@ func TestSeparateDataLogDir(t *testing.T) {
 	ts := startServer(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, ts.addr, client.Session{Timeout: 10 * time.Second})
-	require.NoError(t, err)
-	_, err = c.Create(ctx, "/z", []byte("root"), client.OpenACL, wire.ModePersistent)
+	c := dial(t, ctx, ts.addr)
+	_, err := c.Create(ctx, "/z", []byte("root"), client.OpenACL, wire.ModePersistent)
 	require.NoError(t, err)
 	for i := range 40 {
 		_, err = c.Create(ctx, fmt.Sprintf("/z/n%03d", i), []byte(fmt.Sprint(i)), client.OpenACL, wire.ModePersistentSequential)

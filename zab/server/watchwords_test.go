@@ -26,9 +26,7 @@ func setTwoSessionsWatches(t *testing.T, ctx context.Context, addr string) [2]in
 	t.Helper()
 	var c [2]*client.Conn
 	for i := range c {
-		var err error
-		c[i], err = client.Dial(ctx, addr, client.Session{Timeout: 10 * time.Second})
-		require.NoError(t, err)
+		c[i] = dial(t, ctx, addr)
 		t.Cleanup(func() { c[i].CloseSession(context.Background()) })
 	}
 	for _, p := range []string{"/w", "/w/a", "/w/p"} {
