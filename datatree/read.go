@@ -10,17 +10,27 @@ import (
 // GetData answers getData: the node's data and visible stat; READ needed.
 // With watch, w gets a one-shot data watch (not on a missing node).
 func (t *Tree) GetData(path string, auth []wire.Id, watch bool, w WatcherID) ([]byte, wire.Stat, wire.ErrCode) {
-	n := t.lookup(path)
+	n, code := t.readable(path, auth)
 	if n == nil {
-		return nil, wire.Stat{}, wire.ErrNoNode
-	}
-	if !checkACL(t.acls.list(n.acl), wire.PermRead, auth) {
-		return nil, wire.Stat{}, wire.ErrNoAuth
+		return nil, wire.Stat{}, code
 	}
 	if watch {
 		t.watches.add(inData, path, w, modeStandard)
 	}
 	return n.data, t.visibleStat(n), wire.ErrOK
+}
+
+// readable looks up path for a read that needs READ: the node, or nil with
+// NoNode when there is none and NoAuth when auth may not read it.
+func (t *Tree) readable(path string, auth []wire.Id) (*node, wire.ErrCode) {
+	n := t.lookup(path)
+	if n == nil {
+		return nil, wire.ErrNoNode
+	}
+	if !checkACL(t.acls.list(n.acl), wire.PermRead, auth) {
+		return nil, wire.ErrNoAuth
+	}
+	return n, wire.ErrOK
 }
 
 // Exists answers exists: the visible stat, no permission needed. With watch,
@@ -45,12 +55,9 @@ func (t *Tree) Exists(path string, watch bool, w WatcherID) (wire.Stat, wire.Err
 // the visible stat; READ needed. With watch, w gets a one-shot child watch
 // (not on a missing node).
 func (t *Tree) GetChildren(path string, auth []wire.Id, watch bool, w WatcherID) ([]string, wire.Stat, wire.ErrCode) {
-	n := t.lookup(path)
+	n, code := t.readable(path, auth)
 	if n == nil {
-		return nil, wire.Stat{}, wire.ErrNoNode
-	}
-	if !checkACL(t.acls.list(n.acl), wire.PermRead, auth) {
-		return nil, wire.Stat{}, wire.ErrNoAuth
+		return nil, wire.Stat{}, code
 	}
 	if watch {
 		t.watches.add(inChild, path, w, modeStandard)
@@ -133,12 +140,9 @@ func (t *Tree) Sessions() []int64 {
 // descendants at every depth; READ needed. As in ZooKeeper, "/" counts every
 // node but the root, and "" (the root's alias) one more.
 func (t *Tree) GetAllChildrenNumber(path string, auth []wire.Id) (int32, wire.ErrCode) {
-	n := t.lookup(path)
+	n, code := t.readable(path, auth)
 	if n == nil {
-		return 0, wire.ErrNoNode
-	}
-	if !checkACL(t.acls.list(n.acl), wire.PermRead, auth) {
-		return 0, wire.ErrNoAuth
+		return 0, code
 	}
 	switch path {
 	case "/":
