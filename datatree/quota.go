@@ -136,7 +136,8 @@ func (t *Tree) quotaNodeDeleted(parentPath, name string) {
 // recountQuota writes the usage of the subtree at path into its stats node
 // (DataTree.updateQuotaForPath).
 func (t *Tree) recountQuota(path string) {
-	statNode := t.nodes[quotaPath+path+"/"+quotaStatNode]
+	statPath := quotaNodePath(path, quotaStatNode)
+	statNode := t.nodes[statPath]
 	if statNode == nil {
 		return
 	}
@@ -144,7 +145,7 @@ func (t *Tree) recountQuota(path string) {
 	if n := t.nodes[path]; n != nil {
 		count, bytes = subtreeUsage(n)
 	}
-	t.replaceQuotaStats(quotaPath+path+"/"+quotaStatNode, statNode, statsTrack{"count": count, "bytes": bytes})
+	t.replaceQuotaStats(statPath, statNode, statsTrack{"count": count, "bytes": bytes})
 }
 
 func subtreeUsage(n *node) (count, bytes int64) {
@@ -155,6 +156,22 @@ func subtreeUsage(n *node) (count, bytes int64) {
 		bytes += cb
 	}
 	return count, bytes
+}
+
+// quotaNodePath is the path of the quota on path's node name
+// (quotaLimitNode or quotaStatNode).
+func quotaNodePath(path, name string) string { return quotaPath + path + "/" + name }
+
+// quotaStats reads the quota on path's node name (quotaLimitNode or
+// quotaStatNode): n is nil when there is no such node, and ok is false when
+// its data does not parse.
+func (t *Tree) quotaStats(path, name string) (n *node, st statsTrack, ok bool) {
+	n = t.nodes[quotaNodePath(path, name)]
+	if n == nil {
+		return nil, nil, false
+	}
+	st, ok = parseStats(n.data)
+	return n, st, ok
 }
 
 // replaceQuotaStats replaces a stats node's data without touching its stat,
@@ -171,20 +188,15 @@ func (t *Tree) updateQuotaUsage(path string, bytesDiff, countDiff int64) {
 	if prefix == "" {
 		return
 	}
-	statPath := quotaPath + prefix + "/" + quotaStatNode
-	n := t.nodes[statPath]
-	if n == nil {
-		return
-	}
-	st, ok := parseStats(n.data)
-	if !ok {
-		// ZooKeeper throws in the middle of applying the txn here; the
-		// stats are left as they are.
+	n, st, ok := t.quotaStats(prefix, quotaStatNode)
+	if n == nil || !ok {
+		// Unparsable stats: ZooKeeper throws in the middle of applying the
+		// txn here; the stats are left as they are.
 		return
 	}
 	st["count"] = st.get("count") + countDiff
 	st["bytes"] = st.get("bytes") + bytesDiff
-	t.replaceQuotaStats(statPath, n, st)
+	t.replaceQuotaStats(quotaNodePath(prefix, quotaStatNode), n, st)
 }
 
 // checkQuota is ZooKeeperServer.checkQuota against the applied tree (as in
@@ -205,11 +217,10 @@ func (t *Tree) checkQuota(path string, oldBytes, newBytes, countDiff int64) wire
 	if prefix == "" {
 		return wire.ErrOK
 	}
-	limitNode := t.nodes[quotaPath+prefix+"/"+quotaLimitNode]
+	limitNode, limits, ok := t.quotaStats(prefix, quotaLimitNode)
 	if limitNode == nil {
 		return wire.ErrOK
 	}
-	limits, ok := parseStats(limitNode.data)
 	if !ok {
 		return unparsable
 	}
@@ -219,11 +230,10 @@ func (t *Tree) checkQuota(path string, oldBytes, newBytes, countDiff int64) wire
 	if !countLimited && !bytesLimited {
 		return wire.ErrOK
 	}
-	statNode := t.nodes[quotaPath+prefix+"/"+quotaStatNode]
+	statNode, usage, ok := t.quotaStats(prefix, quotaStatNode)
 	if statNode == nil {
 		return wire.ErrOK
 	}
-	usage, ok := parseStats(statNode.data)
 	if !ok {
 		return unparsable
 	}
