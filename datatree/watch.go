@@ -346,16 +346,22 @@ func (t *Tree) SetWatches(req *wire.SetWatchesRequest, w WatcherID, events []Wat
 	ev := func(typ wire.EventType, path string) {
 		events = append(events, WatchEvent{Watcher: w, Event: wire.WatcherEvent{Type: typ, State: wire.StateSyncConnected, Path: path}})
 	}
-	for _, p := range req.DataWatches {
-		switch n := t.lookup(p); {
-		case n == nil:
-			ev(wire.EventNodeDeleted, p)
-		case n.stat.mzxid > req.RelativeZxid:
-			ev(wire.EventNodeDataChanged, p)
-		default:
-			t.watches.add(inData, p, w, modeStandard)
+	// oneShot re-registers one-shot data or child watches: a missing node
+	// fires NodeDeleted, a node whose zxid (mzxid for data, pzxid for
+	// children) is past the client's fires changed, any other is watched.
+	oneShot := func(paths []string, bit uint8, zxid func(*node) int64, changed wire.EventType) {
+		for _, p := range paths {
+			switch n := t.lookup(p); {
+			case n == nil:
+				ev(wire.EventNodeDeleted, p)
+			case zxid(n) > req.RelativeZxid:
+				ev(changed, p)
+			default:
+				t.watches.add(bit, p, w, modeStandard)
+			}
 		}
 	}
+	oneShot(req.DataWatches, inData, func(n *node) int64 { return n.stat.mzxid }, wire.EventNodeDataChanged)
 	for _, p := range req.ExistWatches {
 		if t.lookup(p) != nil {
 			ev(wire.EventNodeCreated, p)
@@ -363,16 +369,7 @@ func (t *Tree) SetWatches(req *wire.SetWatchesRequest, w WatcherID, events []Wat
 			t.watches.add(inData, p, w, modeStandard)
 		}
 	}
-	for _, p := range req.ChildWatches {
-		switch n := t.lookup(p); {
-		case n == nil:
-			ev(wire.EventNodeDeleted, p)
-		case n.stat.pzxid > req.RelativeZxid:
-			ev(wire.EventNodeChildrenChanged, p)
-		default:
-			t.watches.add(inChild, p, w, modeStandard)
-		}
-	}
+	oneShot(req.ChildWatches, inChild, func(n *node) int64 { return n.stat.pzxid }, wire.EventNodeChildrenChanged)
 	for _, p := range req.PersistentWatches {
 		t.watches.add(inChild, p, w, modePersistent)
 		t.watches.add(inData, p, w, modePersistent)
