@@ -58,6 +58,35 @@ public class CuratorCompat {
         return c;
     }
 
+    // Worker is what each of runWorkers' threads does with its own client.
+    interface Worker {
+        void run(CuratorFramework c) throws Exception;
+    }
+
+    // runWorkers runs WORKERS threads, each with a client of its own, waits
+    // up to 120 s for each and fails if any of them failed.
+    static void runWorkers(String what, Worker worker) throws InterruptedException {
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> errors = new ArrayList<>();
+        for (int i = 0; i < WORKERS; i++) {
+            Thread t = new Thread(() -> {
+                try (CuratorFramework c = client()) {
+                    worker.run(c);
+                } catch (Throwable e) {
+                    synchronized (errors) {
+                        errors.add(e);
+                    }
+                }
+            });
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            t.join(120000);
+        }
+        check(errors.isEmpty(), what + " workers failed: " + errors);
+    }
+
     static void check(boolean cond, String what) {
         if (!cond) {
             throw new AssertionError(what);
@@ -123,35 +152,19 @@ public class CuratorCompat {
     static void mutex(CuratorFramework main) throws Exception {
         String counter = ROOT + "/mutex-counter";
         main.create().forPath(counter, bytes("0"));
-        List<Thread> threads = new ArrayList<>();
-        List<Throwable> errors = new ArrayList<>();
-        for (int i = 0; i < WORKERS; i++) {
-            Thread t = new Thread(() -> {
-                try (CuratorFramework c = client()) {
-                    InterProcessMutex lock = new InterProcessMutex(c, ROOT + "/mutex");
-                    for (int n = 0; n < INCREMENTS; n++) {
-                        check(lock.acquire(30, TimeUnit.SECONDS), "acquire the mutex");
-                        try {
-                            Stat st = new Stat();
-                            int v = Integer.parseInt(string(c.getData().storingStatIn(st).forPath(counter)));
-                            c.setData().withVersion(st.getVersion()).forPath(counter, bytes(Integer.toString(v + 1)));
-                        } finally {
-                            lock.release();
-                        }
-                    }
-                } catch (Throwable e) {
-                    synchronized (errors) {
-                        errors.add(e);
-                    }
+        runWorkers("mutex", c -> {
+            InterProcessMutex lock = new InterProcessMutex(c, ROOT + "/mutex");
+            for (int n = 0; n < INCREMENTS; n++) {
+                check(lock.acquire(30, TimeUnit.SECONDS), "acquire the mutex");
+                try {
+                    Stat st = new Stat();
+                    int v = Integer.parseInt(string(c.getData().storingStatIn(st).forPath(counter)));
+                    c.setData().withVersion(st.getVersion()).forPath(counter, bytes(Integer.toString(v + 1)));
+                } finally {
+                    lock.release();
                 }
-            });
-            threads.add(t);
-            t.start();
-        }
-        for (Thread t : threads) {
-            t.join(120000);
-        }
-        check(errors.isEmpty(), "mutex workers failed: " + errors);
+            }
+        });
         int got = Integer.parseInt(string(main.getData().forPath(counter)));
         check(got == WORKERS * INCREMENTS, "mutex counter " + got + ", want " + WORKERS * INCREMENTS);
         ok("InterProcessMutex: " + WORKERS + " clients x " + INCREMENTS + " increments = " + got);
@@ -175,29 +188,13 @@ public class CuratorCompat {
     }
 
     static void atomicLong(CuratorFramework main) throws Exception {
-        List<Thread> threads = new ArrayList<>();
-        List<Throwable> errors = new ArrayList<>();
-        for (int i = 0; i < WORKERS; i++) {
-            Thread t = new Thread(() -> {
-                try (CuratorFramework c = client()) {
-                    DistributedAtomicLong n = new DistributedAtomicLong(c, ROOT + "/atomic", new RetryNTimes(1000, 5));
-                    for (int k = 0; k < INCREMENTS; k++) {
-                        AtomicValue<Long> v = n.increment();
-                        check(v.succeeded(), "increment succeeded");
-                    }
-                } catch (Throwable e) {
-                    synchronized (errors) {
-                        errors.add(e);
-                    }
-                }
-            });
-            threads.add(t);
-            t.start();
-        }
-        for (Thread t : threads) {
-            t.join(120000);
-        }
-        check(errors.isEmpty(), "atomic long workers failed: " + errors);
+        runWorkers("atomic long", c -> {
+            DistributedAtomicLong n = new DistributedAtomicLong(c, ROOT + "/atomic", new RetryNTimes(1000, 5));
+            for (int k = 0; k < INCREMENTS; k++) {
+                AtomicValue<Long> v = n.increment();
+                check(v.succeeded(), "increment succeeded");
+            }
+        });
         long got = new DistributedAtomicLong(main, ROOT + "/atomic", new RetryNTimes(10, 5)).get().postValue();
         check(got == WORKERS * INCREMENTS, "atomic long " + got + ", want " + WORKERS * INCREMENTS);
         ok("DistributedAtomicLong: " + WORKERS + " clients x " + INCREMENTS + " increments = " + got);
