@@ -168,14 +168,7 @@ func (t *Tree) createNode(path string, data []byte, acl []wire.ACL, owner int64,
 	if t.nodes[path] != nil {
 		return wire.Stat{}, wire.ErrNodeExists, events
 	}
-	if parentCVersion == -1 {
-		parentCVersion = parent.stat.cversion + 1
-	}
-	if parentCVersion > parent.stat.cversion {
-		parent.stat.cversion = parentCVersion
-		parent.stat.pzxid = zxid
-		t.setDigest(parentPath, parent)
-	}
+	t.raiseNodeCversion(parentPath, parent, parentCVersion, zxid)
 	n := &node{
 		slot: childrenSorted,
 		data: data,
@@ -199,17 +192,21 @@ func (t *Tree) raiseCversion(path string, cversion int32, zxid int64) {
 	if !ok {
 		return
 	}
-	parent := t.nodes[parentPath]
-	if parent == nil {
-		return
+	if parent := t.nodes[parentPath]; parent != nil {
+		t.raiseNodeCversion(parentPath, parent, cversion, zxid)
 	}
+}
+
+// raiseNodeCversion sets the cversion of n (at path) to cversion (-1: one
+// more than it is) and its pzxid to zxid, where that raises its cversion.
+func (t *Tree) raiseNodeCversion(path string, n *node, cversion int32, zxid int64) {
 	if cversion == -1 {
-		cversion = parent.stat.cversion + 1
+		cversion = n.stat.cversion + 1
 	}
-	if cversion > parent.stat.cversion {
-		parent.stat.cversion = cversion
-		parent.stat.pzxid = zxid
-		t.setDigest(parentPath, parent)
+	if cversion > n.stat.cversion {
+		n.stat.cversion = cversion
+		n.stat.pzxid = zxid
+		t.setDigest(path, n)
 	}
 }
 
