@@ -232,21 +232,33 @@ func (w *snapshotWriter) write(first zab.SnapshotChunk) (complete bool, err erro
 	return true, err
 }
 
-// noSyncFS turns fsync of files into a no-op: forceSync=no.
-type noSyncFS struct{ vfs.FS }
-
-func (f noSyncFS) Create(name string) (vfs.File, error) {
-	file, err := f.FS.Create(name)
-	return noSyncFile{file}, err
+// syncHookFS sends every file's Sync to sync, with the file's name and the
+// file itself (whose Sync is the real one): forceSync=no skips fsyncs with
+// it, and tests delay, record or fail them.
+type syncHookFS struct {
+	vfs.FS
+	sync func(name string, f vfs.File) error
 }
 
-func (f noSyncFS) Open(name string) (vfs.File, error) {
-	file, err := f.FS.Open(name)
-	return noSyncFile{file}, err
+func (s syncHookFS) Create(name string) (vfs.File, error) {
+	f, err := s.FS.Create(name)
+	return syncHookFile{File: f, name: name, sync: s.sync}, err
 }
 
-type noSyncFile struct{ vfs.File }
+func (s syncHookFS) Open(name string) (vfs.File, error) {
+	f, err := s.FS.Open(name)
+	return syncHookFile{File: f, name: name, sync: s.sync}, err
+}
 
-func (noSyncFile) Sync() error { return nil }
+type syncHookFile struct {
+	vfs.File
+	name string
+	sync func(name string, f vfs.File) error
+}
+
+func (f syncHookFile) Sync() error { return f.sync(f.name, f.File) }
+
+// skipSync is forceSync=no's sync hook: no fsync at all.
+func skipSync(string, vfs.File) error { return nil }
 
 func newMathRand(seed uint64) *mathrand.Rand { return mathrand.New(mathrand.NewSource(int64(seed))) }

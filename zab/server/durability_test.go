@@ -26,52 +26,35 @@ import (
 	"github.com/zabd/zabd/zab/storage/vfs"
 )
 
-// recordingFS wraps the real file system. Each fsync of a txn log file
-// first waits a little (so that a reply sent too early would reach the client
-// before the fsync completes) and then records the highest zxid the file
-// holds: the durable zxid.
-type recordingFS struct {
-	vfs.FS
+// fsyncRecorder is a sync hook over the real file system. Each fsync of a
+// txn log file first waits a little (so that a reply sent too early would
+// reach the client before the fsync completes) and then records the highest
+// zxid the file holds: the durable zxid.
+type fsyncRecorder struct {
 	delay   time.Duration
 	durable atomic.Int64
 	syncs   atomic.Int64
 }
 
-func (r *recordingFS) Create(name string) (vfs.File, error) {
-	f, err := r.FS.Create(name)
-	return &recordingFile{File: f, name: name, fs: r}, err
-}
-
-func (r *recordingFS) Open(name string) (vfs.File, error) {
-	f, err := r.FS.Open(name)
-	return &recordingFile{File: f, name: name, fs: r}, err
-}
-
-type recordingFile struct {
-	vfs.File
-	name string
-	fs   *recordingFS
-}
-
-func (f *recordingFile) Sync() error {
-	if !strings.HasPrefix(filepath.Base(f.name), "log.") {
-		return f.File.Sync()
+func (r *fsyncRecorder) sync(name string, f vfs.File) error {
+	if !strings.HasPrefix(filepath.Base(name), "log.") {
+		return f.Sync()
 	}
-	time.Sleep(f.fs.delay)
-	if err := f.File.Sync(); err != nil {
+	time.Sleep(r.delay)
+	if err := f.Sync(); err != nil {
 		return err
 	}
-	last, err := lastLoggedZxid(f.File)
+	last, err := lastLoggedZxid(f)
 	if err != nil {
 		return err
 	}
 	for {
-		cur := f.fs.durable.Load()
-		if last <= cur || f.fs.durable.CompareAndSwap(cur, last) {
+		cur := r.durable.Load()
+		if last <= cur || r.durable.CompareAndSwap(cur, last) {
 			break
 		}
 	}
-	f.fs.syncs.Add(1)
+	r.syncs.Add(1)
 	return nil
 }
 
@@ -101,8 +84,8 @@ func lastLoggedZxid(f vfs.File) (int64, error) {
 // TestNoReplyBeforeItsFsync: every reply a client receives carries a zxid
 // that an fsync already covered.
 func TestNoReplyBeforeItsFsync(t *testing.T) {
-	rec := &recordingFS{FS: vfs.OS{}, delay: 3 * time.Millisecond}
-	ts := startServer(t, nil, func(o *Options) { o.FS = rec })
+	rec := &fsyncRecorder{delay: 3 * time.Millisecond}
+	ts := startServer(t, nil, func(o *Options) { o.FS = syncHookFS{FS: vfs.OS{}, sync: rec.sync} })
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -394,46 +377,28 @@ func TestSnapshotsAndAutopurge(t *testing.T) {
 	assert.Equal(t, st, st2, "the same node, stat and all, after recovery from snapshot + log")
 }
 
-// failingFS fails every fsync of a txn log file once armed.
-type failingFS struct {
-	vfs.FS
-	armed atomic.Bool
-}
+// fsyncFailer is a sync hook that fails every fsync of a txn log file once
+// armed.
+type fsyncFailer struct{ armed atomic.Bool }
 
-func (f *failingFS) Create(name string) (vfs.File, error) {
-	file, err := f.FS.Create(name)
-	return &failingFile{File: file, name: name, fs: f}, err
-}
-
-func (f *failingFS) Open(name string) (vfs.File, error) {
-	file, err := f.FS.Open(name)
-	return &failingFile{File: file, name: name, fs: f}, err
-}
-
-type failingFile struct {
-	vfs.File
-	name string
-	fs   *failingFS
-}
-
-func (f *failingFile) Sync() error {
-	if f.fs.armed.Load() && strings.HasPrefix(filepath.Base(f.name), "log.") {
+func (h *fsyncFailer) sync(name string, f vfs.File) error {
+	if h.armed.Load() && strings.HasPrefix(filepath.Base(name), "log.") {
 		return errors.New("injected fsync failure")
 	}
-	return f.File.Sync()
+	return f.Sync()
 }
 
 // TestFailedFsyncStopsTheServer: a write whose fsync fails is never
 // acknowledged, and the server stops with the error rather than carry on
 // with a log it cannot trust.
 func TestFailedFsyncStopsTheServer(t *testing.T) {
-	fsys := &failingFS{FS: vfs.OS{}}
-	ts := startServer(t, nil, func(o *Options) { o.FS = fsys })
+	failer := &fsyncFailer{}
+	ts := startServer(t, nil, func(o *Options) { o.FS = syncHookFS{FS: vfs.OS{}, sync: failer.sync} })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	c := dial(t, ctx, ts.addr)
 	defer c.Close()
-	fsys.armed.Store(true)
+	failer.armed.Store(true)
 	_, err := c.Create(ctx, "/doomed", nil, client.OpenACL, wire.ModePersistent)
 	require.ErrorIs(t, err, client.ErrClosed, "no acknowledgement, the connection closes")
 	select {
@@ -442,5 +407,34 @@ func TestFailedFsyncStopsTheServer(t *testing.T) {
 		close(ts.errc)
 	case <-ctx.Done():
 		t.Fatal("the server did not stop after a failed fsync")
+	}
+}
+
+// TestForceSyncNo: with forceSync=no the server writes and serves as usual
+// but fsyncs no file; the same writes with the default do fsync.
+func TestForceSyncNo(t *testing.T) {
+	for _, forceSync := range []bool{true, false} {
+		var syncs atomic.Int64
+		countSyncs := func(_ string, f vfs.File) error {
+			syncs.Add(1)
+			return f.Sync()
+		}
+		cfg := testConfig(t.TempDir())
+		cfg.ForceSync = forceSync
+		ts := startServer(t, cfg, func(o *Options) { o.FS = syncHookFS{FS: vfs.OS{}, sync: countSyncs} })
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		c := dial(t, ctx, ts.addr)
+		_, err := c.Create(ctx, "/n", []byte("x"), client.OpenACL, wire.ModePersistent)
+		require.NoError(t, err)
+		data, _, err := c.GetData(ctx, "/n", false)
+		require.NoError(t, err)
+		require.Equal(t, "x", string(data))
+		require.NoError(t, c.CloseSession(ctx))
+		cancel()
+		if forceSync {
+			require.NotZero(t, syncs.Load(), "forceSync=yes fsyncs the log")
+		} else {
+			require.Zero(t, syncs.Load(), "forceSync=no fsyncs nothing")
+		}
 	}
 }

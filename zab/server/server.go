@@ -113,7 +113,7 @@ func New(opts Options) (*Server, error) {
 		fsys = vfs.OS{}
 	}
 	if !cfg.ForceSync {
-		fsys = noSyncFS{fsys}
+		fsys = syncHookFS{FS: fsys, sync: skipSync}
 		log.Warn("forceSync=no: txns are not fsynced; a machine crash can lose acknowledged writes")
 	}
 	s := &Server{
