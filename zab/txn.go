@@ -8,13 +8,17 @@ import (
 // EncodeTxnEntry encodes t as ZooKeeper logs it and as a PROPOSAL carries
 // it (header, body, then the digest when the txn has one): the bytes the
 // shell hands to its log.
-func EncodeTxnEntry(t *datatree.Txn) []byte {
+func EncodeTxnEntry(t *datatree.Txn) []byte { return EncodeTxnEntryInto(nil, t) }
+
+// EncodeTxnEntryInto is EncodeTxnEntry reusing buf's storage from its start,
+// for a shell that encodes txn after txn into one buffer.
+func EncodeTxnEntryInto(buf []byte, t *datatree.Txn) []byte {
 	entry := wire.TxnEntry{Header: t.Header, Body: t.Body}
 	if t.Digest.Version != 0 {
 		entry.Digest = &t.Digest
 	}
-	var e wire.Encoder
-	entry.Encode(&e)
+	e := wire.NewEncoder(buf)
+	entry.Encode(e)
 	return e.Bytes()
 }
 

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/zabd/zabd/datatree"
-	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/storage"
 	"github.com/zabd/zabd/zab/storage/vfs"
@@ -54,7 +53,7 @@ func (d *diskWriter) run() {
 		n := 0
 		for more := true; more; {
 			for i := range batch {
-				buf = appendEntry(buf[:0], &batch[i])
+				buf = zab.EncodeTxnEntryInto(buf, &batch[i])
 				if _, err := d.wal.Append(buf); err != nil {
 					d.failWith(fmt.Errorf("append txn 0x%x: %w", batch[i].Header.Zxid, err))
 					d.drain()
@@ -109,17 +108,6 @@ func (d *diskWriter) failure() error {
 		return *p
 	}
 	return nil
-}
-
-// appendEntry encodes a txn as the log stores it: header, body, digest.
-func appendEntry(buf []byte, t *datatree.Txn) []byte {
-	entry := wire.TxnEntry{Header: t.Header, Body: t.Body}
-	if t.Digest.Version != 0 {
-		entry.Digest = &t.Digest
-	}
-	e := wire.NewEncoder(buf)
-	entry.Encode(e)
-	return e.Bytes()
 }
 
 // snapshotWriter writes the snapshot streams the Peer emits, in the
