@@ -5,6 +5,9 @@ import (
 	"io"
 	"math/rand"
 	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/zabd/zabd/wire"
 )
@@ -94,6 +97,25 @@ func (t *testTree) snapshot(zxid int64) *Snapshot {
 		Sessions:  []Session{{ID: 0x100, Timeout: 30000}, {ID: 0x200, Timeout: 4000}},
 		WriteTree: t.clone().write,
 		Digest:    func() ZxidDigest { return ZxidDigest{Zxid: zxid, Version: 2, Digest: zxid * 7} },
+	}
+}
+
+// logTxns appends txns 1..n to log, each with size bytes of data from rng
+// and synced on its own, adds them to tree, and writes a snapshot of tree
+// after each zxid for which snapAt is true.
+func logTxns(t *testing.T, s *Store, log *Log, tree *testTree, n int64, size int, rng *rand.Rand, snapAt func(z int64) bool) {
+	t.Helper()
+	for z := int64(1); z <= n; z++ {
+		e := makeEntry(z, size, rng)
+		_, err := log.Append(e)
+		require.NoError(t, err)
+		_, err = log.Sync()
+		require.NoError(t, err)
+		tree.entries[z] = e
+		if snapAt(z) {
+			_, err := s.WriteSnapshot(tree.snapshot(z))
+			require.NoError(t, err)
+		}
 	}
 }
 

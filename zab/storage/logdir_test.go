@@ -41,18 +41,7 @@ func TestSeparateLogDir(t *testing.T) {
 	rec, err := s.Recover(tree.load)
 	require.NoError(t, err)
 	rng := rand.New(rand.NewSource(3))
-	for z := int64(1); z <= 30; z++ {
-		e := makeEntry(z, 50, rng)
-		_, err := rec.Log.Append(e)
-		require.NoError(t, err)
-		_, err = rec.Log.Sync()
-		require.NoError(t, err)
-		tree.entries[z] = e
-		if z%10 == 0 && z < 30 {
-			_, err := s.WriteSnapshot(tree.snapshot(z))
-			require.NoError(t, err)
-		}
-	}
+	logTxns(t, s, rec.Log, tree, 30, 50, rng, func(z int64) bool { return z%10 == 0 && z < 30 })
 	require.NoError(t, s.SetAcceptedEpoch(1))
 	require.NoError(t, rec.Log.Close())
 

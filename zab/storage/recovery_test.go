@@ -18,18 +18,7 @@ func logWith(t *testing.T, fsys *vfs.Sim, n int64, snapAt int64) (*Store, *Log) 
 	require.NoError(t, err)
 	rng := rand.New(rand.NewSource(1))
 	tree := newTestTree()
-	for z := int64(1); z <= n; z++ {
-		e := makeEntry(z, 40, rng)
-		_, err := rec.Log.Append(e)
-		require.NoError(t, err)
-		_, err = rec.Log.Sync()
-		require.NoError(t, err)
-		tree.entries[z] = e
-		if z == snapAt {
-			_, err := s.WriteSnapshot(tree.snapshot(z))
-			require.NoError(t, err)
-		}
-	}
+	logTxns(t, s, rec.Log, tree, n, 40, rng, func(z int64) bool { return z == snapAt })
 	return s, rec.Log
 }
 

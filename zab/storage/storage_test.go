@@ -114,18 +114,7 @@ func TestSnapshotRoundTripAndFallback(t *testing.T) {
 	require.NoError(t, err)
 	rng := rand.New(rand.NewSource(6))
 	tree := newTestTree()
-	for z := int64(1); z <= 30; z++ {
-		e := makeEntry(z, 20, rng)
-		_, err := rec.Log.Append(e)
-		require.NoError(t, err)
-		_, err = rec.Log.Sync()
-		require.NoError(t, err)
-		tree.entries[z] = e
-		if z == 10 || z == 20 {
-			_, err := s.WriteSnapshot(tree.snapshot(z))
-			require.NoError(t, err)
-		}
-	}
+	logTxns(t, s, rec.Log, tree, 30, 20, rng, func(z int64) bool { return z == 10 || z == 20 })
 	loaded := newTestTree()
 	rec, err = s.Recover(loaded.load)
 	require.NoError(t, err)
