@@ -854,7 +854,7 @@ func resolve(st *pstate, ops []*tlOp, x *tlOp, slot int64) (out []*pstate, compl
 		var next []*step
 		for _, n := range frontier {
 			for j, k := range n.rem {
-				if ops[k].hi < n.floor || (ops[k].kind == tlUnknown && n.t.dead[ops[k].session]) ||
+				if ops[k].hi < n.floor || n.t.dead[ops[k].session] ||
 					slices.ContainsFunc(rel, func(a int) bool { return !slices.Contains(n.rem, a) && sentBefore(ops[k], ops[a]) }) {
 					continue // its window is over, its session is, or its session's later request came first
 				}
@@ -886,10 +886,15 @@ func resolve(st *pstate, ops []*tlOp, x *tlOp, slot int64) (out []*pstate, compl
 	}
 	var set stateSet
 	for _, n := range seen {
-		pending, possible := slices.Clone(rest), true
+		// Once a session has ended, its requests can no longer take effect
+		// and its expiry (or a close of unknown outcome) has happened:
+		// keeping them pending would only tell apart states that are the
+		// same.
+		pending := slices.DeleteFunc(slices.Clone(rest), func(k int) bool { return n.t.dead[ops[k].session] })
+		possible := true
 		for _, k := range n.rem {
 			switch {
-			case ops[k].kind == tlUnknown && n.t.dead[ops[k].session]:
+			case n.t.dead[ops[k].session]:
 			case ops[k].hi >= slot:
 				pending = append(pending, k)
 			case ops[k].must:
