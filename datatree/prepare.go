@@ -332,16 +332,27 @@ func (t *Tree) recordDelete(parent, n *change, zxid int64) {
 	t.addChange(&change{zxid: zxid, path: n.path, deleted: true}, n.digest)
 }
 
+// permitted returns the pending record of path for a request that needs
+// perm: nil with NoNode when there is none, nil with NoAuth when auth lacks
+// perm.
+func (t *Tree) permitted(path string, perm int32, auth []wire.Id) (*change, wire.ErrCode) {
+	n, ok := t.record(path)
+	if !ok {
+		return nil, wire.ErrNoNode
+	}
+	if !checkACL(n.acl, perm, auth) {
+		return nil, wire.ErrNoAuth
+	}
+	return n, wire.ErrOK
+}
+
 func (t *Tree) prepareSetData(b *wire.SetDataRequest, auth []wire.Id, hdr *wire.TxnHeader) (wire.Record, wire.ErrCode) {
 	if !validPath(b.Path) {
 		return nil, wire.ErrBadArguments
 	}
-	n, ok := t.record(b.Path)
-	if !ok {
-		return nil, wire.ErrNoNode
-	}
-	if !checkACL(n.acl, wire.PermWrite, auth) {
-		return nil, wire.ErrNoAuth
+	n, code := t.permitted(b.Path, wire.PermWrite, auth)
+	if n == nil {
+		return nil, code
 	}
 	if err := t.checkQuota(b.Path, int64(len(n.data)), int64(len(b.Data)), 0); err != wire.ErrOK {
 		return nil, err
@@ -368,12 +379,9 @@ func (t *Tree) prepareSetACL(b *wire.SetACLRequest, auth []wire.Id, zxid int64) 
 	if !ok {
 		return nil, wire.ErrInvalidACL
 	}
-	n, ok := t.record(b.Path)
-	if !ok {
-		return nil, wire.ErrNoNode
-	}
-	if !checkACL(n.acl, wire.PermAdmin, auth) {
-		return nil, wire.ErrNoAuth
+	n, code := t.permitted(b.Path, wire.PermAdmin, auth)
+	if n == nil {
+		return nil, code
 	}
 	version, err := checkVersion(n.stat.aversion, b.Version)
 	if err != wire.ErrOK {
@@ -394,12 +402,9 @@ func (t *Tree) prepareCheck(b *wire.PathVersionRequest, auth []wire.Id) (wire.Re
 	if !validPath(b.Path) {
 		return nil, wire.ErrBadArguments
 	}
-	n, ok := t.record(b.Path)
-	if !ok {
-		return nil, wire.ErrNoNode
-	}
-	if !checkACL(n.acl, wire.PermRead, auth) {
-		return nil, wire.ErrNoAuth
+	n, code := t.permitted(b.Path, wire.PermRead, auth)
+	if n == nil {
+		return nil, code
 	}
 	version, err := checkVersion(n.stat.version, b.Version)
 	if err != wire.ErrOK {
