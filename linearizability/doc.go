@@ -33,8 +33,11 @@
 //     whose window lies between two acknowledged writes needs a free zxid
 //     there. Segments holding at most 8 uncertain operations are checked
 //     again by Porcupine (a NondeterministicModel seeded with the states at
-//     the segment's start, with a deadline); an Unknown verdict, or more
-//     than 8192 possible states, is a violation ("undecided"). The history
+//     the segment's start, with a deadline); an Unknown verdict, a deadline
+//     run out, or more than 8192 possible states, is a violation
+//     ("undecided") of every checker that replays the component. Once a
+//     session has ended in a possible state, its pending expiry, close and
+//     writes leave that state (they can no longer change it). The history
 //     is partitioned only where no reply ties paths together: a create or
 //     delete ties a path to its parent if some operation names the parent
 //     (its cversion, pzxid and children show them) or the create is
@@ -53,7 +56,9 @@
 //     one server, not across leader changes, ZOOKEEPER-1675): a read after a
 //     sync has a zxid at least that of every write acknowledged before the
 //     sync was called, and does not show its path older than the last of
-//     them.
+//     them. A node that an ephemeral create made — acknowledged, or of
+//     unknown outcome when no acknowledged create made it — may have gone
+//     with its session since.
 //   - CheckWatches (watch before data): once a read leaves a one-shot watch,
 //     no reply to that client with a zxid at or past the first write that
 //     fires the watch arrives before the watch's event. Notifications carry
@@ -74,7 +79,8 @@
 //   - CheckDurability: the final state — reads called after every write was
 //     issued and every answered write returned — shows, for each path, the
 //     last acknowledged write in zxid order, or the effect of a write of
-//     unknown outcome that may have come after it, or (for an ephemeral) its
+//     unknown outcome that may have come after it, or (for an ephemeral,
+//     including one a create of unknown outcome may have made) its
 //     session's end.
 //
 // # Model
