@@ -63,7 +63,8 @@
 // the tree, its session table and digest), hands them to New as Restored,
 // and feeds every logged txn after the snapshot's zxid, decoded with
 // DecodeTxnEntry, to Replay; Replay checks the snapshot's digest when it
-// reaches its zxid. Sessions get a fresh full timeout from the start time.
+// reaches its zxid (package zab/restore does these steps for both shells).
+// Sessions get a fresh full timeout from the start time.
 // A standalone member stays in epoch 0, so its zxids continue from the last
 // logged one.
 //

@@ -30,7 +30,8 @@
 //
 // At start the shell calls Open, then Recover with the tree's snapshot
 // loader, replays Log.Iterator(snapshot zxid + 1) into the tree, and hands
-// the core Recovery.LastZxid and the epochs.
+// the core Recovery.LastZxid and the epochs. Both shells do the Recover and
+// replay steps through package zab/restore.
 //
 // # Durability rules
 //
