@@ -867,7 +867,9 @@ func resolve(st *pstate, ops []*tlOp, x *tlOp, slot int64) (out []*pstate, compl
 				if !fits {
 					continue // no zxid left for it where its window lies
 				}
-				rem := slices.DeleteFunc(append(slices.Clone(n.rem[:j]), n.rem[j+1:]...), func(a int) bool { return sentBefore(ops[a], ops[k]) })
+				rem := slices.DeleteFunc(append(slices.Clone(n.rem[:j]), n.rem[j+1:]...), func(a int) bool {
+					return sentBefore(ops[a], ops[k]) || applied.dead[ops[a].session] // never now
+				})
 				child := &step{t: applied, rem: rem, floor: max(n.floor, ops[k].lo), used: used}
 				h := key(child)
 				if !slices.ContainsFunc(index[h], func(o *step) bool {
