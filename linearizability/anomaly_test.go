@@ -431,3 +431,25 @@ func TestSessionEndsOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestChildOfUnknownSequentialNode: a sequential create of unknown outcome
+// made /q0000000000 (its name decided where it took effect), and a child of
+// it was created after: the replay must settle the sequential create first.
+// Without a parent, the child's create is still caught.
+func TestChildOfUnknownSequentialNode(t *testing.T) {
+	for _, parentMade := range []bool{true, false} {
+		b := newBuilder()
+		if parentMade {
+			b.lost(1, 0x1, OpCreate, "/q", func(e *Entry) { e.Data, e.Mode = str(""), "persistent_sequential" })
+		}
+		b.op(2, 0x2, OpCreate, "/q0000000000/x", ErrOK, 2, func(e *Entry) {
+			e.Data, e.Mode, e.Created = str(""), "persistent", "/q0000000000/x"
+		})
+		vs := violationsOf(t, b.h)
+		if parentMade {
+			assert.Empty(t, vs[GuaranteeWrites])
+		} else {
+			assert.NotEmpty(t, vs[GuaranteeWrites], "a child of a node nothing made")
+		}
+	}
+}

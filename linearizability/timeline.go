@@ -398,6 +398,11 @@ func pathKeys(op, path, created, mode string, observed map[string]bool) []string
 			keys = append(keys, parent)
 		}
 	}
+	// tied to the sequential creates that may have made it or an ancestor
+	keys = append(keys, counterPrefixes(path)...)
+	if created != "" && created != path {
+		keys = append(keys, counterPrefixes(created)...)
+	}
 	return keys
 }
 
@@ -440,12 +445,38 @@ func ephemeralCreateKeys(e *Entry, observed map[string]bool) []string {
 
 // Footprint keys: nodeKey(p) stands for whether p exists (and its owner),
 // dataKey(p) for its data, versions and mzxid, kidsKey(p) for its children,
-// cversion, pzxid and sequential counter, anyChildKey(p) for every child of
-// p, which a sequential create of unknown name may have made.
-func nodeKey(p string) string     { return "node:" + p }
-func dataKey(p string) string     { return "data:" + p }
-func kidsKey(p string) string     { return "kids:" + p }
-func anyChildKey(p string) string { return "anychild:" + p }
+// cversion, pzxid and sequential counter, seqNameKey(prefix) for every node
+// a sequential create of unknown name with that prefix may have made (the
+// prefix and a 10-digit counter).
+func nodeKey(p string) string    { return "node:" + p }
+func dataKey(p string) string    { return "data:" + p }
+func kidsKey(p string) string    { return "kids:" + p }
+func seqNameKey(p string) string { return "seqname:" + p }
+
+const sequentialCounterDigits = 10
+
+// counterPrefixes are the prefixes that a sequential create would have
+// to be given to make p or one of its ancestors (the name without its
+// 10-digit counter): a sequential create of unknown name may have made them.
+func counterPrefixes(p string) []string {
+	var out []string
+	for ; p != "/" && p != ""; p, _ = parentOf(p) {
+		if _, base := parentOf(p); len(base) >= sequentialCounterDigits &&
+			strings.Trim(base[len(base)-sequentialCounterDigits:], "0123456789") == "" {
+			out = append(out, p[:len(p)-sequentialCounterDigits])
+		}
+	}
+	return out
+}
+
+// seqNameKeys are the seqNameKeys of p's counter prefixes.
+func seqNameKeys(p string) []string {
+	var keys []string
+	for _, prefix := range counterPrefixes(p) {
+		keys = append(keys, seqNameKey(prefix))
+	}
+	return keys
+}
 
 // footprint gives what one (sub-)operation's effect depends on, what its
 // reply shows besides (observes), and what it changes. Two creates or
@@ -459,14 +490,17 @@ func footprint(op, path, created, mode string) (deps, observes, mods []string) {
 		path = "/"
 	}
 	parent, _ := parentOf(path)
-	deps = []string{anyChildKey(parent)}
+	deps = seqNameKeys(path)
+	if created != "" && created != path {
+		deps = append(deps, seqNameKeys(created)...)
+	}
 	switch op {
 	case OpCreate:
 		deps = append(deps, nodeKey(parent))
 		if modeNames[mode].Sequential() {
 			deps = append(deps, kidsKey(parent))
 			if created == "" {
-				return deps, nil, []string{anyChildKey(parent), kidsKey(parent)}
+				return deps, nil, []string{seqNameKey(path), kidsKey(parent)}
 			}
 		}
 		name := path
@@ -512,7 +546,7 @@ func footprintOf(e *Entry, exact bool) (deps, mods []string) {
 
 // ephemeralFootprint is what the end of e's session touches of the
 // ephemerals e creates: the nodes (or, for a sequential one of unknown name,
-// every child of its parent) and their parents' children.
+// every name its prefix and a counter make) and their parents' children.
 func ephemeralFootprint(e *Entry) (deps, mods []string) {
 	add := func(op, path, created, mode string) {
 		if op != OpCreate || !modeNames[mode].Ephemeral() {
