@@ -12,7 +12,7 @@ import (
 // minutes on a 2-core machine; ZABSIM_SEEDS overrides it for longer hunts
 // (ZABSIM_SEEDS=100000 go test ./sim -run Sweep -timeout 0), -short runs a
 // tenth.
-const sweepSeeds = 3000
+const sweepSeeds = 12000
 
 func seedCount(t *testing.T) int {
 	if v := os.Getenv("ZABSIM_SEEDS"); v != "" {
