@@ -99,7 +99,7 @@ type Restored struct {
 // shell's event loop) calls Step, Ready and Replay.
 type Peer struct {
 	cfg  Config
-	rand Rand
+	rng  Rand
 	now  Time
 
 	tree     *datatree.Tree
@@ -166,7 +166,7 @@ func New(cfg Config, now Time, rnd Rand, r Restored) (*Peer, error) {
 	}
 	p := &Peer{
 		cfg:      cfg,
-		rand:     rnd,
+		rng:      rnd,
 		now:      now,
 		tree:     tree,
 		sessions: sessions.NewTracker(sessions.Config{ServerID: cfg.ServerID, Tick: cfg.Tick, Limits: cfg.SessionLimits}, now.Mono, now.Wall),

@@ -29,7 +29,7 @@ type snapshotState struct {
 
 // rearm draws the next snapshot point.
 func (s *snapshotState) rearm(p *Peer) {
-	s.threshold = p.cfg.SnapCount/2 + p.rand.IntN(p.cfg.SnapCount/2)
+	s.threshold = p.cfg.SnapCount/2 + p.rng.IntN(p.cfg.SnapCount/2)
 }
 
 // advance takes one step of the running snapshot, or starts one when due.
