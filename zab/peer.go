@@ -98,9 +98,9 @@ type Restored struct {
 // Peer is one replica. It is not safe for concurrent use: one goroutine (the
 // shell's event loop) calls Step, Ready and Replay.
 type Peer struct {
-	cfg  Config
-	rng  Rand
-	now  Time
+	cfg Config
+	rng Rand
+	now Time
 
 	tree     *datatree.Tree
 	sessions *sessions.Tracker
