@@ -13,12 +13,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zabd/zabd/datatree"
-	"github.com/zabd/zabd/datatree/testdata/record/trace"
+	"github.com/zabd/zabd/datatree/testdata/trace"
 	"github.com/zabd/zabd/wire"
 )
 
 // The golden traces were recorded from Debian's ZooKeeper 3.8.0 by
-// ./testdata/record (see testdata/golden/README.md). These tests replay them
+// scripts/goldenrec (see testdata/golden/README.md). These tests replay them
 // so that the tree is checked against the real server, not against a model
 // that may share its misreadings.
 
@@ -36,7 +36,7 @@ const maxGoldenMismatches = 25
 func goldenScenarios(t *testing.T) []trace.Scenario {
 	path := filepath.Join(goldenDir, trace.ManifestFile)
 	if _, err := os.Stat(path); os.IsNotExist(err) {
-		t.Skipf("no golden traces in %s: record them with `go run ./datatree/testdata/record`", goldenDir)
+		t.Skipf("no golden traces in %s: record them with `go run ./scripts/goldenrec`", goldenDir)
 	}
 	m, err := trace.ReadManifest(path)
 	require.NoError(t, err)

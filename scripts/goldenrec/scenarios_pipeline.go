@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/zabd/zabd/datatree/testdata/record/trace"
+	"github.com/zabd/zabd/datatree/testdata/trace"
 	"github.com/zabd/zabd/wire"
 )
 

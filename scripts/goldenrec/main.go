@@ -1,4 +1,4 @@
-// Command record records the golden traces of datatree/testdata/golden from
+// Command goldenrec records the golden traces of datatree/testdata/golden from
 // a private Debian ZooKeeper 3.8.0 server: for each scenario it starts a
 // fresh standalone server on 127.0.0.1 (temporary dataDir, free port), runs
 // the scenario's requests with raw protocol frames over one TCP connection
@@ -6,7 +6,7 @@
 // trace.jsonl, stops the server and copies its txn logs and snapshots next
 // to the trace.
 //
-//	go run ./datatree/testdata/record -out datatree/testdata/golden [-only name,...]
+//	go run ./scripts/goldenrec -out datatree/testdata/golden [-only name,...]
 package main
 
 import (
@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zabd/zabd/datatree/testdata/record/trace"
+	"github.com/zabd/zabd/datatree/testdata/trace"
 )
 
 // scenario is one trace: a server configuration and a script.
@@ -90,7 +90,7 @@ func record(out, jars, only string) error {
 
 func recordScenario(out, jars string, sc scenario) (trace.Scenario, error) {
 	entry := trace.Scenario{Name: sc.name, Desc: sc.desc,
-		Command:  "go run ./datatree/testdata/record -only " + sc.name,
+		Command:  "go run ./scripts/goldenrec -only " + sc.name,
 		Server:   "Debian zookeeper 3.8.0, standalone org.apache.zookeeper.server.ZooKeeperServerMain on 127.0.0.1",
 		JVM:      jvmFlags(),
 		Config:   append(fixedConfig(), sc.config...),

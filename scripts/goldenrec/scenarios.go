@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/zabd/zabd/datatree/testdata/record/trace"
+	"github.com/zabd/zabd/datatree/testdata/trace"
 	"github.com/zabd/zabd/wire"
 )
 

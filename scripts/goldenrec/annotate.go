@@ -5,7 +5,7 @@ import (
 	"os"
 	"sort"
 
-	"github.com/zabd/zabd/datatree/testdata/record/trace"
+	"github.com/zabd/zabd/datatree/testdata/trace"
 	"github.com/zabd/zabd/wire"
 )
 

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/zabd/zabd/datatree/testdata/record/trace"
+	"github.com/zabd/zabd/datatree/testdata/trace"
 	"github.com/zabd/zabd/wire"
 )
 
