@@ -132,6 +132,10 @@ type Peer struct {
 
 	snap        snapshotState
 	digestCheck *SnapshotDigest // the restored snapshot's digest, until replay reaches it
+	// digestAhead is the tree's digest at the snapshot's zxid when it was not
+	// the snapshot's: a fuzzy ZooKeeper snapshot may already hold the next
+	// txn, whose logged digest must then equal it (see checkDigest).
+	digestAhead *SnapshotDigest
 
 	// applied is the result of the txn just applied, for the write it
 	// answers (see applyCommitted).
@@ -194,7 +198,11 @@ func New(cfg Config, now Time, rnd Rand, r Restored) (*Peer, error) {
 }
 
 // checkDigest compares the tree with the restored snapshot's digest once
-// replay has reached its zxid.
+// replay has reached its zxid. ZooKeeper reads a snapshot's trailer while
+// it applies txns, so its tree may already hold the txn after the trailer's
+// zxid (ZooKeeper only logs such a mismatch): a mismatch is then accepted
+// only if the next logged txn's digest equals the tree's digest before that
+// txn replays, that is, if the snapshot really held it (checkAhead).
 func (p *Peer) checkDigest() error {
 	d := p.digestCheck
 	if d == nil || p.tree.LastZxid() < d.Zxid {
@@ -202,10 +210,28 @@ func (p *Peer) checkDigest() error {
 	}
 	p.digestCheck = nil
 	if d.Version == datatree.DigestVersion && p.tree.LastZxid() == d.Zxid && p.tree.Digest() != d.Digest {
-		return fmt.Errorf("zab: tree digest %#x at zxid 0x%x differs from the snapshot's %#x: the snapshot and the log disagree", p.tree.Digest(), d.Zxid, d.Digest)
+		p.digestAhead = &SnapshotDigest{Zxid: d.Zxid, Version: d.Version, Digest: d.Digest}
 	}
 	return nil
 }
+
+// checkAhead settles a mismatch checkDigest left open, with the txn that
+// replays next (nil at the end of replay).
+func (p *Peer) checkAhead(next *datatree.Txn) error {
+	d := p.digestAhead
+	if d == nil {
+		return nil
+	}
+	p.digestAhead = nil
+	if next != nil && next.Digest.Version == d.Version && next.Digest.TreeDigest == p.tree.Digest() {
+		return nil
+	}
+	return fmt.Errorf("zab: tree digest %#x at zxid 0x%x differs from the snapshot's %#x, and the snapshot does not hold the next logged txn either: the snapshot and the log disagree", p.tree.Digest(), d.Zxid, d.Digest)
+}
+
+// ReplayDone ends replay: a snapshot digest mismatch that no later txn
+// explained is an error.
+func (p *Peer) ReplayDone() error { return p.checkAhead(nil) }
 
 // Replay applies a txn read back from the log at start-up: every txn after
 // the snapshot's zxid, in zxid order. Those whose effects a fuzzy snapshot
@@ -213,6 +239,9 @@ func (p *Peer) checkDigest() error {
 func (p *Peer) Replay(txn datatree.Txn) error {
 	if txn.Header.Zxid <= p.lastProposed {
 		return fmt.Errorf("zab: replaying txn 0x%x after 0x%x: the log is out of order", txn.Header.Zxid, p.lastProposed)
+	}
+	if err := p.checkAhead(&txn); err != nil {
+		return err
 	}
 	p.applyTxn(&txn)
 	p.events = p.events[:0] // nobody watches during replay

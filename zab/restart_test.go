@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zabd/zabd/datatree"
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/zabtest"
@@ -99,6 +100,45 @@ func TestRestartRefusesADigestMismatch(t *testing.T) {
 	require.NotEmpty(t, h.Snapshots)
 	h.Snapshots[len(h.Snapshots)-1].Digest.Digest++
 	require.ErrorContains(t, h.Restart(), "differs from the snapshot")
+}
+
+// TestRestartFromASnapshotAheadOfItsDigest: ZooKeeper reads a snapshot's
+// trailer while it applies txns, so the tree of a ZooKeeper snapshot named
+// zxid Z may already hold txn Z+1 while its digest is the one at Z. Such a
+// snapshot is served when txn Z+1's logged digest shows the snapshot held
+// it, and refused when the log has nothing after Z to show it.
+func TestRestartFromASnapshotAheadOfItsDigest(t *testing.T) {
+	cfg := zab.Config{ServerID: 1}
+	live := datatree.New(cfg.Tree)
+	var log []datatree.Txn
+	for i := range 3 {
+		zxid := int64(i + 1)
+		req := &datatree.Request{Session: 1, Cxid: int32(i), Op: wire.OpCreate,
+			Body: &wire.CreateRequest{Path: fmt.Sprintf("/n%d", i), Data: []byte("d"), ACL: wire.OpenACLUnsafe}}
+		txn := live.Prepare(req, zxid, 1_700_000_000_000+zxid)
+		live.Apply(&txn, nil)
+		log = append(log, txn)
+	}
+	const snapZxid = 2
+	digestAtSnap := log[snapZxid-1].Digest.TreeDigest
+	var e wire.Encoder
+	live.WriteSnapshot(&e) // holds txn 3 too: the fuzzy case
+	restore := func() *zab.Peer {
+		tree, err := datatree.Load(cfg.Tree, wire.NewDecoder(e.Bytes()), snapZxid)
+		require.NoError(t, err)
+		p, err := zab.New(cfg, zab.Time{Wall: 1_700_000_000_000}, rand.New(rand.NewPCG(1, 1)),
+			zab.Restored{Tree: tree, Digest: &zab.SnapshotDigest{Zxid: snapZxid, Version: datatree.DigestVersion, Digest: digestAtSnap}})
+		require.NoError(t, err)
+		return p
+	}
+
+	p := restore()
+	require.NoError(t, p.Replay(log[2]), "txn 3's logged digest shows the snapshot held it")
+	require.NoError(t, p.ReplayDone())
+	require.Equal(t, live.Digest(), p.Digest())
+
+	p = restore()
+	require.ErrorContains(t, p.ReplayDone(), "differs from the snapshot", "nothing after the snapshot explains its digest")
 }
 
 // TestSnapshotCompletesWhenWritesStop: a snapshot serialized a step at a

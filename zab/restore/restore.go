@@ -61,5 +61,8 @@ func Replay(peer *zab.Peer, rec *storage.Recovery) (int, error) {
 		}
 		n++
 	}
-	return n, it.Err()
+	if err := it.Err(); err != nil {
+		return n, err
+	}
+	return n, peer.ReplayDone()
 }

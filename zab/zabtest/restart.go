@@ -52,6 +52,9 @@ func (h *Harness) Restart() error {
 			return err
 		}
 	}
+	if err := p.ReplayDone(); err != nil {
+		return err
+	}
 	h.Peer = p
 	return nil
 }
