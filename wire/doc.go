@@ -3,7 +3,8 @@
 // requests and responses (multi and multiRead included), watch events, the
 // txn records and the txn log's file layout, the framing of the client port,
 // and the shapes of the peer protocol (quorum packets, learner info, and the
-// hand-packed election handshake and notifications). It depends on nothing
+// hand-packed election handshake and notifications), and the payloads of
+// each quorum packet type (DecodePacketData). It depends on nothing
 // else in zabd.
 //
 // Encoding appends to a reusable buffer (Encoder, AppendFrame); decoding
