@@ -101,6 +101,34 @@ func (t *Tracker) track(id int64, timeoutMillis int32, now time.Duration) *sessi
 	return s
 }
 
+// Track records a session another member created (a learner minted its id
+// and forwarded its createSession): it is live, with a full timeout from
+// now, until its createSession txn is applied (Add) or it expires. A
+// session already known keeps its state.
+func (t *Tracker) Track(id int64, timeoutMillis int32, now time.Duration) {
+	if t.byID[id] != nil {
+		return
+	}
+	t.track(id, timeoutMillis, now).committed = false
+}
+
+// RestartExpiry gives every session that is not closing a full timeout
+// from now: a member that takes the lead does, so that a failover never
+// expires sessions whose touches went to the old leader (ZooKeeper's new
+// leader starts its expiry queue afresh from the session table).
+func (t *Tracker) RestartExpiry(now time.Duration) {
+	ids := make([]int64, 0, len(t.byID))
+	for id := range t.byID {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if s := t.byID[id]; !s.closing {
+			t.queue.Update(id, millis(s.touchTTL), now)
+		}
+	}
+}
+
 // Touch pushes id's expiry to a full timeout after now. It reports false
 // when the session is unknown or already closing, as ZooKeeper's
 // touchSession does.

@@ -1,6 +1,7 @@
 package zab
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -18,6 +19,9 @@ const (
 	// connCreating: its new session's createSession txn is in flight;
 	// requests wait (ZooKeeper stops reading the socket meanwhile).
 	connCreating
+	// connRevalidating: a reconnect through a learner waits for the
+	// leader's answer to REVALIDATE; requests wait.
+	connRevalidating
 	// connEstablished: bound to a live session, serving requests.
 	connEstablished
 )
@@ -33,7 +37,8 @@ type conn struct {
 	// hasReadOnly: the client sent the readOnly byte, so the connect
 	// response carries one too (ZooKeeper's isOldClient test).
 	hasReadOnly bool
-	held        []RequestReceived // requests that arrived while connCreating
+	held        []RequestReceived // requests that arrived while connCreating or connRevalidating
+	timeout     int32             // the negotiated session timeout, once established
 }
 
 // handleConnect answers a ConnectRequest as ZooKeeper's
@@ -45,6 +50,12 @@ func (p *Peer) handleConnect(e ConnectReceived) {
 	}
 	if c.state != connAwaitingConnect {
 		p.closeConn(c) // a second ConnectRequest on one connection
+		return
+	}
+	if !p.serving() {
+		// A member in election or synchronization serves nothing; the
+		// client tries another (ZooKeeper: "ZooKeeperServer not running").
+		p.closeConn(c)
 		return
 	}
 	req := &e.Req
@@ -60,7 +71,7 @@ func (p *Peer) handleConnect(e ConnectReceived) {
 		id := p.sessions.Create(timeout, p.now.Mono)
 		p.bind(c, id)
 		c.state = connCreating
-		p.submitWrite(&pending{
+		pd := &pending{
 			conn: c.id,
 			kind: kindConnect,
 			req: datatree.Request{
@@ -69,7 +80,20 @@ func (p *Peer) handleConnect(e ConnectReceived) {
 				Body:    &wire.CreateSessionTxn{TimeOut: timeout},
 			},
 			timeout: timeout,
-		})
+		}
+		if p.learn != nil {
+			// The learner minted the id (its server id in the top byte);
+			// the leader proposes the session, ZooKeeper's way: a
+			// createSession request whose body is the timeout.
+			p.learnerTouch(id, timeout)
+			p.forwardWrite(pd, wire.Marshal(&wire.CreateSessionTxn{TimeOut: timeout}))
+			return
+		}
+		p.submitWrite(pd)
+		return
+	}
+	if p.learn != nil {
+		p.revalidateThroughLeader(c, req.SessionID, req.Passwd, timeout)
 		return
 	}
 	// A reconnect. ZooKeeper closes any other connection of the session
@@ -77,26 +101,81 @@ func (p *Peer) handleConnect(e ConnectReceived) {
 	// can knock its client off; zabd closes it only once the password is
 	// right (docs/sessions.md).
 	if !p.cfg.Passwords.Check(req.SessionID, req.Passwd) || !p.sessions.Revalidate(req.SessionID, timeout, p.now.Mono) {
-		p.send(Message{Conn: c.id, Kind: Connect, Body: &wire.ConnectResponse{
-			Passwd:      make([]byte, sessions.PasswordLen),
-			HasReadOnly: c.hasReadOnly,
-		}})
-		p.closeConn(c)
+		p.refuseSession(c)
 		return
-	}
-	if old, ok := p.connOf[req.SessionID]; ok && old != c.id {
-		p.closeConn(p.conns[old])
 	}
 	// The session is served through this member from now on.
 	_ = p.sessions.SetOwner(req.SessionID, p.self) // cannot fail: just revalidated
-	p.bind(c, req.SessionID)
+	p.takeOver(c, req.SessionID, timeout)
+}
+
+// takeOver binds a reconnecting session to c, closing its other
+// connection here, and establishes it.
+func (p *Peer) takeOver(c *conn, session int64, timeout int32) {
+	if old, ok := p.connOf[session]; ok && old != c.id {
+		p.closeConn(p.conns[old])
+	}
+	p.bind(c, session)
 	p.establish(c, timeout)
+}
+
+// refuseSession answers a reconnect whose session is invalid or expired:
+// timeout 0, then close, as ZooKeeper does.
+func (p *Peer) refuseSession(c *conn) {
+	p.send(Message{Conn: c.id, Kind: Connect, Body: &wire.ConnectResponse{
+		Passwd:      make([]byte, sessions.PasswordLen),
+		HasReadOnly: c.hasReadOnly,
+	}})
+	p.closeConn(c)
+}
+
+// revalidateThroughLeader: a client reconnects through a learner with an
+// existing session. The password is checked here; whether the session
+// still lives only the leader knows (it alone expires sessions), so the
+// learner asks it with REVALIDATE and holds the connection meanwhile.
+func (p *Peer) revalidateThroughLeader(c *conn, session int64, passwd []byte, timeout int32) {
+	if !p.cfg.Passwords.Check(session, passwd) {
+		p.refuseSession(c)
+		return
+	}
+	c.state, c.session, c.timeout = connRevalidating, session, timeout
+	p.learn.revalidating[session] = c.id
+	rv := wire.RevalidateRequest{SessionID: session, Timeout: timeout}
+	p.sendPeer(p.learn.leader, wire.QuorumPacket{Type: wire.PacketRevalidate, Zxid: -1, Data: wire.Marshal(&rv)}, nil)
+}
+
+// learnerRevalidated takes the leader's answer to REVALIDATE.
+func (p *Peer) learnerRevalidated(qp *wire.QuorumPacket) {
+	var rv wire.RevalidateReply
+	if err := wire.Unmarshal(qp.Data, &rv); err != nil {
+		p.leaveEpoch(qp, "its data does not decode")
+		return
+	}
+	id, ok := p.learn.revalidating[rv.SessionID]
+	delete(p.learn.revalidating, rv.SessionID)
+	c := p.conns[id]
+	if !ok || c == nil || c.state != connRevalidating {
+		return // the client left meanwhile
+	}
+	if !rv.Valid {
+		p.refuseSession(c)
+		return
+	}
+	p.sessions.Revalidate(rv.SessionID, c.timeout, p.now.Mono)
+	p.learnerTouch(rv.SessionID, c.timeout)
+	p.takeOver(c, rv.SessionID, c.timeout)
+}
+
+// sortedConnIDs returns the connection ids in ascending order, so that
+// closing them all yields one order of messages.
+func sortedConnIDs(conns map[ConnID]*conn) []ConnID {
+	return slices.Sorted(maps.Keys(conns))
 }
 
 // establish sends the connect response of a valid session and serves any
 // requests that waited for it.
 func (p *Peer) establish(c *conn, timeout int32) {
-	c.state = connEstablished
+	c.state, c.timeout = connEstablished, timeout
 	p.send(Message{Conn: c.id, Kind: Connect, Body: &wire.ConnectResponse{
 		TimeOut:     timeout,
 		SessionID:   c.session,

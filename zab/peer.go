@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/zabd/zabd/datatree"
+	"github.com/zabd/zabd/election"
 	"github.com/zabd/zabd/sessions"
 )
 
@@ -53,6 +54,10 @@ type Config struct {
 	// CommittedWindow is how many recently committed txns are kept in
 	// memory for DIFF synchronization.
 	CommittedWindow int
+	// Ensemble lists the members of a replicated ensemble; nil runs the
+	// member standalone (an ensemble of one, leading epoch 0 from the
+	// start, as a standalone ZooKeeper).
+	Ensemble *Ensemble
 }
 
 func (c *Config) fillDefaults() {
@@ -93,6 +98,10 @@ type Restored struct {
 	// Replay checks the tree against it once it reaches Digest.Zxid, as
 	// ZooKeeper does after loading a fuzzy snapshot.
 	Digest *SnapshotDigest
+	// AcceptedEpoch and CurrentEpoch are what version-2's acceptedEpoch
+	// and currentEpoch files hold (0 when absent); an ensemble member
+	// needs them, a standalone one stays in epoch 0.
+	AcceptedEpoch, CurrentEpoch int64
 }
 
 // Peer is one replica. It is not safe for concurrent use: one goroutine (the
@@ -105,12 +114,29 @@ type Peer struct {
 	tree     *datatree.Tree
 	sessions *sessions.Tracker
 
-	// Leadership. A member prepares requests only while it leads; an
+	// The role. A member prepares requests only while it leads; an
 	// ensemble of one always leads, in epoch 0 (standalone ZooKeeper never
-	// leaves epoch 0, so its zxids continue across restarts).
-	leading bool
-	self    int64
-	quorum  *quorumTracker
+	// leaves epoch 0, so its zxids continue across restarts). Exactly one
+	// of lead and learn is set while leading or learning.
+	self     int64
+	members  *members
+	role     Role
+	phase    Phase
+	leaderID int64
+	lead     *leaderState
+	learn    *learnerState
+	quorum   *quorumTracker // the leader's acknowledgements
+
+	election       *election.Election // nil when standalone
+	electionWakeup time.Duration
+	lookingSince   time.Duration
+
+	started bool // Start has run
+
+	// The persistent epochs: acceptedEpoch ≥ currentEpoch.
+	acceptedEpoch, currentEpoch int64
+	// durable is the last zxid the shell reported durable.
+	durable int64
 
 	// The txn pipeline, in zxid order: proposed ≥ durable-at-self ≥
 	// committed ≥ applied = tree.LastZxid().
@@ -168,27 +194,44 @@ func New(cfg Config, now Time, rnd Rand, r Restored) (*Peer, error) {
 	if tree == nil {
 		tree = datatree.New(cfg.Tree)
 	}
+	m, err := newMembers(cfg.ServerID, cfg.Ensemble)
+	if err != nil {
+		return nil, err
+	}
+	if r.AcceptedEpoch < r.CurrentEpoch {
+		return nil, fmt.Errorf("zab: acceptedEpoch %d is below currentEpoch %d: the epoch files are damaged", r.AcceptedEpoch, r.CurrentEpoch)
+	}
 	p := &Peer{
-		cfg:      cfg,
-		rng:      rnd,
-		now:      now,
-		tree:     tree,
-		sessions: sessions.NewTracker(sessions.Config{ServerID: cfg.ServerID, Tick: cfg.Tick, Limits: cfg.SessionLimits}, now.Mono, now.Wall),
-		leading:  true,
-		self:     cfg.ServerID,
-		quorum:   newQuorumTracker([]int64{cfg.ServerID}),
-		window:   newCommittedWindow(cfg.CommittedWindow),
-		conns:    make(map[ConnID]*conn),
-		connOf:   make(map[int64]ConnID),
-		queues:   make(map[int64]*sessionQueue),
-		nextReap: now.Mono + cfg.ContainerCheckInterval,
+		cfg:           cfg,
+		rng:           rnd,
+		now:           now,
+		tree:          tree,
+
+		self:          cfg.ServerID,
+		members:       m,
+		window:        newCommittedWindow(cfg.CommittedWindow),
+		conns:         make(map[ConnID]*conn),
+		connOf:        make(map[int64]ConnID),
+		queues:        make(map[int64]*sessionQueue),
+		nextReap:      now.Mono + cfg.ContainerCheckInterval,
+		acceptedEpoch: r.AcceptedEpoch,
+		currentEpoch:  r.CurrentEpoch,
+	}
+	p.sessions = p.newSessionTracker()
+	if cfg.Ensemble != nil {
+		if p.election, err = newElection(cfg.ServerID, cfg.Ensemble, m); err != nil {
+			return nil, fmt.Errorf("zab: %w", err)
+		}
 	}
 	for _, s := range r.Sessions {
 		p.sessions.Add(s.ID, s.Timeout, now.Mono)
 	}
 	p.lastProposed = tree.LastZxid()
 	p.handedOver = p.lastProposed
-	p.quorum.ack(p.self, p.lastProposed)
+	p.durable = p.lastProposed
+	if p.standalone() {
+		p.becomeStandaloneLeader()
+	}
 	p.snap.rearm(p)
 	p.digestCheck = r.Digest
 	if err := p.checkDigest(); err != nil {
@@ -240,16 +283,75 @@ func (p *Peer) Replay(txn datatree.Txn) error {
 	if txn.Header.Zxid <= p.lastProposed {
 		return fmt.Errorf("zab: replaying txn 0x%x after 0x%x: the log is out of order", txn.Header.Zxid, p.lastProposed)
 	}
+	p.lastProposed = txn.Header.Zxid
+	p.handedOver = txn.Header.Zxid
+	p.durable = txn.Header.Zxid
+	if !p.standalone() {
+		// An ensemble member does not know which of its logged txns were
+		// committed: they wait as proposals until a leader's
+		// synchronization says (ZooKeeper applies them at load and
+		// reloads on TRUNC; zabd never applies what may be undone).
+		p.inflight = append(p.inflight, proposal{txn: txn})
+		return nil
+	}
 	if err := p.checkAhead(&txn); err != nil {
 		return err
 	}
 	p.applyTxn(&txn)
 	p.events = p.events[:0] // nobody watches during replay
-	p.lastProposed = txn.Header.Zxid
-	p.handedOver = txn.Header.Zxid
 	p.quorum.ack(p.self, txn.Header.Zxid)
 	return p.checkDigest()
 }
+
+// Start ends replay and starts the member: a standalone one serves at
+// once; an ensemble member starts looking for a leader. Call it once,
+// after the last Replay (and ReplayDone) and before the first Step.
+func (p *Peer) Start() {
+	if !p.standalone() && !p.started {
+		p.started = true
+		p.becomeLooking()
+	}
+}
+
+// newSessionTracker returns an empty session table with the member's
+// settings.
+func (p *Peer) newSessionTracker() *sessions.Tracker {
+	return sessions.NewTracker(sessions.Config{ServerID: p.cfg.ServerID, Tick: p.cfg.Tick, Limits: p.cfg.SessionLimits}, p.now.Mono, p.now.Wall)
+}
+
+// standalone reports whether the member is an ensemble of one without an
+// election.
+func (p *Peer) standalone() bool { return p.cfg.Ensemble == nil }
+
+// durableZxid is the last zxid this member's log holds durably.
+func (p *Peer) durableZxid() int64 { return min(p.durable, p.handedOver) }
+
+// commitPoint is the last zxid known committed: on the leader, what a
+// quorum has acknowledged; on a learner, what the leader said.
+func (p *Peer) commitPoint() int64 {
+	switch {
+	case p.lead != nil:
+		return p.quorum.committed()
+	case p.learn != nil:
+		return p.learn.committed
+	}
+	return 0
+}
+
+// State returns the member's role, as Ready.State last reported it.
+func (p *Peer) State() SoftState {
+	s := SoftState{Role: p.role, Phase: p.phase, Leader: p.leaderID}
+	switch {
+	case p.lead != nil:
+		s.Epoch = p.lead.epoch
+	case p.learn != nil:
+		s.Epoch = p.learn.newEpoch
+	}
+	return s
+}
+
+// Epochs returns the member's acceptedEpoch and currentEpoch.
+func (p *Peer) Epochs() (accepted, current int64) { return p.acceptedEpoch, p.currentEpoch }
 
 // Step feeds one event to the Peer at time now.
 func (p *Peer) Step(now Time, ev Event) {
@@ -270,10 +372,20 @@ func (p *Peer) Step(now Time, ev Event) {
 		p.handleDurable(e.Zxid)
 	case SnapshotWritten:
 		p.snap.written(e)
+		p.learnerSnapshotWritten(e)
 	case TouchesReported:
 		p.touchReported(e)
+	case PeerPacket:
+		p.stepPeerPacket(e)
+	case PeerVote:
+		p.stepVote(e)
+	case PeerDisconnected:
+		p.stepPeerGone(e)
 	case Tick:
+	default:
+		p.warn("%s: ignoring an event of unknown kind %T", p.role, ev)
 	}
+	p.roleTick()
 	p.expireSessions()
 	p.reapContainers()
 }
@@ -285,7 +397,7 @@ func (p *Peer) Ready() Ready {
 	if n := len(rd.Appends); n > 0 {
 		p.handedOver = rd.Appends[n-1].Header.Zxid
 	}
-	rd.Wakeup = min(p.sessions.NextExpiry(), p.nextReap)
+	rd.Wakeup = min(p.sessions.NextExpiry(), p.nextReap, p.roleWakeup())
 	if p.snap.running != nil {
 		// A snapshot is serialized a bounded step per Ready: ask for the
 		// next Step at once, or a snapshot begun just before the writes

@@ -84,6 +84,9 @@ func (p *Peer) handleRequest(e RequestReceived) {
 		return // closed meanwhile: nobody to answer
 	}
 	switch c.state {
+	case connRevalidating:
+		c.held = append(c.held, e)
+		return
 	case connAwaitingConnect:
 		p.closeConn(c) // a request before the session is established
 		return
@@ -113,6 +116,7 @@ func (p *Peer) handleRequest(e RequestReceived) {
 		// the session's close closes the connection.
 		return
 	}
+	p.learnerTouch(c.session, c.timeout)
 	if kind != kindWrite && p.sessions.Check(c.session, p.self) != nil {
 		// Another member serves the session now (the session is live: the
 		// touch succeeded, so Check can only say SessionMoved). ZooKeeper
@@ -134,8 +138,22 @@ func (p *Peer) handleRequest(e RequestReceived) {
 	q := p.queues[c.session]
 	switch kind {
 	case kindWrite:
+		if p.learn != nil {
+			p.forwardWrite(heapCopy(&pd), marshalBody(e.Body))
+			return
+		}
 		p.submitWrite(heapCopy(&pd))
 	case kindSync:
+		if p.learn != nil {
+			// The leader answers a forwarded sync once every write it
+			// proposed before has committed (ZooKeeper's sync is not a
+			// quorum operation: ZOOKEEPER-1675).
+			pd.zxid = syncForwarded
+			p.enqueue(heapCopy(&pd))
+			p.learn.syncs = append(p.learn.syncs, c.session)
+			p.forwardRequest(&pd.req, marshalBody(e.Body))
+			return
+		}
 		pd.zxid = p.lastProposed
 		if q.empty() && p.tree.LastZxid() >= pd.zxid {
 			p.answer(&pd)
@@ -185,19 +203,48 @@ func (p *Peer) enqueue(pd *pending) {
 // submitWrite prepares a write (this member leads), proposes its txn and
 // queues the request to be answered once the txn is applied.
 func (p *Peer) submitWrite(pd *pending) {
-	pd.zxid = p.propose(&pd.req)
+	pd.zxid = p.propose(&pd.req, p.self)
 	p.enqueue(pd)
-	if p.cfg.Bugs.ReplyBeforeDurable {
+	if p.cfg.Bugs.ReplyBeforeDurable && pd.zxid != 0 {
 		p.ackOwnLog(pd.zxid) // as if the log were durable already
 	}
 }
 
-// propose turns a request into the next txn and hands it to the log.
-// Only a leader calls it.
-func (p *Peer) propose(req *datatree.Request) int64 {
+// forwardWrite sends a write to the leader (this member learns) and queues
+// the request to be answered once the leader's txn for it is applied here,
+// matched by session and cxid.
+func (p *Peer) forwardWrite(pd *pending, body []byte) {
+	p.enqueue(pd)
+	p.forwardRequest(&pd.req, body)
+}
+
+// marshalBody re-encodes a decoded request body for forwarding; a body
+// that did not decode is forwarded empty, and the leader answers it
+// MarshallingError as it would have here.
+func marshalBody(b wire.Record) []byte {
+	if b == nil {
+		return nil
+	}
+	return wire.Marshal(b)
+}
+
+// propose turns a request that came through member owner into the next
+// txn, hands it to the log and sends it to the followers. Only a leader
+// calls it. When the counter would reach 0xffffffff the leader gives up
+// the epoch instead (a new election starts a new epoch, as ZooKeeper
+// does), and the request is dropped: its client gets ConnectionLoss.
+func (p *Peer) propose(req *datatree.Request, owner int64) int64 {
 	zxid := p.lastProposed + 1
+	if counterOf(zxid) > maxCounter {
+		p.warn("leader: zxid counter exhausted in epoch %d at %s: looking again for a new epoch", epochOf(zxid), zxidHex(p.lastProposed))
+		p.becomeLooking()
+		return 0
+	}
+	if p.lead != nil && p.lead.epoch != 0 && epochOf(zxid) < p.lead.epoch {
+		zxid = makeZxid(p.lead.epoch, 1)
+	}
 	var txn datatree.Txn
-	if err := p.checkSession(req); err != wire.ErrOK {
+	if err := p.checkSession(req, owner); err != wire.ErrOK {
 		txn = errorTxn(req, zxid, p.now.Wall, err)
 	} else {
 		txn = p.tree.Prepare(req, zxid, p.now.Wall)
@@ -206,19 +253,29 @@ func (p *Peer) propose(req *datatree.Request) int64 {
 		// No more touches; and an expiry of this session is moot now.
 		p.sessions.SetClosing(req.Session)
 	}
-	p.lastProposed = zxid
-	p.inflight = append(p.inflight, proposal{txn: txn})
-	p.out.Appends = append(p.out.Appends, txn)
+	p.appendProposal(txn)
+	if p.lead != nil && len(p.lead.handlers) > 0 {
+		p.forwardProposal(zxid, EncodeTxnEntry(&txn))
+	}
 	return zxid
 }
 
+// appendProposal takes a txn into the log and the pipeline: it waits for
+// its commit, and is applied then.
+func (p *Peer) appendProposal(txn datatree.Txn) {
+	p.lastProposed = txn.Header.Zxid
+	p.inflight = append(p.inflight, proposal{txn: txn})
+	p.out.Appends = append(p.out.Appends, txn)
+}
+
 // checkSession applies ZooKeeper's checkSession to a client's write: the
-// session must be live and served through this member.
-func (p *Peer) checkSession(req *datatree.Request) wire.ErrCode {
+// session must be live and served through owner, the member it came
+// through.
+func (p *Peer) checkSession(req *datatree.Request, owner int64) wire.ErrCode {
 	if req.Internal || req.Op == wire.OpCreateSession || req.Op == wire.OpCloseSession {
 		return wire.ErrOK
 	}
-	if err := p.sessions.Check(req.Session, p.self); err != nil {
+	if err := p.sessions.Check(req.Session, owner); err != nil {
 		if code, ok := err.(wire.ErrCode); ok {
 			return code
 		}
@@ -241,10 +298,19 @@ func errorTxn(req *datatree.Request, zxid, wall int64, code wire.ErrCode) datatr
 // takes the Ready with the appends) counts only up to there: nothing is
 // applied that the shell has not even been given.
 func (p *Peer) handleDurable(zxid int64) {
-	p.ackOwnLog(min(zxid, p.handedOver))
+	zxid = min(zxid, p.handedOver)
+	p.durable = max(p.durable, zxid)
+	switch {
+	case p.lead != nil:
+		p.ackOwnLog(zxid)
+		p.maybeEstablish()
+	case p.learn != nil:
+		p.maybeAckNewLeader()
+		p.maybeAckProposals()
+	}
 }
 
-// ackOwnLog records the member's own log as durable up to zxid, which is
+// ackOwnLog records the leader's own log as durable up to zxid, which is
 // its acknowledgement of every proposal up to there, and commits and
 // applies what a quorum now holds.
 func (p *Peer) ackOwnLog(zxid int64) {
@@ -262,12 +328,16 @@ func (p *Peer) applyCommittedProposals() {
 		return
 	}
 	p.applying = true
-	for p.inflightHead < len(p.inflight) && p.inflight[p.inflightHead].txn.Header.Zxid <= p.quorum.committed() {
+	for p.inflightHead < len(p.inflight) && p.mayApply(p.inflight[p.inflightHead].txn.Header.Zxid) {
 		txn := p.inflight[p.inflightHead].txn
 		p.inflight[p.inflightHead] = proposal{}
 		p.inflightHead++
+		if p.lead != nil && len(p.lead.handlers) > 0 {
+			p.forwardCommit(txn.Header.Zxid, func() []byte { return EncodeTxnEntry(&txn) })
+		}
 		p.applyCommitted(&txn)
 	}
+	p.answerLearnerSyncs()
 	if p.inflightHead > len(p.inflight)/2 {
 		// Mostly applied: move the rest to the front, so that a pipeline
 		// that never empties reuses its array instead of growing it.
@@ -276,6 +346,25 @@ func (p *Peer) applyCommittedProposals() {
 		p.inflight, p.inflightHead = p.inflight[:n], 0
 	}
 	p.applying = false
+}
+
+// mayApply reports whether the proposal zxid is committed and this member
+// serves (a leader once established, a learner once up to date: before,
+// nothing of the new epoch is applied).
+func (p *Peer) mayApply(zxid int64) bool {
+	switch {
+	case p.lead != nil:
+		return p.lead.established && zxid <= p.quorum.committed()
+	case p.learn != nil:
+		return p.learn.upToDate && zxid <= p.learn.committed
+	}
+	return false
+}
+
+// serving reports whether the member answers clients: a leader whose epoch
+// is established, a learner that is up to date.
+func (p *Peer) serving() bool {
+	return p.lead != nil && p.lead.established || p.learn != nil && p.learn.upToDate
 }
 
 // applyCommitted applies a committed txn and answers what it completes:
@@ -449,7 +538,7 @@ func (p *Peer) answer(pd *pending) {
 // expireSessions turns every session whose timeout has passed into a
 // closeSession txn of the server's own. Only the leader decides expiry.
 func (p *Peer) expireSessions() {
-	if !p.leading || p.sessions.NextExpiry() > p.now.Mono {
+	if p.lead == nil || !p.lead.established || p.sessions.NextExpiry() > p.now.Mono {
 		return
 	}
 	for _, id := range p.sessions.Expire(p.now.Mono) {
@@ -461,7 +550,7 @@ func (p *Peer) expireSessions() {
 			continue
 		}
 		req := datatree.Request{Session: id, Op: wire.OpCloseSession}
-		p.propose(&req)
+		p.propose(&req, p.self)
 	}
 }
 
@@ -470,11 +559,11 @@ func (p *Peer) expireSessions() {
 // nodes, as ZooKeeper's ContainerManager does; they go through the
 // pipeline like any write, so a node that changed meanwhile survives.
 func (p *Peer) reapContainers() {
-	if !p.leading || p.now.Mono < p.nextReap {
+	if p.lead == nil || !p.lead.established || p.now.Mono < p.nextReap {
 		return
 	}
 	p.nextReap = p.now.Mono + p.cfg.ContainerCheckInterval
 	for _, req := range p.tree.ReapCandidates(p.now.Wall, p.cfg.ContainerMaxNeverUsed.Milliseconds()) {
-		p.propose(&req)
+		p.propose(&req, p.self)
 	}
 }

@@ -5,23 +5,25 @@ import "slices"
 // quorumTracker decides which proposals are committed. ZAB members log
 // proposals in zxid order and acknowledge them in that order, so one number
 // per voter — the highest zxid it has acknowledged — says everything: a zxid
-// is committed once a majority of voters have acknowledged it or a later one.
+// is committed once the voters that acknowledged it (or a later one) form a
+// quorum, by the ensemble's one quorum definition (the election's too).
 // The leader counts itself only after its own fsync. With one voter, a
 // proposal commits when the member's own log makes it durable.
 type quorumTracker struct {
-	voters  []int64         // member ids, sorted
+	m       *members
 	acked   map[int64]int64 // voter -> highest zxid acknowledged
-	scratch []int64         // committed's sort buffer, kept to avoid allocating
+	scratch []int64         // committed's buffers, kept to avoid allocating
+	ids     []int64
 }
 
-func newQuorumTracker(voters []int64) *quorumTracker {
-	return &quorumTracker{voters: slices.Sorted(slices.Values(voters)), acked: make(map[int64]int64, len(voters))}
+func newQuorumTracker(m *members) *quorumTracker {
+	return &quorumTracker{m: m, acked: make(map[int64]int64, len(m.voters))}
 }
 
 // ack records that voter has logged everything up to zxid. Acks from
 // non-voters (observers) and stale acks change nothing.
 func (q *quorumTracker) ack(voter int64, zxid int64) {
-	if _, ok := slices.BinarySearch(q.voters, voter); !ok {
+	if !q.m.isVoter(voter) {
 		return
 	}
 	if zxid > q.acked[voter] {
@@ -29,15 +31,31 @@ func (q *quorumTracker) ack(voter int64, zxid int64) {
 	}
 }
 
-// committed returns the highest zxid that a majority of voters have
-// acknowledged: sorted descending, the majority-th voter's ack.
+// committed returns the highest zxid whose acknowledgers form a quorum:
+// trying the acknowledged zxids from the highest down, the first that a
+// quorum has reached.
 func (q *quorumTracker) committed() int64 {
 	acks := q.scratch[:0]
-	for _, v := range q.voters {
+	for _, v := range q.m.voters {
 		acks = append(acks, q.acked[v])
 	}
 	q.scratch = acks
 	slices.Sort(acks)
-	majority := len(acks)/2 + 1
-	return acks[len(acks)-majority]
+	for i := len(acks) - 1; i >= 0; i-- {
+		z := acks[i]
+		if i < len(acks)-1 && acks[i+1] == z {
+			continue
+		}
+		ids := q.ids[:0]
+		for _, v := range q.m.voters {
+			if q.acked[v] >= z {
+				ids = append(ids, v)
+			}
+		}
+		q.ids = ids
+		if q.m.quorum.ContainsQuorum(ids) {
+			return z
+		}
+	}
+	return 0
 }

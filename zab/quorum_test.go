@@ -11,7 +11,7 @@ import (
 )
 
 func TestQuorumOfOneCommitsOnOwnAck(t *testing.T) {
-	q := newQuorumTracker([]int64{1})
+	q := newQuorumTracker(votersOnly(t, 1))
 	require.Zero(t, q.committed())
 	q.ack(1, 5)
 	require.Equal(t, int64(5), q.committed())
@@ -30,7 +30,7 @@ func TestQuorumCommitsWhatAMajorityLogged(t *testing.T) {
 		for i := range voters {
 			voters[i] = int64(i + 1)
 		}
-		q := newQuorumTracker(voters)
+		q := newQuorumTracker(votersOnly(t, voters...))
 		acked := map[int64]int64{}
 		for range rapid.IntRange(0, 40).Draw(t, "acks") {
 			v := rapid.Int64Range(1, int64(n)).Draw(t, "voter")
@@ -52,6 +52,13 @@ func TestQuorumCommitsWhatAMajorityLogged(t *testing.T) {
 			require.Equal(t, best, q.committed())
 		}
 	})
+}
+
+// votersOnly is an ensemble of these voters under a majority quorum.
+func votersOnly(t require.TestingT, ids ...int64) *members {
+	m, err := newMembers(ids[0], &Ensemble{Voters: ids})
+	require.NoError(t, err)
+	return m
 }
 
 func TestCommittedWindow(t *testing.T) {

@@ -10,6 +10,21 @@ import (
 
 // Ready is what the Peer asks of its shell after some Steps. Ready hands it
 // over and starts afresh: the slices belong to the caller.
+//
+// The durability contract. A shell carries out a Ready in this order, and
+// the Peer relies on it:
+//  1. Truncate, if set: the log loses every txn after that zxid, durably,
+//     after every append of earlier Readys (the log is one ordered stream).
+//  2. Epochs, if set: acceptedEpoch and currentEpoch are written and made
+//     durable before any of this Ready's PeerMessages leave. So an
+//     ACKEPOCH never leaves before its acceptedEpoch is durable, nor a
+//     NEWLEADER ACK before its currentEpoch.
+//  3. Appends are written after everything above, in order, and reported
+//     durable with LogDurable when they are (asynchronously: the Peer emits
+//     an ACK, a NEWLEADER ACK or a client reply only once the LogDurable
+//     of the txns it depends on has come back, and a SNAP's NEWLEADER ACK
+//     only once SnapshotWritten came back for the snapshot it installed).
+//  4. Messages, PeerMessages and Votes may then all be sent at once.
 type Ready struct {
 	// Appends are txns to write to the log, in zxid order, after every txn
 	// of earlier Readys. Each must be made durable and reported with
@@ -21,6 +36,20 @@ type Ready struct {
 	Messages []Message
 	// Snapshots are pieces of snapshot streams to write, in order.
 	Snapshots []SnapshotChunk
+	// Truncate, if set, is the zxid after which the log loses every txn
+	// (a TRUNC from the leader, or a SNAP that replaces the history).
+	Truncate *int64
+	// Epochs, if set, are the epoch files' new contents.
+	Epochs *EpochWrite
+	// PeerMessages are the quorum channel's sends and closes, in order per
+	// peer.
+	PeerMessages []PeerMessage
+	// Votes are the election's notifications, in order.
+	Votes []Vote
+	// State, if set, is the member's new role or phase.
+	State *SoftState
+	// Notices are what the shell should log, in order.
+	Notices []Notice
 	// Wakeup is the monotonic time by which the shell must Step a Tick.
 	// While a snapshot is being streamed it is the Step's own time: step
 	// again as soon as the effects are carried out, so that the snapshot

@@ -25,6 +25,19 @@ type snapshotState struct {
 	// meanwhile, so two snapshot streams never overlap.
 	unwritten     bool
 	unwrittenZxid int64
+	// forced: a snapshot must start as soon as the one being written is
+	// (a learner that installed the leader's SNAP).
+	forced bool
+}
+
+// force makes a snapshot of the tree start as soon as possible. A
+// snapshot being serialized is finished first, at once (the tree it walks
+// is about to be replaced), so that the streams stay whole and in order.
+func (s *snapshotState) force(p *Peer) {
+	for s.running != nil {
+		s.step(p)
+	}
+	s.forced = true
 }
 
 // rearm draws the next snapshot point.
@@ -35,15 +48,19 @@ func (s *snapshotState) rearm(p *Peer) {
 // advance takes one step of the running snapshot, or starts one when due.
 func (s *snapshotState) advance(p *Peer) {
 	if s.running == nil {
-		if s.txnsSinceSnapshot <= s.threshold {
+		switch {
+		case s.forced && !s.unwritten:
+			s.forced = false
+		case s.txnsSinceSnapshot <= s.threshold:
 			return
-		}
-		s.txnsSinceSnapshot = 0
-		s.rearm(p)
-		if s.unwritten {
-			// As ZooKeeper does when its snapshot thread is still busy:
-			// skip this one.
-			return
+		default:
+			s.txnsSinceSnapshot = 0
+			s.rearm(p)
+			if s.unwritten {
+				// As ZooKeeper does when its snapshot thread is still
+				// busy: skip this one.
+				return
+			}
 		}
 		s.running = p.tree.StartSnapshot()
 		p.out.Snapshots = append(p.out.Snapshots, SnapshotChunk{
@@ -52,6 +69,11 @@ func (s *snapshotState) advance(p *Peer) {
 			Sessions: p.sessions.Table(),
 		})
 	}
+	s.step(p)
+}
+
+// step serializes the next bounded piece of the running snapshot.
+func (s *snapshotState) step(p *Peer) {
 	var e wire.Encoder
 	done := s.running.Step(&e, p.cfg.SnapshotStepNodes)
 	chunk := SnapshotChunk{Zxid: s.running.Zxid(), Data: e.Bytes()}

@@ -1,0 +1,449 @@
+package zab
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/zabd/zabd/datatree"
+	"github.com/zabd/zabd/wire"
+)
+
+// This file is the LEADING role (ZooKeeper's Leader): discovery (a quorum
+// agrees on a new epoch), synchronization (each learner is brought to the
+// leader's history; learner_handler.go and sync.go), then broadcast
+// (proposals, acknowledgements, commits in zxid order).
+
+// leaderState is the LEADING role's state, reset by becomeLeading.
+type leaderState struct {
+	// epoch is the new epoch; 0 until a quorum's FOLLOWERINFO fixed it
+	// (a standalone member leads in epoch 0 from the start).
+	epoch         int64
+	epochProposed bool
+	// ackEpochs: the voters whose ACKEPOCH (self included) counts towards
+	// the quorum that lets the leader synchronize learners.
+	ackEpochs   map[int64]bool
+	epochAcked  bool // a quorum acknowledged the epoch: currentEpoch persisted
+	initialEnd  int64
+	established bool // a quorum ACKed NEWLEADER: serving clients
+	since       time.Duration
+	nextPing    time.Duration
+
+	handlers map[int64]*learnerHandler
+	// learnerSyncs are SYNC requests of learners waiting for the zxid
+	// that was the last proposed when they arrived to commit.
+	learnerSyncs []learnerSync
+}
+
+type learnerSync struct {
+	sid  int64
+	zxid int64
+}
+
+func (l *leaderState) sortedHandlers() []int64 {
+	return slices.Sorted(maps.Keys(l.handlers))
+}
+
+// becomeLeading enters the LEADING role after an election chose this
+// member: discovery starts, with the member's own acceptedEpoch counted.
+func (p *Peer) becomeLeading() {
+	p.resetRole(RoleLeading, p.self)
+	p.lead = &leaderState{
+		ackEpochs: map[int64]bool{},
+		handlers:  map[int64]*learnerHandler{},
+		since:     p.now.Mono,
+	}
+	p.quorum = newQuorumTracker(p.members)
+	p.quorum.ack(p.self, p.durableZxid())
+	p.phase = PhaseDiscovery
+	p.maybeProposeEpoch()
+	p.reportState()
+}
+
+// becomeStandaloneLeader is the ensemble of one: it leads epoch 0 from the
+// start, established, with no learners.
+func (p *Peer) becomeStandaloneLeader() {
+	p.resetRole(RoleLeading, p.self)
+	p.lead = &leaderState{handlers: map[int64]*learnerHandler{}, established: true, epochAcked: true}
+	p.quorum = newQuorumTracker(p.members)
+	p.quorum.ack(p.self, p.lastProposed)
+	p.phase = PhaseBroadcast
+}
+
+// stepLeader handles a packet from a learner.
+func (p *Peer) stepLeader(from int64, qp *wire.QuorumPacket, snap []byte) {
+	l := p.lead
+	if !p.members.isMember(from) {
+		p.refusePeer(from, qp, "it is not a member of the ensemble")
+		return
+	}
+	h := l.handlerOf(from)
+	if h != nil {
+		h.lastHeard = p.now.Mono
+	}
+	switch qp.Type {
+	case wire.PacketFollowerInfo, wire.PacketObserverInfo:
+		p.leaderFollowerInfo(from, qp)
+		return
+	}
+	if h == nil {
+		p.refusePeer(from, qp, "it has not sent FOLLOWERINFO on this connection")
+		return
+	}
+	switch qp.Type {
+	case wire.PacketAckEpoch:
+		p.leaderAckEpoch(h, qp)
+	case wire.PacketAck:
+		p.leaderAck(h, qp)
+	case wire.PacketPing:
+		p.leaderPingReply(h, qp)
+	case wire.PacketRequest:
+		p.leaderForwardedRequest(h, qp)
+	case wire.PacketRevalidate:
+		p.leaderRevalidate(h, qp)
+	default:
+		p.refusePeer(from, qp, "a leader never receives it")
+	}
+}
+
+// refusePeer drops the connection of a learner that broke the protocol.
+func (p *Peer) refusePeer(from int64, qp *wire.QuorumPacket, why string) {
+	p.warn("%s: dropping the connection of server %d: %s %s in phase %s: %s", p.role, from, qp.Type, zxidHex(qp.Zxid), p.phase, why)
+	p.closePeer(from)
+}
+
+// closePeer closes the quorum connection with a peer and forgets its
+// handler.
+func (p *Peer) closePeer(sid int64) {
+	if p.lead != nil {
+		p.lead.forget(sid)
+	}
+	p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: sid, Kind: PeerClose})
+}
+
+// leaderFollowerInfo is discovery's first message: a learner introduces
+// itself with its acceptedEpoch.
+func (p *Peer) leaderFollowerInfo(from int64, qp *wire.QuorumPacket) {
+	l := p.lead
+	var info wire.LearnerInfo
+	if err := wire.Unmarshal(qp.Data, &info); err != nil || info.ServerID != from {
+		p.refusePeer(from, qp, "its LearnerInfo does not decode or names another server")
+		return
+	}
+	observer := qp.Type == wire.PacketObserverInfo
+	if observer != p.members.isObserver(from) {
+		p.refusePeer(from, qp, "its role disagrees with the ensemble's configuration")
+		return
+	}
+	if old := l.handlers[from]; old != nil {
+		// A new connection replaces the old one (the learner restarted or
+		// reconnected): start it afresh.
+		p.notice("leader: server %d reconnected; its earlier connection is forgotten", from)
+	}
+	l.handlers[from] = &learnerHandler{
+		sid: from, observer: observer, phase: PhaseDiscovery,
+		acceptedEpoch: epochOf(qp.Zxid), lastHeard: p.now.Mono,
+	}
+	if l.epochProposed {
+		p.sendLeaderInfo(l.handlers[from])
+		return
+	}
+	p.maybeProposeEpoch()
+}
+
+// maybeProposeEpoch fixes the new epoch once a quorum of voters (the
+// leader included) has sent FOLLOWERINFO: one above every acceptedEpoch
+// among them, so that no member has accepted it before.
+func (p *Peer) maybeProposeEpoch() {
+	l := p.lead
+	ids := []int64{p.self}
+	epoch := p.acceptedEpoch
+	for _, sid := range l.sortedHandlers() {
+		h := l.handlers[sid]
+		if h.observer {
+			continue
+		}
+		ids = append(ids, sid)
+		epoch = max(epoch, h.acceptedEpoch)
+	}
+	if !p.members.hasQuorum(ids) {
+		return
+	}
+	// The epoch must also exceed every epoch in the leader's own log, so
+	// that its zxids are new (acceptedEpoch ≥ currentEpoch ≥ log epochs).
+	epoch = max(epoch, p.currentEpoch, epochOf(p.lastProposed)) + 1
+	l.epoch, l.epochProposed = epoch, true
+	p.setAcceptedEpoch(epoch)
+	p.announce(epoch)
+	p.notice("leader: proposing epoch %d to %v", epoch, ids)
+	l.ackEpochs[p.self] = true
+	for _, sid := range l.sortedHandlers() {
+		p.sendLeaderInfo(l.handlers[sid])
+	}
+	p.maybeEpochAcked()
+}
+
+func (p *Peer) sendLeaderInfo(h *learnerHandler) {
+	p.sendToLearner(h, wire.PacketLeaderInfo, makeZxid(p.lead.epoch, 0), wire.Marshal(&wire.LeaderInfo{ProtocolVersion: wire.ProtocolVersion}))
+}
+
+// leaderAckEpoch takes a learner's acknowledgement of the new epoch with
+// its last zxid; a learner more recent than the leader means this member
+// should not lead, and it goes back to looking.
+func (p *Peer) leaderAckEpoch(h *learnerHandler, qp *wire.QuorumPacket) {
+	l := p.lead
+	var ack wire.AckEpoch
+	if h.phase != PhaseDiscovery || !l.epochProposed || wire.Unmarshal(qp.Data, &ack) != nil {
+		p.refusePeer(h.sid, qp, "no epoch was proposed to it, or its data does not decode")
+		return
+	}
+	h.lastZxid, h.currentEpoch, h.ackedEpoch = qp.Zxid, int64(ack.CurrentEpoch), true
+	if h.currentEpoch != -1 {
+		if h.currentEpoch > p.currentEpoch || (h.currentEpoch == p.currentEpoch && h.lastZxid > p.lastProposed) {
+			p.warn("leader: server %d is ahead of us (currentEpoch %d, last zxid %s; ours %d, %s): giving up the lead",
+				h.sid, h.currentEpoch, zxidHex(h.lastZxid), p.currentEpoch, zxidHex(p.lastProposed))
+			p.becomeLooking()
+			return
+		}
+		if !h.observer {
+			l.ackEpochs[h.sid] = true
+		}
+	}
+	if l.epochAcked {
+		p.syncLearner(h)
+		return
+	}
+	p.maybeEpochAcked()
+}
+
+// maybeEpochAcked: once a quorum has acknowledged the epoch, the leader
+// makes it its currentEpoch (durable before anything later is sent: the
+// Ready contract) and synchronizes every learner that acknowledged.
+func (p *Peer) maybeEpochAcked() {
+	l := p.lead
+	if l.epochAcked || !p.members.hasQuorum(slices.Sorted(maps.Keys(l.ackEpochs))) {
+		return
+	}
+	l.epochAcked = true
+	p.setCurrentEpoch(l.epoch)
+	l.initialEnd = p.lastProposed
+	p.phase = PhaseSync
+	p.reportState()
+	for _, sid := range l.sortedHandlers() {
+		if h := l.handlers[sid]; h.ackedEpoch {
+			p.syncLearner(h)
+		}
+	}
+	p.maybeEstablish()
+}
+
+// leaderAck takes an ACK: of NEWLEADER (the learner's log now holds the
+// initial history durably) or of proposals up to a zxid.
+func (p *Peer) leaderAck(h *learnerHandler, qp *wire.QuorumPacket) {
+	l := p.lead
+	if qp.Zxid == makeZxid(l.epoch, 0) {
+		if h.phase != PhaseSync || h.newLeaderAcked {
+			p.refusePeer(h.sid, qp, "NEWLEADER was not awaiting its ACK")
+			return
+		}
+		h.newLeaderAcked = true
+		if !h.observer {
+			p.quorum.ack(h.sid, h.proposedUpTo)
+		}
+		if l.established {
+			p.sendUpToDate(h)
+			return
+		}
+		p.maybeEstablish()
+		return
+	}
+	if !h.newLeaderAcked || qp.Zxid > h.proposedUpTo {
+		p.refusePeer(h.sid, qp, "it acknowledges a proposal before NEWLEADER or one it was never sent")
+		return
+	}
+	if h.observer {
+		return // observers do not vote; ZooKeeper ignores their ACKs too
+	}
+	p.quorum.ack(h.sid, qp.Zxid)
+	p.applyCommittedProposals()
+}
+
+// maybeEstablish: once a quorum of voters (the leader counting itself once
+// its own log holds the initial history durably) has ACKed NEWLEADER, the
+// initial history is committed and the leader serves.
+func (p *Peer) maybeEstablish() {
+	l := p.lead
+	if l.established || !l.epochAcked {
+		return
+	}
+	ids := []int64{}
+	if p.durableZxid() >= l.initialEnd {
+		ids = append(ids, p.self)
+	}
+	for _, sid := range l.sortedHandlers() {
+		if h := l.handlers[sid]; h.newLeaderAcked && !h.observer {
+			ids = append(ids, sid)
+		}
+	}
+	if !p.members.hasQuorum(ids) {
+		return
+	}
+	l.established = true
+	p.phase = PhaseBroadcast
+	p.sessions.RestartExpiry(p.now.Mono)
+	p.notice("leader: epoch %d established with %v after %v; serving", l.epoch, ids, p.now.Mono-l.since)
+	p.reportState()
+	p.applyCommittedProposals()
+	for _, sid := range l.sortedHandlers() {
+		if h := l.handlers[sid]; h.newLeaderAcked {
+			p.sendUpToDate(h)
+		}
+	}
+	l.nextPing = p.now.Mono
+}
+
+func (p *Peer) sendUpToDate(h *learnerHandler) {
+	p.sendToLearner(h, wire.PacketUpToDate, -1, nil)
+	h.upToDate, h.phase = true, PhaseBroadcast
+}
+
+// leaderPingReply takes a learner's answer to PING: the sessions it served
+// since, which the leader, who alone expires sessions, keeps alive.
+func (p *Peer) leaderPingReply(h *learnerHandler, qp *wire.QuorumPacket) {
+	var touches wire.PingTouches
+	if len(qp.Data) > 0 && wire.Unmarshal(qp.Data, &touches) != nil {
+		p.refusePeer(h.sid, qp, "its session touches do not decode")
+		return
+	}
+	for _, t := range touches.Touches {
+		if p.sessions.Touch(t.SessionID, p.now.Mono) {
+			_ = p.sessions.SetOwner(t.SessionID, h.sid) // live: cannot fail
+		}
+	}
+}
+
+// leaderForwardedRequest proposes a client write a learner forwarded, or
+// answers its sync once every write proposed before it has committed.
+func (p *Peer) leaderForwardedRequest(h *learnerHandler, qp *wire.QuorumPacket) {
+	var fr wire.ForwardedRequest
+	if !p.lead.established || wire.Unmarshal(qp.Data, &fr) != nil {
+		p.refusePeer(h.sid, qp, "not serving yet, or the request does not decode")
+		return
+	}
+	req := datatree.Request{Session: fr.SessionID, Cxid: fr.Cxid, Op: fr.Type, Auth: qp.AuthInfo}
+	switch fr.Type {
+	case wire.OpSync:
+		p.lead.learnerSyncs = append(p.lead.learnerSyncs, learnerSync{sid: h.sid, zxid: p.lastProposed})
+		p.answerLearnerSyncs()
+		return
+	case wire.OpCreateSession:
+		d := wire.NewDecoder(fr.Body)
+		timeout := d.ReadInt()
+		if d.Err() != nil {
+			p.refusePeer(h.sid, qp, "its createSession carries no timeout")
+			return
+		}
+		req.Body = &wire.CreateSessionTxn{TimeOut: timeout}
+		p.sessions.Track(fr.SessionID, timeout, p.now.Mono)
+		_ = p.sessions.SetOwner(fr.SessionID, h.sid)
+	default:
+		body, err := wire.DecodeRequest(fr.Type, fr.Body)
+		if err == nil {
+			req.Body = treeBody(body)
+		}
+	}
+	p.sessions.Touch(fr.SessionID, p.now.Mono)
+	p.propose(&req, h.sid)
+}
+
+// answerLearnerSyncs sends SYNC to the learners whose sync requests' zxid
+// has committed: the learner answers its client once it has applied what
+// came before on the same connection.
+func (p *Peer) answerLearnerSyncs() {
+	l := p.lead
+	if l == nil || len(l.learnerSyncs) == 0 {
+		return
+	}
+	committed := p.commitPoint()
+	rest := l.learnerSyncs[:0]
+	for _, s := range l.learnerSyncs {
+		if h := l.handlers[s.sid]; h != nil && s.zxid <= committed {
+			p.sendToLearner(h, wire.PacketSync, 0, nil)
+			continue
+		} else if h == nil {
+			continue
+		}
+		rest = append(rest, s)
+	}
+	l.learnerSyncs = rest
+}
+
+// leaderRevalidate answers a learner whose client reconnected with an
+// existing session: valid if the session lives, which now belongs to that
+// learner.
+func (p *Peer) leaderRevalidate(h *learnerHandler, qp *wire.QuorumPacket) {
+	var rv wire.RevalidateRequest
+	if wire.Unmarshal(qp.Data, &rv) != nil {
+		p.refusePeer(h.sid, qp, "its data does not decode")
+		return
+	}
+	valid := p.sessions.Revalidate(rv.SessionID, rv.Timeout, p.now.Mono)
+	if valid {
+		_ = p.sessions.SetOwner(rv.SessionID, h.sid)
+	}
+	p.sendToLearner(h, wire.PacketRevalidate, qp.Zxid, wire.Marshal(&wire.RevalidateReply{SessionID: rv.SessionID, Valid: valid}))
+}
+
+// leaderTick: pings every half tick; without a quorum of voters heard
+// within syncLimit ticks (or, before establishment, within initLimit
+// ticks of taking the lead) the leader goes back to looking.
+func (p *Peer) leaderTick() {
+	l := p.lead
+	if p.standalone() {
+		return
+	}
+	if !l.established {
+		if p.now.Mono-l.since >= ticks(p.members.initLimit, p.cfg.Tick) {
+			p.warn("leader: no quorum established epoch %d within initLimit (%d ticks): looking again", l.epoch, p.members.initLimit)
+			p.becomeLooking()
+		}
+		return
+	}
+	if p.now.Mono < l.nextPing {
+		return
+	}
+	l.nextPing = p.now.Mono + p.cfg.Tick/2
+	heard := []int64{p.self}
+	limit := ticks(p.members.syncLimit, p.cfg.Tick)
+	for _, sid := range l.sortedHandlers() {
+		h := l.handlers[sid]
+		if p.now.Mono-h.lastHeard <= limit && h.newLeaderAcked {
+			heard = append(heard, sid)
+		}
+		p.sendToLearner(h, wire.PacketPing, p.lastProposed, nil)
+	}
+	if !p.members.hasQuorum(heard) {
+		p.warn("leader: only %v heard within syncLimit (%d ticks): not a quorum, looking again", heard, p.members.syncLimit)
+		p.becomeLooking()
+	}
+}
+
+// leaderWakeup is when the leader next needs a Tick.
+func (p *Peer) leaderWakeup() time.Duration {
+	l := p.lead
+	if p.standalone() {
+		return never
+	}
+	if !l.established {
+		return l.since + ticks(p.members.initLimit, p.cfg.Tick)
+	}
+	return l.nextPing
+}
+
+// leaderPeerGone: a learner's connection broke.
+func (p *Peer) leaderPeerGone(sid int64) {
+	if p.lead.handlers[sid] != nil {
+		p.notice("leader: lost the connection of server %d", sid)
+		p.lead.forget(sid)
+	}
+}

@@ -1,0 +1,486 @@
+package zab
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/zabd/zabd/datatree"
+	"github.com/zabd/zabd/wire"
+)
+
+// This file is what followers and observers share (ZooKeeper's Learner):
+// registering with the leader (discovery), synchronizing with it, and then
+// taking its proposals and commits (broadcast). follower.go and
+// observer.go hold what differs.
+
+// learnerState is the FOLLOWING or OBSERVING role's state, reset when the
+// role is entered.
+type learnerState struct {
+	leader   int64
+	observer bool
+	since    time.Duration // when the role began: discovery and sync must end within initLimit
+	// lastHeard is when the leader was last heard from; syncLimit ticks of
+	// silence in broadcast end the role.
+	lastHeard time.Duration
+
+	newEpoch int64 // from LEADERINFO
+	// Synchronization: the mode the leader chose (DIFF, TRUNC or SNAP),
+	// NEWLEADER seen (its zxid's epoch is newEpoch), the zxid a SNAP
+	// installed (its snapshot must be durable before NEWLEADER is ACKed),
+	// and whether the ACK went.
+	syncMode       wire.PacketType
+	newLeaderSeen  bool
+	newLeaderEnd   int64 // the last zxid of the synchronized history
+	snapZxid       int64
+	snapPending    bool
+	newLeaderAcked bool
+	// ackedUpTo is the last zxid ACKed; a new ACK goes once more is
+	// durable.
+	ackedUpTo int64
+	// committed is the highest zxid the leader said is committed (COMMIT,
+	// INFORM, or the synchronized history at UPTODATE).
+	committed int64
+	upToDate  bool
+
+	// touches are the sessions served here since the last PING reply,
+	// with their timeouts: ZooKeeper's LearnerSessionTracker.touchTable.
+	touches map[int64]int32
+	// syncs are the sessions whose sync was forwarded, in the order sent:
+	// each SYNC from the leader answers the oldest.
+	syncs []int64
+	// revalidating maps a session being revalidated to its connection.
+	revalidating map[int64]ConnID
+}
+
+// becomeLearner enters FOLLOWING or OBSERVING under leader: it introduces
+// itself with FOLLOWERINFO (or OBSERVERINFO) carrying its acceptedEpoch.
+func (p *Peer) becomeLearner(leader int64, observer bool) {
+	role := RoleFollowing
+	infoType := wire.PacketFollowerInfo
+	if observer {
+		role, infoType = RoleObserving, wire.PacketObserverInfo
+	}
+	p.resetRole(role, leader)
+	p.learn = &learnerState{
+		leader:       leader,
+		observer:     observer,
+		since:        p.now.Mono,
+		lastHeard:    p.now.Mono,
+		touches:      map[int64]int32{},
+		revalidating: map[int64]ConnID{},
+	}
+	p.phase = PhaseDiscovery
+	p.reportState()
+	info := wire.LearnerInfo{ServerID: p.self, ProtocolVersion: wire.ProtocolVersion, ConfigVersion: 0}
+	p.sendPeer(leader, wire.QuorumPacket{Type: infoType, Zxid: makeZxid(p.acceptedEpoch, 0), Data: wire.Marshal(&info)}, nil)
+}
+
+// stepLearner handles a packet from the leader.
+func (p *Peer) stepLearner(from int64, qp *wire.QuorumPacket, snap []byte) {
+	l := p.learn
+	if from != l.leader {
+		p.warn("%s: ignoring %s from server %d, which is not our leader %d", p.role, qp.Type, from, l.leader)
+		p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: from, Kind: PeerClose})
+		return
+	}
+	l.lastHeard = p.now.Mono
+	switch {
+	case qp.Type == wire.PacketLeaderInfo && p.phase == PhaseDiscovery:
+		p.learnerLeaderInfo(qp)
+	case p.phase == PhaseSync:
+		p.learnerSyncPacket(qp, snap)
+	case p.phase == PhaseBroadcast:
+		p.learnerBroadcastPacket(qp)
+	default:
+		p.leaveEpoch(qp, "not expected in this phase")
+	}
+}
+
+// leaveEpoch abandons the leader after a packet that breaks the protocol:
+// the member goes back to looking.
+func (p *Peer) leaveEpoch(qp *wire.QuorumPacket, why string) {
+	p.warn("%s: leaving leader %d after %s %s in phase %s: %s", p.role, p.learn.leader, qp.Type, zxidHex(qp.Zxid), p.phase, why)
+	p.becomeLooking()
+}
+
+// learnerLeaderInfo: the leader proposes a new epoch. The learner accepts
+// it only if it is not below its acceptedEpoch; a greater one is made its
+// acceptedEpoch, durable before the ACKEPOCH leaves (the Ready contract).
+// ACKEPOCH carries the last logged zxid and currentEpoch (-1 if the epoch
+// was accepted already, so that the leader does not count it twice).
+func (p *Peer) learnerLeaderInfo(qp *wire.QuorumPacket) {
+	l := p.learn
+	var info wire.LeaderInfo
+	if err := wire.Unmarshal(qp.Data, &info); err != nil {
+		p.leaveEpoch(qp, "its data does not decode")
+		return
+	}
+	epoch := epochOf(qp.Zxid)
+	ack := wire.AckEpoch{CurrentEpoch: int32(p.currentEpoch)}
+	switch {
+	case epoch > p.acceptedEpoch:
+		p.setAcceptedEpoch(epoch)
+	case epoch == p.acceptedEpoch:
+		ack.CurrentEpoch = -1
+	default:
+		p.leaveEpoch(qp, "its epoch is below our acceptedEpoch")
+		return
+	}
+	l.newEpoch = epoch
+	p.announce(epoch)
+	p.phase = PhaseSync
+	p.reportState()
+	p.sendPeer(l.leader, wire.QuorumPacket{Type: wire.PacketAckEpoch, Zxid: p.lastProposed, Data: wire.Marshal(&ack)}, nil)
+}
+
+// learnerSyncPacket handles synchronization: DIFF, TRUNC or SNAP first,
+// then the leader's txns (PROPOSAL, COMMIT), NEWLEADER, and UPTODATE.
+// Nothing is applied before UPTODATE (except a SNAP's tree, which holds
+// only committed txns): the learner serves nothing of the new epoch before.
+func (p *Peer) learnerSyncPacket(qp *wire.QuorumPacket, snap []byte) {
+	l := p.learn
+	if l.syncMode == 0 {
+		switch qp.Type {
+		case wire.PacketDiff:
+		case wire.PacketTrunc:
+			if !p.truncateLog(qp.Zxid) {
+				p.leaveEpoch(qp, "it would truncate txns this member has applied")
+				return
+			}
+		case wire.PacketSnap:
+			if err := p.installSnapshot(qp.Zxid, snap); err != nil {
+				p.leaveEpoch(qp, err.Error())
+				return
+			}
+		default:
+			p.leaveEpoch(qp, "synchronization must begin with DIFF, TRUNC or SNAP")
+			return
+		}
+		l.syncMode = qp.Type
+		p.notice("%s: synchronizing with leader %d by %s to %s", p.role, l.leader, qp.Type, zxidHex(qp.Zxid))
+		return
+	}
+	switch qp.Type {
+	case wire.PacketProposal:
+		p.learnerProposal(qp)
+	case wire.PacketCommit:
+		p.learnerCommit(qp)
+	case wire.PacketNewLeader:
+		if l.newLeaderSeen || epochOf(qp.Zxid) != l.newEpoch || counterOf(qp.Zxid) != 0 {
+			p.leaveEpoch(qp, "NEWLEADER twice, or for another epoch")
+			return
+		}
+		l.newLeaderSeen, l.newLeaderEnd = true, p.lastProposed
+		p.maybeAckNewLeader()
+	case wire.PacketUpToDate:
+		if !l.newLeaderAcked {
+			p.leaveEpoch(qp, "UPTODATE before our NEWLEADER ACK")
+			return
+		}
+		p.learnerUpToDate()
+	case wire.PacketPing:
+		p.learnerPing(qp)
+	default:
+		p.leaveEpoch(qp, "not a synchronization packet")
+	}
+}
+
+// learnerProposal logs a proposal. Its zxid must follow the last one
+// without a gap (the first of a new epoch has counter 1); ZooKeeper leaves
+// the epoch on a gap, and so does zabd.
+func (p *Peer) learnerProposal(qp *wire.QuorumPacket) {
+	txn, err := DecodeTxnEntry(qp.Data)
+	if err != nil || txn.Header.Zxid != qp.Zxid {
+		p.leaveEpoch(qp, "its txn does not decode or has another zxid")
+		return
+	}
+	if !follows(p.lastProposed, qp.Zxid) {
+		p.leaveEpoch(qp, "its zxid does not follow our last one "+zxidHex(p.lastProposed))
+		return
+	}
+	p.appendProposal(txn)
+}
+
+// follows reports whether zxid may come right after last in a log: the
+// next counter of the same epoch, or any later epoch (synchronization
+// sends the history of older epochs, whose counters may jump there).
+func follows(last, zxid int64) bool {
+	if epochOf(zxid) == epochOf(last) {
+		return zxid == last+1
+	}
+	return zxid > last
+}
+
+// learnerCommit marks txns committed up to a zxid. In broadcast it must be
+// the oldest proposal not yet committed (ZooKeeper's follower exits
+// otherwise); in sync it may name any txn the learner holds.
+func (p *Peer) learnerCommit(qp *wire.QuorumPacket) {
+	l := p.learn
+	if qp.Zxid > p.lastProposed || qp.Zxid <= l.committed && p.phase == PhaseBroadcast {
+		p.leaveEpoch(qp, "it commits a txn we do not hold, or one committed already")
+		return
+	}
+	if p.phase == PhaseBroadcast {
+		if head := p.oldestUncommitted(); head != qp.Zxid {
+			p.leaveEpoch(qp, "it is not our oldest pending proposal "+zxidHex(head))
+			return
+		}
+	}
+	l.committed = max(l.committed, qp.Zxid)
+	if p.phase == PhaseBroadcast {
+		p.applyCommittedProposals()
+	}
+}
+
+// oldestUncommitted is the zxid of the first proposal the learner holds
+// that it does not know committed.
+func (p *Peer) oldestUncommitted() int64 {
+	for i := p.inflightHead; i < len(p.inflight); i++ {
+		if z := p.inflight[i].txn.Header.Zxid; z > p.learn.committed {
+			return z
+		}
+	}
+	return 0
+}
+
+// maybeAckNewLeader ACKs NEWLEADER once the synchronized txns are durable
+// (and a SNAP's snapshot written): then currentEpoch becomes the new epoch,
+// durable before the ACK leaves (the Ready contract). Only then may
+// proposal ACKs follow (ZOOKEEPER-4685).
+func (p *Peer) maybeAckNewLeader() {
+	l := p.learn
+	if !l.newLeaderSeen || l.newLeaderAcked || p.durableZxid() < l.newLeaderEnd || l.snapPending {
+		return
+	}
+	p.setCurrentEpoch(l.newEpoch)
+	l.newLeaderAcked = true
+	l.ackedUpTo = l.newLeaderEnd
+	p.sendPeer(l.leader, wire.QuorumPacket{Type: wire.PacketAck, Zxid: makeZxid(l.newEpoch, 0)}, nil)
+	p.maybeAckProposals()
+}
+
+// maybeAckProposals ACKs, once NEWLEADER is ACKed, every proposal now
+// durable: one ACK for a batch, the last zxid of it (the leader counts an
+// ACK for everything up to its zxid). Observers do not ACK proposals.
+func (p *Peer) maybeAckProposals() {
+	l := p.learn
+	if l == nil || l.observer || !l.newLeaderAcked {
+		return
+	}
+	if d := min(p.durableZxid(), p.lastProposed); d > l.ackedUpTo {
+		l.ackedUpTo = d
+		p.sendPeer(l.leader, wire.QuorumPacket{Type: wire.PacketAck, Zxid: d}, nil)
+	}
+}
+
+// learnerUpToDate ends synchronization: the leader's initial history is
+// committed (every txn of an older epoch the learner holds), and the
+// learner applies what is committed and serves clients.
+func (p *Peer) learnerUpToDate() {
+	l := p.learn
+	for i := p.inflightHead; i < len(p.inflight); i++ {
+		if z := p.inflight[i].txn.Header.Zxid; epochOf(z) < l.newEpoch {
+			l.committed = max(l.committed, z)
+		}
+	}
+	l.upToDate = true
+	p.phase = PhaseBroadcast
+	p.notice("%s: up to date with leader %d in epoch %d after %v; serving", p.role, l.leader, l.newEpoch, p.now.Mono-l.since)
+	p.reportState()
+	p.applyCommittedProposals()
+}
+
+// learnerBroadcastPacket handles the leader's traffic once up to date.
+func (p *Peer) learnerBroadcastPacket(qp *wire.QuorumPacket) {
+	l := p.learn
+	switch qp.Type {
+	case wire.PacketProposal:
+		if l.observer {
+			p.leaveEpoch(qp, "an observer is sent INFORM, not PROPOSAL")
+			return
+		}
+		p.learnerProposal(qp)
+	case wire.PacketCommit:
+		if l.observer {
+			p.leaveEpoch(qp, "an observer is sent INFORM, not COMMIT")
+			return
+		}
+		p.learnerCommit(qp)
+	case wire.PacketInform:
+		if !l.observer {
+			p.leaveEpoch(qp, "INFORM is for observers")
+			return
+		}
+		p.learnerProposal(qp)
+		if p.role == RoleObserving { // still: the proposal was in order
+			l.committed = qp.Zxid
+			p.applyCommittedProposals()
+		}
+	case wire.PacketPing:
+		p.learnerPing(qp)
+	case wire.PacketSync:
+		p.learnerSyncAnswered(qp)
+	case wire.PacketRevalidate:
+		p.learnerRevalidated(qp)
+	default:
+		p.leaveEpoch(qp, "not a broadcast packet")
+	}
+}
+
+// learnerPing answers the leader's PING with the sessions served here
+// since the last one, in id order.
+func (p *Peer) learnerPing(qp *wire.QuorumPacket) {
+	l := p.learn
+	var touches wire.PingTouches
+	for _, id := range slices.Sorted(maps.Keys(l.touches)) {
+		touches.Touches = append(touches.Touches, wire.SessionTouch{SessionID: id, Timeout: l.touches[id]})
+	}
+	clear(l.touches)
+	var data []byte
+	if len(touches.Touches) > 0 {
+		data = wire.Marshal(&touches)
+	}
+	p.sendPeer(l.leader, wire.QuorumPacket{Type: wire.PacketPing, Zxid: qp.Zxid, Data: data}, nil)
+}
+
+// learnerTouch records that a session was active here, for the next PING.
+func (p *Peer) learnerTouch(session int64, timeout int32) {
+	if p.learn != nil {
+		p.learn.touches[session] = timeout
+	}
+}
+
+// learnerSyncAnswered: the leader has committed everything proposed before
+// the oldest forwarded sync; it is answered once this member has applied
+// as much (the commits came first on the same connection).
+func (p *Peer) learnerSyncAnswered(qp *wire.QuorumPacket) {
+	l := p.learn
+	if len(l.syncs) == 0 {
+		p.leaveEpoch(qp, "SYNC without a sync request of ours")
+		return
+	}
+	session := l.syncs[0]
+	l.syncs = l.syncs[1:]
+	q := p.queues[session]
+	if q.empty() {
+		return
+	}
+	for _, pd := range q.items[q.head:] {
+		if pd.kind == kindSync && pd.zxid == syncForwarded {
+			pd.zxid = l.committed
+			break
+		}
+	}
+	p.drain(session)
+	p.wakeSyncWaiters()
+}
+
+// syncForwarded marks a sync whose zxid the leader's SYNC will set.
+const syncForwarded = int64(1<<63 - 1)
+
+// learnerTick: without a word from the leader for syncLimit ticks in
+// broadcast (initLimit ticks before), the learner goes back to looking.
+func (p *Peer) learnerTick() {
+	l := p.learn
+	if p.now.Mono >= p.learnerDeadline() {
+		p.warn("%s: leader %d silent or not synchronized in time (phase %s): looking again", p.role, l.leader, p.phase)
+		p.becomeLooking()
+	}
+}
+
+func (p *Peer) learnerDeadline() time.Duration {
+	l := p.learn
+	if l.upToDate {
+		return l.lastHeard + ticks(p.members.syncLimit, p.cfg.Tick)
+	}
+	return l.since + ticks(p.members.initLimit, p.cfg.Tick)
+}
+
+// forwardRequest sends a client request to the leader as REQUEST, with the
+// connection's identities.
+func (p *Peer) forwardRequest(req *datatree.Request, body []byte) {
+	fr := wire.ForwardedRequest{SessionID: req.Session, Cxid: req.Cxid, Type: req.Op, Body: body}
+	p.sendPeer(p.learn.leader, wire.QuorumPacket{Type: wire.PacketRequest, Zxid: -1, Data: wire.Marshal(&fr), AuthInfo: req.Auth}, nil)
+}
+
+// truncateLog drops every logged txn after zxid (a TRUNC). Only proposals
+// not yet applied can go: it reports false if the tree holds a txn past
+// zxid (a leader asking to undo a commit, which Zab never does).
+func (p *Peer) truncateLog(zxid int64) bool {
+	if p.tree.LastZxid() > zxid {
+		return false
+	}
+	keep := p.inflightHead
+	for keep < len(p.inflight) && p.inflight[keep].txn.Header.Zxid <= zxid {
+		keep++
+	}
+	clear(p.inflight[keep:])
+	p.inflight = p.inflight[:keep]
+	p.dropUnhandedAppends(zxid)
+	p.lastProposed = min(p.lastProposed, zxid)
+	p.handedOver = min(p.handedOver, zxid)
+	p.durable = min(p.durable, zxid)
+	p.out.Truncate = &zxid
+	return true
+}
+
+// dropUnhandedAppends forgets the appends of the Ready being built that
+// come after zxid: they never reached the log, so truncation need not
+// undo them.
+func (p *Peer) dropUnhandedAppends(zxid int64) {
+	a := p.out.Appends
+	n := len(a)
+	for n > 0 && a[n-1].Header.Zxid > zxid {
+		n--
+	}
+	clear(a[n:])
+	p.out.Appends = a[:n]
+}
+
+// installSnapshot replaces the learner's tree and session table with the
+// leader's (a SNAP): its log is truncated to the snapshot's zxid, and a
+// snapshot of the new tree is written before NEWLEADER is ACKed, so that a
+// restart finds the history it acknowledged.
+func (p *Peer) installSnapshot(zxid int64, data []byte) error {
+	tree, table, err := decodeSyncSnapshot(p.cfg.Tree, data, zxid)
+	if err != nil {
+		return err
+	}
+	// The old log's txns after the snapshot are not the leader's: they go.
+	// Those before stay until the new snapshot is durable, and are
+	// skipped by any later recovery, which starts from the snapshot.
+	if p.lastProposed > zxid {
+		p.out.Truncate = &zxid
+	}
+	p.dropUnhandedAppends(zxid)
+	clear(p.inflight)
+	p.inflight, p.inflightHead = p.inflight[:0], 0
+	p.snap.force(p) // finishes a snapshot of the old tree first
+	p.tree = tree
+	p.sessions = p.newSessionTracker()
+	for _, s := range table {
+		p.sessions.Add(s.ID, s.Timeout, p.now.Mono)
+	}
+	p.window = newCommittedWindow(p.cfg.CommittedWindow)
+	p.lastProposed, p.handedOver, p.durable = zxid, zxid, zxid
+	p.learn.committed = zxid
+	p.learn.snapZxid, p.learn.snapPending = zxid, true
+	return nil
+}
+
+// snapshotWritten: the snapshot a SNAP installed is durable, so NEWLEADER
+// may be ACKed; a failed write is tried again.
+func (p *Peer) learnerSnapshotWritten(e SnapshotWritten) {
+	l := p.learn
+	if l == nil || !l.snapPending || e.Zxid != l.snapZxid {
+		return
+	}
+	if e.Err != nil {
+		p.warn("%s: writing the snapshot of the leader's tree at %s failed: %v; trying again", p.role, zxidHex(e.Zxid), e.Err)
+		p.snap.force(p)
+		return
+	}
+	l.snapPending = false
+	p.maybeAckNewLeader()
+}

@@ -1,0 +1,83 @@
+package zab
+
+import (
+	"time"
+
+	"github.com/zabd/zabd/wire"
+)
+
+// learnerHandler is the leader's record of one learner (ZooKeeper's
+// LearnerHandler, etcd's tracker.Progress): where the learner is in Zab's
+// phases and what the leader has sent it.
+//
+// Invariants: a handler exists only while a quorum connection with its
+// learner is open; once forwarding is set, every proposal after
+// proposedUpTo and every commit after committedUpTo goes to it, in zxid
+// order, on its one FIFO connection.
+type learnerHandler struct {
+	sid      int64
+	observer bool
+	phase    Phase
+
+	acceptedEpoch int64 // from FOLLOWERINFO
+	// From ACKEPOCH: the learner's last logged zxid and currentEpoch (-1
+	// when it had already accepted the new epoch before).
+	lastZxid     int64
+	currentEpoch int64
+	ackedEpoch   bool
+
+	// forwarding: synchronization has been sent; broadcast traffic follows
+	// it. proposedUpTo is the last zxid the learner has been sent (or
+	// already held), committedUpTo the last whose commit it knows of.
+	forwarding    bool
+	proposedUpTo  int64
+	committedUpTo int64
+
+	newLeaderAcked bool // it ACKed NEWLEADER: its log holds the initial history
+	upToDate       bool // UPTODATE sent: it serves clients
+
+	lastHeard time.Duration
+}
+
+// handlerOf returns the handler of a learner that has introduced itself on
+// the current connection.
+func (l *leaderState) handlerOf(sid int64) *learnerHandler { return l.handlers[sid] }
+
+// forget drops a learner's handler (its connection is gone or refused).
+func (l *leaderState) forget(sid int64) { delete(l.handlers, sid) }
+
+// sendToLearner queues a packet for one learner.
+func (p *Peer) sendToLearner(h *learnerHandler, t wire.PacketType, zxid int64, data []byte) {
+	p.sendPeer(h.sid, wire.QuorumPacket{Type: t, Zxid: zxid, Data: data}, nil)
+}
+
+// forwardProposal sends a new proposal to every forwarding follower.
+// Observers learn it with its commit (INFORM).
+func (p *Peer) forwardProposal(zxid int64, entry []byte) {
+	for _, sid := range p.lead.sortedHandlers() {
+		h := p.lead.handlers[sid]
+		if !h.forwarding || h.observer || zxid <= h.proposedUpTo {
+			continue
+		}
+		p.sendToLearner(h, wire.PacketProposal, zxid, entry)
+		h.proposedUpTo = zxid
+	}
+}
+
+// forwardCommit tells every forwarding learner that zxid is committed:
+// COMMIT to followers, INFORM (with the txn) to observers.
+func (p *Peer) forwardCommit(zxid int64, entry func() []byte) {
+	for _, sid := range p.lead.sortedHandlers() {
+		h := p.lead.handlers[sid]
+		if !h.forwarding || zxid <= h.committedUpTo {
+			continue
+		}
+		if h.observer {
+			p.sendToLearner(h, wire.PacketInform, zxid, entry())
+			h.proposedUpTo = zxid
+		} else {
+			p.sendToLearner(h, wire.PacketCommit, zxid, nil)
+		}
+		h.committedUpTo = zxid
+	}
+}

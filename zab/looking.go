@@ -1,0 +1,211 @@
+package zab
+
+import (
+	"math"
+	"time"
+
+	"github.com/zabd/zabd/election"
+	"github.com/zabd/zabd/wire"
+)
+
+// This file is the LOOKING role and what every role shares: the election
+// (package election, wired here, not reimplemented), entering a role, and
+// the member's persistent epochs.
+
+// never is a wakeup that is not due.
+const never = time.Duration(math.MaxInt64)
+
+// becomeLooking starts an election round. Whatever role the member had
+// ends: its quorum connections close, and so do its client connections
+// (their clients reconnect elsewhere or here once a leader serves),
+// because a member that is not in broadcast serves nothing.
+func (p *Peer) becomeLooking() {
+	p.resetRole(RoleLooking, 0)
+	p.phase = PhaseElection
+	p.election.Start(p.now.Mono, p.lastProposed, p.currentEpoch)
+	p.collectVotes()
+	p.reportState()
+}
+
+// resetRole leaves the current role for role: the role's state goes, its
+// peers' connections close, and clients are disconnected.
+func (p *Peer) resetRole(role Role, leader int64) {
+	switch {
+	case p.lead != nil:
+		for _, sid := range p.lead.sortedHandlers() {
+			p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: sid, Kind: PeerClose})
+		}
+	case p.learn != nil:
+		p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: p.learn.leader, Kind: PeerClose})
+	}
+	if p.role != RoleLooking || p.lead != nil || p.learn != nil {
+		p.disconnectClients()
+	}
+	p.lead, p.learn = nil, nil
+	p.role, p.leaderID = role, leader
+}
+
+// disconnectClients closes every client connection and forgets what they
+// waited for: their sessions live on, and their clients reconnect.
+func (p *Peer) disconnectClients() {
+	for _, id := range sortedConnIDs(p.conns) {
+		p.closeConn(p.conns[id])
+	}
+	clear(p.queues)
+	p.syncWaiters = nil
+}
+
+// stepVote hands a notification to the election. Every role does: a
+// member that is not looking answers a looking one with its vote.
+func (p *Peer) stepVote(e PeerVote) {
+	if p.election == nil {
+		p.warn("standalone: ignoring a vote from server %d", e.From)
+		return
+	}
+	p.election.Step(p.now.Mono, e.From, e.Notification)
+	p.collectVotes()
+}
+
+// collectVotes takes the election's sends and, if it decided, enters the
+// role it decided on.
+func (p *Peer) collectVotes() {
+	rd := p.election.Ready()
+	p.out.Votes = append(p.out.Votes, rd.Messages...)
+	p.electionWakeup = rd.Wakeup
+	if rd.Decision == nil || p.role != RoleLooking {
+		return
+	}
+	v := rd.Decision.Vote
+	p.notice("looking: elected server %d (vote epoch %d, zxid %s, round %d) after %v as %s",
+		v.Leader, v.PeerEpoch, zxidHex(v.Zxid), v.ElectionEpoch, p.now.Mono-p.lookingSince, rd.Decision.State)
+	switch rd.Decision.State {
+	case wire.PeerLeading:
+		p.becomeLeading()
+	case wire.PeerFollowing:
+		p.becomeFollowing(v.Leader)
+	case wire.PeerObserving:
+		p.becomeObserving(v.Leader)
+	}
+}
+
+// announce makes the election answer with the new epoch once discovery
+// fixed it (ZooKeeper's updateElectionVote), so that late joiners find the
+// leader with the epoch it serves.
+func (p *Peer) announce(epoch int64) {
+	if p.election == nil {
+		return
+	}
+	v := p.election.Vote()
+	v.PeerEpoch = epoch
+	state := wire.PeerFollowing
+	switch p.role {
+	case RoleLeading:
+		state = wire.PeerLeading
+	case RoleObserving:
+		state = wire.PeerObserving
+	}
+	_ = p.election.Announce(state, v) // the role matches the vote by construction
+}
+
+// setAcceptedEpoch records the epoch this member accepted; the shell makes
+// it durable before the Ready's peer messages leave.
+func (p *Peer) setAcceptedEpoch(epoch int64) {
+	p.acceptedEpoch = epoch
+	p.epochsChanged()
+}
+
+// setCurrentEpoch records the epoch this member has joined (its history
+// is the epoch's initial history); durable before the Ready's messages.
+func (p *Peer) setCurrentEpoch(epoch int64) {
+	p.currentEpoch = epoch
+	p.epochsChanged()
+}
+
+func (p *Peer) epochsChanged() {
+	p.out.Epochs = &EpochWrite{Accepted: p.acceptedEpoch, Current: p.currentEpoch}
+}
+
+// reportState hands the shells the role as it is now.
+func (p *Peer) reportState() {
+	s := SoftState{Role: p.role, Phase: p.phase, Leader: p.leaderID}
+	switch {
+	case p.lead != nil:
+		s.Epoch = p.lead.epoch
+	case p.learn != nil:
+		s.Epoch = p.learn.newEpoch
+	}
+	if p.role == RoleLooking {
+		p.lookingSince = p.now.Mono
+	}
+	p.out.State = &s
+}
+
+// sendPeer queues a packet for a peer on the quorum channel.
+func (p *Peer) sendPeer(to int64, qp wire.QuorumPacket, snapshot []byte) {
+	p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: to, Packet: qp, Snapshot: snapshot})
+}
+
+// stepPeerPacket routes a quorum packet to the role's step function.
+func (p *Peer) stepPeerPacket(e PeerPacket) {
+	switch {
+	case p.lead != nil && !p.standalone():
+		p.stepLeader(e.From, &e.Packet, e.Snapshot)
+	case p.learn != nil:
+		p.stepLearner(e.From, &e.Packet, e.Snapshot)
+	default:
+		p.warn("%s: ignoring %s %s from server %d: no leader or learner role", p.role, e.Packet.Type, zxidHex(e.Packet.Zxid), e.From)
+		p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: e.From, Kind: PeerClose})
+	}
+}
+
+// stepPeerGone: a quorum connection broke.
+func (p *Peer) stepPeerGone(e PeerDisconnected) {
+	switch {
+	case p.lead != nil && !p.standalone():
+		p.leaderPeerGone(e.Peer)
+	case p.learn != nil && e.Peer == p.learn.leader:
+		p.warn("%s: lost the connection to leader %d in phase %s: looking again", p.role, e.Peer, p.phase)
+		p.becomeLooking()
+	}
+}
+
+// roleTick runs the role's timers.
+func (p *Peer) roleTick() {
+	switch {
+	case p.role == RoleLooking:
+		if p.election != nil {
+			p.election.Tick(p.now.Mono)
+			p.collectVotes()
+		}
+	case p.lead != nil:
+		p.leaderTick()
+	case p.learn != nil:
+		p.learnerTick()
+	}
+}
+
+// roleWakeup is when the role next needs a Tick.
+func (p *Peer) roleWakeup() time.Duration {
+	switch {
+	case p.role == RoleLooking:
+		if p.electionWakeup == 0 {
+			return never
+		}
+		return p.electionWakeup
+	case p.lead != nil:
+		return p.leaderWakeup()
+	case p.learn != nil:
+		if p.learn.upToDate {
+			return p.learnerDeadline()
+		}
+		return p.learnerDeadline()
+	}
+	return never
+}
+
+// newElection builds the member's election from its ensemble.
+func newElection(self int64, e *Ensemble, m *members) (*election.Election, error) {
+	cfg := e.Election
+	cfg.ID, cfg.Voters, cfg.Observers, cfg.Quorum = self, m.voters, m.observers, m.quorum
+	return election.New(cfg)
+}

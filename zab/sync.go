@@ -1,0 +1,207 @@
+package zab
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/zabd/zabd/datatree"
+	"github.com/zabd/zabd/sessions"
+	"github.com/zabd/zabd/wire"
+)
+
+// This file is Zab's synchronization phase on the leader's side: how a
+// learner that has acknowledged the new epoch is brought to exactly the
+// leader's history (ZooKeeper's LearnerHandler.syncFollower).
+
+// syncMode is how a learner is synchronized.
+type syncMode uint8
+
+const (
+	syncDiff  syncMode = iota // the learner's log is a prefix of the leader's: send what follows
+	syncTrunc                 // the learner holds txns the leader does not: cut them, then send what follows
+	syncSnap                  // the learner is too far behind: send the whole tree
+)
+
+func (m syncMode) String() string {
+	return [...]string{"DIFF", "TRUNC", "SNAP"}[m]
+}
+
+// syncPlan is the decision for one learner: the mode, and the zxid after
+// which the leader's txns are sent as proposals (for TRUNC, also the zxid
+// the learner truncates its log to).
+type syncPlan struct {
+	mode  syncMode
+	after int64
+}
+
+// syncHistory is what the leader can send from memory: every txn after
+// knownFrom, in zxid order (zxids), ending at last. knownFrom is the
+// oldest zxid the leader can vouch for: the oldest txn of its committed
+// window, or, with an empty window, the last txn applied to its tree (what
+// a snapshot would carry).
+type syncHistory struct {
+	knownFrom int64
+	zxids     []int64 // ascending, all > knownFrom... or = knownFrom for the window's oldest
+	last      int64
+}
+
+// decideSync chooses how to synchronize a learner whose last logged zxid
+// is peerLast. The rules, in order (ZooKeeper's, with the txn log replay
+// left out: beyond the window zabd sends a snapshot):
+//   - the learner is at the leader's last zxid: an empty DIFF;
+//   - it is past the leader's last zxid: TRUNC to that zxid;
+//   - it is behind what the leader can vouch for: SNAP;
+//   - its last zxid is in the leader's history: DIFF of what follows;
+//   - otherwise it holds a txn the leader does not (a proposal of an epoch
+//     that never committed it): TRUNC to the last zxid the two share, then
+//     what follows.
+func decideSync(peerLast int64, h syncHistory) syncPlan {
+	switch {
+	case peerLast == h.last:
+		return syncPlan{mode: syncDiff, after: peerLast}
+	case peerLast > h.last:
+		return syncPlan{mode: syncTrunc, after: h.last}
+	case peerLast < h.knownFrom:
+		return syncPlan{mode: syncSnap}
+	case peerLast == h.knownFrom:
+		return syncPlan{mode: syncDiff, after: peerLast}
+	}
+	i, found := slices.BinarySearch(h.zxids, peerLast)
+	if found {
+		return syncPlan{mode: syncDiff, after: peerLast}
+	}
+	common := h.knownFrom
+	if i > 0 && h.zxids[i-1] > common {
+		common = h.zxids[i-1]
+	}
+	return syncPlan{mode: syncTrunc, after: common}
+}
+
+// history gathers the leader's sync history: its committed window, then
+// the proposals not yet applied.
+func (p *Peer) history() syncHistory {
+	h := syncHistory{knownFrom: p.tree.LastZxid(), last: p.lastProposed}
+	if lo, _, ok := p.window.bounds(); ok {
+		h.knownFrom = lo
+		h.zxids = make([]int64, 0, p.window.n+len(p.inflight)-p.inflightHead)
+		for i := 0; i < p.window.n; i++ {
+			h.zxids = append(h.zxids, p.window.at(i).Header.Zxid)
+		}
+	}
+	for i := p.inflightHead; i < len(p.inflight); i++ {
+		h.zxids = append(h.zxids, p.inflight[i].txn.Header.Zxid)
+	}
+	return h
+}
+
+// txnsAfter returns the leader's txns after zxid, from the window and the
+// unapplied proposals, in zxid order.
+func (p *Peer) txnsAfter(zxid int64) []*datatree.Txn {
+	var out []*datatree.Txn
+	for i := 0; i < p.window.n; i++ {
+		if t := p.window.at(i); t.Header.Zxid > zxid {
+			out = append(out, t)
+		}
+	}
+	for i := p.inflightHead; i < len(p.inflight); i++ {
+		if t := &p.inflight[i].txn; t.Header.Zxid > zxid {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// syncLearner sends a learner that acknowledged the epoch everything that
+// makes its log the leader's: DIFF, TRUNC or SNAP, the txns that follow
+// (PROPOSAL, and COMMIT for those committed), then NEWLEADER. From here on
+// it is forwarded every new proposal and commit. An observer is sent only
+// what is committed, or will be at the epoch's establishment; it learns
+// later commits by INFORM.
+func (p *Peer) syncLearner(h *learnerHandler) {
+	l := p.lead
+	plan := decideSync(h.lastZxid, p.history())
+	from := plan.after
+	switch plan.mode {
+	case syncDiff:
+		p.sendToLearner(h, wire.PacketDiff, p.lastProposed, nil)
+	case syncTrunc:
+		p.sendToLearner(h, wire.PacketTrunc, plan.after, nil)
+	case syncSnap:
+		from = p.tree.LastZxid()
+		p.sendPeer(h.sid, wire.QuorumPacket{Type: wire.PacketSnap, Zxid: from}, encodeSyncSnapshot(p.tree, p.sessions.Table()))
+	}
+	// What the learner may hold when synchronized: all the history before
+	// establishment (it is the initial history, committed at
+	// establishment), and after it only what is committed, for an
+	// observer, or everything proposed, for a follower.
+	end := p.lastProposed
+	if l.established && h.observer {
+		end = p.commitPoint()
+	}
+	committed := p.commitPoint()
+	lastCommitSent := int64(0)
+	for _, t := range p.txnsAfter(from) {
+		z := t.Header.Zxid
+		if z > end {
+			break
+		}
+		p.sendToLearner(h, wire.PacketProposal, z, EncodeTxnEntry(t))
+		if z <= committed {
+			p.sendToLearner(h, wire.PacketCommit, z, nil)
+			lastCommitSent = z
+		}
+	}
+	if l.established && epochOf(committed) == l.epoch && lastCommitSent < committed {
+		// The learner already held the txns up to the commit point (it
+		// logged them before it reconnected): tell it they are committed.
+		p.sendToLearner(h, wire.PacketCommit, committed, nil)
+	}
+	h.forwarding, h.proposedUpTo, h.committedUpTo = true, end, committed
+	h.phase = PhaseSync
+	p.sendToLearner(h, wire.PacketNewLeader, makeZxid(l.epoch, 0), p.cfg.Ensemble.quorumConfig())
+	p.notice("leader: synchronizing server %d by %s from %s (its last zxid %s, ours %s)", h.sid, plan.mode, zxidHex(from), zxidHex(h.lastZxid), zxidHex(p.lastProposed))
+}
+
+func (e *Ensemble) quorumConfig() []byte {
+	if e == nil {
+		return nil
+	}
+	return e.Election.QuorumConfig
+}
+
+// encodeSyncSnapshot serializes what follows a SNAP packet: the session
+// table (count, then id and timeout each), the tree in ZooKeeper's
+// DataTree serialization, then the signature.
+func encodeSyncSnapshot(t *datatree.Tree, table []sessions.Session) []byte {
+	e := wire.NewEncoder(nil)
+	e.WriteInt(int32(len(table)))
+	for _, s := range table {
+		e.WriteLong(s.ID)
+		e.WriteInt(s.Timeout)
+	}
+	t.WriteSnapshot(e)
+	e.WriteString(wire.SnapshotSignature)
+	return e.Bytes()
+}
+
+// decodeSyncSnapshot reads what encodeSyncSnapshot wrote: a tree whose last
+// zxid is zxid, and its session table.
+func decodeSyncSnapshot(cfg datatree.Config, b []byte, zxid int64) (*datatree.Tree, []sessions.Session, error) {
+	d := wire.NewDecoder(b)
+	n := d.ReadInt()
+	if d.Err() != nil || n < 0 || int(n) > d.Remaining()/12 {
+		return nil, nil, fmt.Errorf("snapshot from the leader: bad session count %d", n)
+	}
+	table := make([]sessions.Session, n)
+	for i := range table {
+		table[i] = sessions.Session{ID: d.ReadLong(), Timeout: d.ReadInt()}
+	}
+	tree, err := datatree.Load(cfg, d, zxid)
+	if err != nil {
+		return nil, nil, fmt.Errorf("snapshot from the leader: %w", err)
+	}
+	if sig := d.ReadString(); d.Err() != nil || sig != wire.SnapshotSignature {
+		return nil, nil, fmt.Errorf("snapshot from the leader: missing signature %q after the tree", wire.SnapshotSignature)
+	}
+	return tree, table, nil
+}
