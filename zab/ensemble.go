@@ -229,10 +229,10 @@ func (m *members) hasQuorum(ids []int64) bool {
 func ticks(n int, tick time.Duration) time.Duration { return time.Duration(n) * tick }
 
 // Zxid helpers: zxid = epoch << 32 | counter.
-func epochOf(zxid int64) int64       { return zxid >> 32 }
-func counterOf(zxid int64) int64     { return zxid & 0xffffffff }
-func makeZxid(epoch, c int64) int64  { return epoch<<32 | c }
-func zxidHex(zxid int64) string      { return fmt.Sprintf("0x%x", zxid) }
+func epochOf(zxid int64) int64      { return zxid >> 32 }
+func counterOf(zxid int64) int64    { return zxid & 0xffffffff }
+func makeZxid(epoch, c int64) int64 { return epoch<<32 | c }
+func zxidHex(zxid int64) string     { return fmt.Sprintf("0x%x", zxid) }
 func (p *Peer) notice(format string, args ...any) {
 	p.out.Notices = append(p.out.Notices, Notice{Text: fmt.Sprintf(format, args...)})
 }

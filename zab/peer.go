@@ -202,10 +202,10 @@ func New(cfg Config, now Time, rnd Rand, r Restored) (*Peer, error) {
 		return nil, fmt.Errorf("zab: acceptedEpoch %d is below currentEpoch %d: the epoch files are damaged", r.AcceptedEpoch, r.CurrentEpoch)
 	}
 	p := &Peer{
-		cfg:           cfg,
-		rng:           rnd,
-		now:           now,
-		tree:          tree,
+		cfg:  cfg,
+		rng:  rnd,
+		now:  now,
+		tree: tree,
 
 		self:          cfg.ServerID,
 		members:       m,

@@ -203,7 +203,9 @@ func (p *Peer) enqueue(pd *pending) {
 // submitWrite prepares a write (this member leads), proposes its txn and
 // queues the request to be answered once the txn is applied.
 func (p *Peer) submitWrite(pd *pending) {
-	pd.zxid = p.propose(&pd.req, p.self)
+	if pd.zxid = p.propose(&pd.req, p.self); pd.zxid == 0 {
+		return // the leader gave up its epoch: the connection is closed
+	}
 	p.enqueue(pd)
 	if p.cfg.Bugs.ReplyBeforeDurable && pd.zxid != 0 {
 		p.ackOwnLog(pd.zxid) // as if the log were durable already

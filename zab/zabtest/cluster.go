@@ -1,0 +1,569 @@
+package zabtest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/zabd/zabd/datatree"
+	"github.com/zabd/zabd/election"
+	"github.com/zabd/zabd/sessions"
+	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab"
+)
+
+// Cluster wires several Peers together in memory: a network of FIFO links
+// (one per direction of each pair, for the quorum channel and for votes),
+// a fake disk per member whose durability a test may hold back, and one
+// virtual clock. Nothing moves unless the test says so (Deliver,
+// Stabilize, Advance), so a test drives any interleaving it wants, and
+// every step is written to Trace as a line a reader can follow.
+type Cluster struct {
+	t     TB
+	Now   zab.Time
+	Nodes []*Node // by id, ascending
+	seed  uint64
+
+	links map[[2]int64]*link // [from, to]
+	// cut holds the directed pairs whose traffic is dropped (partitions).
+	cut map[[2]int64]bool
+
+	// Trace is every delivery and effect, in order.
+	Trace []string
+	// Notices collects the Peers' notices, prefixed with their id.
+	Notices []string
+}
+
+// ClusterConfig chooses the ensemble.
+type ClusterConfig struct {
+	Voters    int
+	Observers int
+	// Tweak, if set, adjusts each member's Config before it starts.
+	Tweak func(id int64, cfg *zab.Config)
+}
+
+// Node is one member: its Peer (nil while crashed) and its disk.
+type Node struct {
+	ID       int64
+	Observer bool
+	Cfg      zab.Config
+	Peer     *zab.Peer
+	gen      int
+
+	// The disk: every txn appended, the last zxid made durable, the epoch
+	// files, the snapshots written.
+	Log       []datatree.Txn
+	Durable   int64
+	Accepted  int64
+	Current   int64
+	Snapshots []Snapshot
+	partial   *Snapshot
+	// Hold keeps appends from becoming durable until Release.
+	Hold   bool
+	Wakeup time.Duration
+
+	// Client side: the messages the Peer addressed to client connections.
+	Replies  []zab.Message
+	nextConn zab.ConnID
+}
+
+// item is one thing in flight on a link.
+type item struct {
+	vote   *wire.Notification
+	packet *zab.PeerMessage
+	// closed: the sender closed its quorum connection after what came
+	// before; the receiver sees PeerDisconnected.
+	closed bool
+}
+
+type link struct {
+	quorum []item
+	votes  []item
+	// deaf: the receiver's side of the quorum connection is closed; what
+	// the sender writes is lost until it learns of the close.
+	deaf bool
+}
+
+// NewCluster starts the ensemble's members, each looking for a leader.
+func NewCluster(t TB, cc ClusterConfig, seed uint64) *Cluster {
+	t.Helper()
+	c := &Cluster{t: t, Now: zab.Time{Mono: time.Hour, Wall: StartWall}, seed: seed,
+		links: map[[2]int64]*link{}, cut: map[[2]int64]bool{}}
+	ens := &zab.Ensemble{Election: election.Config{FinalizeWait: 50 * time.Millisecond}}
+	for i := 1; i <= cc.Voters+cc.Observers; i++ {
+		id := int64(i)
+		if i <= cc.Voters {
+			ens.Voters = append(ens.Voters, id)
+		} else {
+			ens.Observers = append(ens.Observers, id)
+		}
+	}
+	for _, id := range append(slices.Clone(ens.Voters), ens.Observers...) {
+		cfg := zab.Config{ServerID: id, Tick: 200 * time.Millisecond, Tree: datatree.Config{ExtendedTypesEnabled: true},
+			Ensemble: ens, Passwords: sessions.Passwords{}}
+		if cc.Tweak != nil {
+			cc.Tweak(id, &cfg)
+		}
+		n := &Node{ID: id, Observer: id > int64(cc.Voters), Cfg: cfg}
+		c.Nodes = append(c.Nodes, n)
+	}
+	for _, n := range c.Nodes {
+		c.start(n)
+	}
+	return c
+}
+
+// Node returns member id.
+func (c *Cluster) Node(id int64) *Node { return c.Nodes[id-1] }
+
+func (c *Cluster) linkOf(from, to int64) *link {
+	k := [2]int64{from, to}
+	l := c.links[k]
+	if l == nil {
+		l = &link{}
+		c.links[k] = l
+	}
+	return l
+}
+
+func (c *Cluster) logf(format string, args ...any) {
+	c.Trace = append(c.Trace, fmt.Sprintf(format, args...))
+}
+
+// start recovers a member from its disk, as a shell does, and starts it.
+func (c *Cluster) start(n *Node) {
+	c.t.Helper()
+	n.gen++
+	restored := zab.Restored{AcceptedEpoch: n.Accepted, CurrentEpoch: n.Current}
+	from := int64(0)
+	if k := len(n.Snapshots); k > 0 {
+		s := n.Snapshots[k-1]
+		tree, err := datatree.Load(n.Cfg.Tree, wire.NewDecoder(s.Tree), s.Zxid)
+		if err != nil {
+			c.t.Fatalf("zabtest: server %d: loading snapshot 0x%x: %v", n.ID, s.Zxid, err)
+		}
+		d := s.Digest
+		restored.Tree, restored.Sessions, restored.Digest = tree, s.Sessions, &d
+		from = s.Zxid
+	}
+	seed := c.seed + uint64(n.ID)*1000 + uint64(n.gen)
+	p, err := zab.New(n.Cfg, c.Now, rand.New(rand.NewPCG(seed, seed)), restored)
+	if err != nil {
+		c.t.Fatalf("zabtest: server %d: %v", n.ID, err)
+	}
+	for i := range n.Log {
+		if n.Log[i].Header.Zxid <= from {
+			continue
+		}
+		if err := p.Replay(n.Log[i]); err != nil {
+			c.t.Fatalf("zabtest: server %d: replay: %v", n.ID, err)
+		}
+	}
+	if err := p.ReplayDone(); err != nil {
+		c.t.Fatalf("zabtest: server %d: %v", n.ID, err)
+	}
+	n.Peer = p
+	p.Start()
+	c.collect(n)
+}
+
+// Step feeds one event to a member and carries out its effects.
+func (c *Cluster) Step(n *Node, ev zab.Event) {
+	if n.Peer == nil {
+		return
+	}
+	n.Peer.Step(c.Now, ev)
+	c.collect(n)
+}
+
+// collect carries out a member's Ready on its disk and the network, until
+// it has nothing more to do (durability completes at once unless held).
+func (c *Cluster) collect(n *Node) {
+	for n.Peer != nil {
+		rd := n.Peer.Ready()
+		n.Wakeup = rd.Wakeup
+		for _, note := range rd.Notices {
+			c.Notices = append(c.Notices, fmt.Sprintf("%d: %s", n.ID, note.Text))
+		}
+		if rd.Truncate != nil {
+			z := *rd.Truncate
+			n.Log = slices.DeleteFunc(n.Log, func(t datatree.Txn) bool { return t.Header.Zxid > z })
+			n.Durable = min(n.Durable, z)
+			c.logf("%d: truncate log after %s", n.ID, hex(z))
+		}
+		if e := rd.Epochs; e != nil && (e.Accepted != n.Accepted || e.Current != n.Current) {
+			n.Accepted, n.Current = e.Accepted, e.Current
+			c.logf("%d: persist acceptedEpoch=%d currentEpoch=%d", n.ID, e.Accepted, e.Current)
+		}
+		n.Log = append(n.Log, rd.Appends...)
+		if s := rd.State; s != nil {
+			c.logf("%d: becomes %s (%s) leader=%d epoch=%d", n.ID, s.Role, s.Phase, s.Leader, s.Epoch)
+		}
+		n.Replies = append(n.Replies, rd.Messages...)
+		for i := range rd.PeerMessages {
+			c.send(n.ID, &rd.PeerMessages[i])
+		}
+		for i := range rd.Votes {
+			v := rd.Votes[i]
+			c.linkOf(n.ID, v.To).votes = append(c.linkOf(n.ID, v.To).votes, item{vote: &v.Notification})
+		}
+		done := c.storeSnapshots(n, rd.Snapshots)
+		for _, z := range done {
+			n.Peer.Step(c.Now, zab.SnapshotWritten{Zxid: z})
+		}
+		last := n.Durable
+		if k := len(n.Log); k > 0 {
+			last = n.Log[k-1].Header.Zxid
+		}
+		if n.Hold || last <= n.Durable {
+			if len(done) == 0 {
+				return
+			}
+			continue
+		}
+		n.Durable = last
+		n.Peer.Step(c.Now, zab.LogDurable{Zxid: last})
+	}
+}
+
+func (c *Cluster) storeSnapshots(n *Node, chunks []zab.SnapshotChunk) (done []int64) {
+	for _, ch := range chunks {
+		if ch.First {
+			n.partial = &Snapshot{Zxid: ch.Zxid, Sessions: ch.Sessions}
+		}
+		if n.partial == nil || n.partial.Zxid != ch.Zxid {
+			c.t.Fatalf("zabtest: server %d: snapshot chunk for 0x%x outside a snapshot", n.ID, ch.Zxid)
+		}
+		n.partial.Tree = append(n.partial.Tree, ch.Data...)
+		if ch.Last {
+			n.partial.Digest = ch.Digest
+			n.Snapshots = append(n.Snapshots, *n.partial)
+			n.partial = nil
+			done = append(done, ch.Zxid)
+			c.logf("%d: snapshot written at %s", n.ID, hex(ch.Zxid))
+		}
+	}
+	return done
+}
+
+// send puts a quorum message on its link.
+func (c *Cluster) send(from int64, m *zab.PeerMessage) {
+	l := c.linkOf(from, m.To)
+	if m.Kind == zab.PeerClose {
+		l.quorum = append(l.quorum, item{closed: true})
+		back := c.linkOf(m.To, from)
+		back.quorum, back.deaf = nil, true
+		return
+	}
+	mm := *m
+	l.quorum = append(l.quorum, item{packet: &mm})
+}
+
+// Deliver hands the next message on the link from→to (quorum first, then
+// votes) to its receiver; drop loses it instead. It reports whether there
+// was one.
+func (c *Cluster) Deliver(from, to int64, drop bool) bool {
+	l := c.links[[2]int64{from, to}]
+	if l == nil {
+		return false
+	}
+	var it item
+	switch {
+	case len(l.quorum) > 0:
+		it, l.quorum = l.quorum[0], l.quorum[1:]
+	case len(l.votes) > 0:
+		it, l.votes = l.votes[0], l.votes[1:]
+	default:
+		return false
+	}
+	n := c.Node(to)
+	if drop || c.cut[[2]int64{from, to}] || n.Peer == nil {
+		c.logf("%d->%d dropped %s", from, to, describeItem(&it))
+		if it.packet != nil && n.Peer != nil {
+			// Losing a packet is losing the connection (TCP): both ends
+			// see it break.
+			c.breakConn(from, to)
+		}
+		return true
+	}
+	switch {
+	case it.closed:
+		c.linkOf(to, from).deaf = false
+		c.logf("%d->%d connection closed", from, to)
+		c.Step(n, zab.PeerDisconnected{Peer: from})
+	case it.vote != nil:
+		c.logf("%d->%d %s", from, to, describeItem(&it))
+		c.Step(n, zab.PeerVote{From: from, Notification: *it.vote})
+	default:
+		if l.deaf {
+			c.logf("%d->%d lost on a closed connection: %s", from, to, describeItem(&it))
+			return true
+		}
+		c.logf("%d->%d %s", from, to, describeItem(&it))
+		c.Step(n, zab.PeerPacket{From: from, Packet: it.packet.Packet, Snapshot: it.packet.Snapshot})
+	}
+	return true
+}
+
+// breakConn breaks the quorum connection between a and b: what is in
+// flight either way is lost and both ends see it.
+func (c *Cluster) breakConn(a, b int64) {
+	for _, d := range [][2]int64{{a, b}, {b, a}} {
+		l := c.linkOf(d[0], d[1])
+		l.quorum, l.deaf = nil, false
+	}
+	c.logf("%d<->%d connection broken", a, b)
+	c.Step(c.Node(a), zab.PeerDisconnected{Peer: b})
+	c.Step(c.Node(b), zab.PeerDisconnected{Peer: a})
+}
+
+// Stabilize delivers every message in flight, round after round in a
+// fixed order (by sender, then receiver), until none is left or max
+// deliveries were made. It reports how many it made.
+func (c *Cluster) Stabilize(max int) int {
+	count := 0
+	for count < max {
+		moved := false
+		for _, k := range c.sortedLinks() {
+			if c.Deliver(k[0], k[1], false) {
+				moved = true
+				count++
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	return count
+}
+
+func (c *Cluster) sortedLinks() [][2]int64 {
+	keys := make([][2]int64, 0, len(c.links))
+	for k := range c.links {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b [2]int64) int {
+		if a[0] != b[0] {
+			return int(a[0] - b[0])
+		}
+		return int(a[1] - b[1])
+	})
+	return keys
+}
+
+// Advance moves the clock by d and ticks every member whose wakeup came.
+func (c *Cluster) Advance(d time.Duration) {
+	c.Now.Mono += d
+	c.Now.Wall += d.Milliseconds()
+	for _, n := range c.Nodes {
+		if n.Peer != nil && n.Wakeup <= c.Now.Mono {
+			c.Step(n, zab.Tick{})
+		}
+	}
+}
+
+// Run alternates Stabilize and Advance(step) for total virtual time.
+func (c *Cluster) Run(total, step time.Duration) {
+	for t := time.Duration(0); t < total; t += step {
+		c.Stabilize(100000)
+		c.Advance(step)
+	}
+	c.Stabilize(100000)
+}
+
+// Crash stops a member as a power failure would: appends not yet durable
+// and a snapshot being written are lost; its connections break.
+func (c *Cluster) Crash(id int64) {
+	n := c.Node(id)
+	n.Peer = nil
+	n.Log = slices.DeleteFunc(n.Log, func(t datatree.Txn) bool { return t.Header.Zxid > n.Durable })
+	n.partial = nil
+	n.Replies = nil
+	c.logf("%d: crashed (durable up to %s)", id, hex(n.Durable))
+	for _, k := range c.sortedLinks() {
+		if k[0] == id || k[1] == id {
+			l := c.links[k]
+			l.quorum, l.votes, l.deaf = nil, nil, false
+		}
+	}
+	for _, o := range c.Nodes {
+		if o.ID != id && o.Peer != nil {
+			c.Step(o, zab.PeerDisconnected{Peer: id})
+		}
+	}
+}
+
+// Restart starts a crashed member again from its disk.
+func (c *Cluster) Restart(id int64) {
+	c.logf("%d: restarting", id)
+	c.start(c.Node(id))
+}
+
+// Partition drops, from now on, all traffic between the groups (either
+// way); quorum connections across it break at once.
+func (c *Cluster) Partition(groups ...[]int64) {
+	for i, g := range groups {
+		for _, h := range groups[i+1:] {
+			for _, a := range g {
+				for _, b := range h {
+					c.cut[[2]int64{a, b}], c.cut[[2]int64{b, a}] = true, true
+				}
+			}
+		}
+	}
+}
+
+// Heal ends every partition.
+func (c *Cluster) Heal() { clear(c.cut) }
+
+// Leader returns the id of the member that leads an established epoch,
+// or 0.
+func (c *Cluster) Leader() int64 {
+	for _, n := range c.Nodes {
+		if n.Peer != nil {
+			if s := n.Peer.State(); s.Role == zab.RoleLeading && s.Phase == zab.PhaseBroadcast {
+				return n.ID
+			}
+		}
+	}
+	return 0
+}
+
+// Status is one line per member: role, phase, epochs, last zxid, digest.
+func (c *Cluster) Status() string {
+	var b strings.Builder
+	for _, n := range c.Nodes {
+		if n.Peer == nil {
+			fmt.Fprintf(&b, "%d: down (durable %s)\n", n.ID, hex(n.Durable))
+			continue
+		}
+		s := n.Peer.State()
+		acc, cur := n.Peer.Epochs()
+		fmt.Fprintf(&b, "%d: %s %s leader=%d epoch=%d accepted=%d current=%d applied=%s logged=%s digest=%#x\n",
+			n.ID, s.Role, s.Phase, s.Leader, s.Epoch, acc, cur, hex(n.Peer.LastZxid()), hex(n.lastLogged()), uint64(n.Peer.Digest()))
+	}
+	return b.String()
+}
+
+func (n *Node) lastLogged() int64 {
+	if k := len(n.Log); k > 0 {
+		return n.Log[k-1].Header.Zxid
+	}
+	return 0
+}
+
+func hex(z int64) string {
+	if z < 0 {
+		return fmt.Sprint(z)
+	}
+	return fmt.Sprintf("0x%x", z)
+}
+
+func describeItem(it *item) string {
+	switch {
+	case it.closed:
+		return "close"
+	case it.vote != nil:
+		v := it.vote
+		return fmt.Sprintf("vote %s leader=%d zxid=%s round=%d peerEpoch=%d", v.State, v.Leader, hex(v.Zxid), v.ElectionEpoch, v.PeerEpoch)
+	}
+	qp := &it.packet.Packet
+	s := fmt.Sprintf("%s %s", qp.Type, hex(qp.Zxid))
+	switch qp.Type {
+	case wire.PacketProposal, wire.PacketInform:
+		if t, err := zab.DecodeTxnEntry(qp.Data); err == nil {
+			s += " " + describeTxn(&t)
+		}
+	case wire.PacketSnap:
+		s += fmt.Sprintf(" (%d bytes of snapshot)", len(it.packet.Snapshot))
+	case wire.PacketRequest:
+		var fr wire.ForwardedRequest
+		if wire.Unmarshal(qp.Data, &fr) == nil {
+			s += fmt.Sprintf(" %s session=%#x cxid=%d", fr.Type, fr.SessionID, fr.Cxid)
+		}
+	case wire.PacketAckEpoch:
+		var a wire.AckEpoch
+		if wire.Unmarshal(qp.Data, &a) == nil {
+			s += fmt.Sprintf(" currentEpoch=%d", a.CurrentEpoch)
+		}
+	case wire.PacketPing:
+		var pt wire.PingTouches
+		if len(qp.Data) > 0 && wire.Unmarshal(qp.Data, &pt) == nil {
+			for _, t := range pt.Touches {
+				s += fmt.Sprintf(" touch=%#x", t.SessionID)
+			}
+		}
+	}
+	return s
+}
+
+func describeTxn(t *datatree.Txn) string {
+	s := fmt.Sprintf("%s", t.Header.Type)
+	switch b := t.Body.(type) {
+	case *wire.CreateTxn:
+		s += " " + b.Path
+	case *wire.SetDataTxn:
+		s += " " + b.Path
+	case *wire.DeleteTxn:
+		s += " " + b.Path
+	case *wire.CreateSessionTxn:
+		s += fmt.Sprintf(" session=%#x", t.Header.ClientID)
+	case *wire.CloseSessionTxn:
+		s += fmt.Sprintf(" session=%#x", t.Header.ClientID)
+	}
+	return s
+}
+
+// Client is a client connection to one member of a Cluster.
+type ClusterClient struct {
+	c       *Cluster
+	Node    *Node
+	Conn    zab.ConnID
+	Session int64
+	Passwd  []byte
+	xid     int32
+}
+
+// Connect opens a connection to member id and asks for a new session (or
+// resumes session, with its password, if set).
+func (c *Cluster) Connect(id int64, session int64, passwd []byte, timeoutMs int32) *ClusterClient {
+	n := c.Node(id)
+	n.nextConn++
+	cl := &ClusterClient{c: c, Node: n, Conn: n.nextConn, Session: session, Passwd: passwd}
+	c.Step(n, zab.ConnOpened{Conn: cl.Conn, Addr: "127.0.0.1"})
+	if passwd == nil {
+		passwd = make([]byte, sessions.PasswordLen)
+	}
+	c.Step(n, zab.ConnectReceived{Conn: cl.Conn, Req: wire.ConnectRequest{TimeOut: timeoutMs, SessionID: session, Passwd: passwd}})
+	return cl
+}
+
+// Send sends a request and returns its xid.
+func (cl *ClusterClient) Send(op wire.OpCode, body wire.Record) int32 {
+	cl.xid++
+	cl.c.Step(cl.Node, zab.RequestReceived{Conn: cl.Conn, Xid: cl.xid, Op: op, Body: body})
+	return cl.xid
+}
+
+// Take returns the messages addressed to this client since the last Take,
+// formatted as zabtest.Format does, and learns the session from a connect
+// response.
+func (cl *ClusterClient) Take() []string {
+	var out []string
+	rest := cl.Node.Replies[:0]
+	for i := range cl.Node.Replies {
+		m := &cl.Node.Replies[i]
+		if m.Conn != cl.Conn {
+			rest = append(rest, *m)
+			continue
+		}
+		if r, ok := m.Body.(*wire.ConnectResponse); ok && m.Kind == zab.Connect && r.TimeOut > 0 {
+			cl.Session, cl.Passwd = r.SessionID, r.Passwd
+		}
+		out = append(out, Format(m))
+	}
+	cl.Node.Replies = rest
+	return out
+}
