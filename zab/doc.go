@@ -68,6 +68,46 @@
 // A standalone member stays in epoch 0, so its zxids continue from the last
 // logged one.
 //
+// # The ensemble: roles and phases
+//
+// With Config.Ensemble set, the Peer is a member of a replicated ensemble
+// and Zab's phases run inside it, one role at a time, each entered through
+// a becomeX function that resets the role's state (etcd-io/raft's shape),
+// in files named after ZooKeeper's classes:
+//
+//   - looking.go: LOOKING runs package election; its notifications travel
+//     as PeerVote events in and Ready.Votes out. A decision enters one of
+//     the roles below. Every role answers looking members with its vote.
+//   - leader.go: LEADING. Discovery: FOLLOWERINFO from a quorum fixes the
+//     new epoch (above every acceptedEpoch among them), LEADERINFO proposes
+//     it, ACKEPOCH from a quorum (with each learner's last zxid) lets the
+//     leader make it its currentEpoch. Synchronization (sync.go, per
+//     learner, with learner_handler.go's record of each): DIFF, TRUNC or
+//     SNAP, the txns that follow, NEWLEADER; a quorum's NEWLEADER ACKs
+//     commit the initial history and establish the epoch, and UPTODATE
+//     lets each learner serve. Broadcast: PROPOSAL, ACK, COMMIT (INFORM to
+//     observers) strictly in zxid order; PINGs every half tick, and a
+//     leader that has not heard a quorum within syncLimit ticks looks
+//     again.
+//   - learner.go (follower.go, observer.go): FOLLOWING and OBSERVING.
+//     FOLLOWERINFO or OBSERVERINFO, LEADERINFO accepted only if not below
+//     acceptedEpoch, synchronization, NEWLEADER ACKed once the synced txns
+//     (and a SNAP's snapshot) are durable, then broadcast. Writes, syncs and
+//     reconnects of existing sessions go to the leader (REQUEST,
+//     REVALIDATE); the sessions served here are reported in PING replies.
+//
+// Quorum packets travel as PeerPacket events and Ready.PeerMessages; a
+// broken quorum connection is the PeerDisconnected event. Ready's comment
+// states the durability contract a shell keeps (truncation, then epochs,
+// before the Ready's sends; appends acknowledged only through LogDurable).
+// A member in election or synchronization serves no client: its
+// connections are closed, and clients move to another member.
+//
+// An ensemble member never applies a txn it does not know committed: the
+// txns its log holds beyond its snapshot at start-up wait as proposals
+// until a leader's synchronization commits them (DIFF, then UPTODATE) or
+// cuts them off (TRUNC), so no txn ever has to be undone in the tree.
+//
 // # Where zabd differs from ZooKeeper 3.8, on purpose
 //
 //   - A standalone ZooKeeper runs every request, reads included, through its
