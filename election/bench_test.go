@@ -1,7 +1,12 @@
 package election
 
 import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/zabd/zabd/wire"
 )
@@ -46,4 +51,93 @@ func BenchmarkFiveVoterElection(b *testing.B) {
 			}
 		}
 	}
+}
+
+// BenchmarkVirtualTimeToDecide measures, in virtual time, how long an
+// election takes under each final-wait rule: 3 and 5 voters with random
+// zxids and epochs start within 20ms of each other (a fresh ensemble, or
+// survivors noticing a dead leader) over FIFO links on which every message
+// takes up to 10ms (what is sent to a server not yet started waits, as
+// ZooKeeper's connection manager queues it, and arrives 1ms after it
+// starts, once connected); with every voter up, and
+// with one (random) voter down. The ZAB stand-in
+// of property_test.go restarts the election of servers whose leader gets
+// no quorum of followers within 2s. Each iteration plays the same 500
+// seeded elections; the metrics are over those: the time from the first
+// start until every live voter follows one leader that a quorum follows
+// (median, 99th percentile, maximum), notifications sent per election, and
+// the elections that needed the stand-in to restart someone (split or
+// stranded decisions). The figures are in docs/election.md.
+//
+//	go test ./election -run XXX -bench VirtualTimeToDecide -benchtime 1x
+func BenchmarkVirtualTimeToDecide(b *testing.B) {
+	for _, voters := range []int{3, 5} {
+		for _, down := range []int{0, 1} {
+			for _, rule := range finalWaitRules {
+				b.Run(fmt.Sprintf("voters=%d/down=%d/%s", voters, down, rule.name), func(b *testing.B) {
+					var m electionMeasures
+					for b.Loop() {
+						m = measureElections(b, voters, down, rule)
+					}
+					ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+					b.ReportMetric(ms(m.settled[len(m.settled)/2]), "p50-ms")
+					b.ReportMetric(ms(m.settled[len(m.settled)*99/100]), "p99-ms")
+					b.ReportMetric(ms(m.settled[len(m.settled)-1]), "max-ms")
+					b.ReportMetric(float64(m.messages)/float64(len(m.settled)), "msgs/election")
+					b.ReportMetric(float64(m.restarted), "restarted")
+				})
+			}
+		}
+	}
+}
+
+type electionMeasures struct {
+	settled   []time.Duration // per election, ascending
+	messages  int
+	restarted int
+}
+
+func measureElections(b *testing.B, n, down int, rule finalWaitRule) electionMeasures {
+	var m electionMeasures
+	for seed := range uint64(500) {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		p := faultPlan{
+			locals: map[int64]local{}, startAt: map[int64]time.Duration{},
+			heal: time.Hour, maxDelay: 10 * time.Millisecond, fixedWait: rule.fixed, fifo: true, seed: seed,
+		}
+		for i := range n {
+			id := int64(i + 1)
+			p.voters = append(p.voters, id)
+			epoch := int64(rng.IntN(2) + 1)
+			p.locals[id] = local{zxid: epoch<<32 | int64(rng.IntN(4)), epoch: epoch}
+		}
+		for _, i := range rng.Perm(n)[down:] {
+			p.startAt[p.voters[i]] = time.Duration(rng.IntN(21)) * time.Millisecond
+		}
+		c := newPlannedCluster(b, p)
+		fifo := c.route
+		c.route = func(pk packet) []time.Duration {
+			at := fifo(pk)
+			for i := range at {
+				at[i] = max(at[i], p.startAt[pk.to]+time.Millisecond)
+			}
+			return at
+		}
+		for _, id := range p.voters {
+			if _, starts := p.startAt[id]; !starts {
+				c.down[id] = true
+			}
+		}
+		if !runPlan(c, p, time.Minute, c.converged) {
+			b.Fatalf("seed %d: not settled after a minute\n%s", seed, c.trace())
+		}
+		m.settled = append(m.settled, c.now-slices.Min(slices.Collect(maps.Values(p.startAt))))
+		if len(c.decisions) > n-down {
+			m.restarted++
+		}
+		c.runFor(time.Second) // what is still in flight is part of the cost
+		m.messages += len(c.sent)
+	}
+	slices.Sort(m.settled)
+	return m
 }

@@ -49,6 +49,8 @@ type cluster struct {
 	now       time.Duration
 	voters    []int64
 	observers []int64
+	tune      func(*Config) // applied to every server's Config, restarts too
+	quorum    QuorumVerifier
 	nodes     map[int64]*Election
 	locals    map[int64]local
 	wakeup    map[int64]time.Duration
@@ -70,20 +72,27 @@ type cluster struct {
 
 func newCluster(t require.TestingT, voters, observers []int64, locals map[int64]local, tune func(*Config)) *cluster {
 	c := &cluster{
-		t: t, voters: voters, observers: observers,
+		t: t, voters: voters, observers: observers, tune: tune,
 		nodes: map[int64]*Election{}, locals: locals, wakeup: map[int64]time.Duration{},
 		down: map[int64]bool{}, initial: map[int64]Vote{}, delay: 10 * time.Millisecond,
 	}
 	for _, id := range c.ids() {
-		cfg := Config{ID: id, Voters: voters, Observers: observers}
-		if tune != nil {
-			tune(&cfg)
-		}
-		e, err := New(cfg)
-		require.NoError(t, err)
-		c.nodes[id] = e
+		c.nodes[id] = c.newElection(id)
 	}
 	return c
+}
+
+// newElection builds server id's Election with the cluster's tuning, and
+// learns the quorum verifier the servers use.
+func (c *cluster) newElection(id int64) *Election {
+	cfg := Config{ID: id, Voters: c.voters, Observers: c.observers}
+	if c.tune != nil {
+		c.tune(&cfg)
+	}
+	e, err := New(cfg)
+	require.NoError(c.t, err)
+	c.quorum = e.quorum
+	return e
 }
 
 // ids lists every server, ascending.
@@ -117,14 +126,8 @@ func (c *cluster) crash(id int64) {
 	c.logf("server %d crashes", id)
 }
 
-func (c *cluster) restart(id int64, tune func(*Config)) {
-	cfg := Config{ID: id, Voters: c.voters, Observers: c.observers}
-	if tune != nil {
-		tune(&cfg)
-	}
-	e, err := New(cfg)
-	require.NoError(c.t, err)
-	c.nodes[id] = e
+func (c *cluster) restart(id int64) {
+	c.nodes[id] = c.newElection(id)
 	c.start(id)
 }
 

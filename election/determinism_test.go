@@ -31,21 +31,35 @@ func TestDeterminism(t *testing.T) {
 	})
 }
 
-// The election docs/election.md walks through, kept as a file so that the
+// The elections docs/election.md walks through, kept as files so that the
 // document shows what the code does: three voters with different zxids,
-// messages taking 10ms. Run with -update to rewrite it.
+// messages taking 10ms, under ZooKeeper's fixed final wait and under the
+// adaptive one; each trace runs until nothing is left in flight. Run with
+// -update to rewrite them.
 func TestTraceThreeVoters(t *testing.T) {
-	voters := []int64{1, 2, 3}
-	c := newCluster(t, voters, nil, map[int64]local{1: {0x100000004, 1}, 2: {0x100000007, 1}, 3: {0x100000005, 1}}, nil)
-	c.start(voters...)
-	require.True(t, c.runUntil(time.Second, c.allDecided(voters...)))
-	got := c.trace() + "\n"
-	path := filepath.Join("testdata", "three_voters.trace")
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	for _, tc := range []struct {
+		rule finalWaitRule
+		file string
+	}{
+		{finalWaitRules[1], "three_voters.trace"},
+		{finalWaitRules[0], "three_voters_adaptive.trace"},
+	} {
+		t.Run(tc.rule.name, func(t *testing.T) {
+			voters := []int64{1, 2, 3}
+			c := newCluster(t, voters, nil, map[int64]local{1: {0x100000004, 1}, 2: {0x100000007, 1}, 3: {0x100000005, 1}}, tc.rule.tune)
+			c.start(voters...)
+			require.True(t, c.runUntil(time.Second, c.allDecided(voters...)))
+			c.runFor(time.Second)
+			require.Empty(t, c.inflight)
+			got := c.trace() + "\n"
+			path := filepath.Join("testdata", tc.file)
+			if *update {
+				require.NoError(t, os.MkdirAll("testdata", 0o755))
+				require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err, "run with -update to create it")
+			require.Equal(t, string(want), got)
+		})
 	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run with -update to create it")
-	require.Equal(t, string(want), got)
 }

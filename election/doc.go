@@ -21,8 +21,12 @@
 //     into that round: it forgets the votes it had, takes the better of the
 //     sender's vote and its own initial vote, and tells every voter.
 //   - Once a quorum of the votes received in this round equals its own, a
-//     server waits FinalizeWait for anything better; if nothing better
-//     arrives it decides.
+//     server waits for anything better. It decides as soon as nothing
+//     better can arrive — every voter that may lead has been heard from in
+//     this round and none with a better vote — and otherwise FinalizeWait
+//     after the quorum formed. (Config.FixedFinalizeWait restores
+//     ZooKeeper's rule: decide only after FinalizeWait without a better
+//     vote, every other notification starting the wait again.)
 //   - A server that is not LOOKING answers every LOOKING server with the
 //     vote it decided on; a LOOKING server decides on such answers once a
 //     quorum of them agree and the leader they name itself says it is
@@ -30,8 +34,12 @@
 //   - With no notification for a while a LOOKING server sends its vote
 //     again, waiting twice as long each time, up to MaxNotificationInterval.
 //
+// What a quorum is belongs to a QuorumVerifier: Majority (ZooKeeper's
+// default) or Hierarchical (groups and weights; a voter of weight 0 never
+// leads and adds nothing to a quorum).
+//
 // FLE on its own does not guarantee that all servers decide on one leader:
-// a vote delayed past FinalizeWait can make two servers lead in the same
+// a vote delayed past the final wait can make two servers lead in the same
 // round (TestSplitDecisionWhenAVoteIsLate shows one). ZAB's discovery phase,
 // which needs a quorum of followers to agree on a new epoch, is what keeps
 // only one of them; a leader without a quorum goes back to LOOKING.

@@ -25,9 +25,27 @@ type Config struct {
 	// Quorum decides which sets of voters are a quorum; nil means a
 	// majority of Voters. Its Voters must be exactly Voters.
 	Quorum QuorumVerifier
-	// FinalizeWait is how long a server with a quorum behind its vote
-	// waits for a better one; 0 means DefaultFinalizeWait.
+	// FinalizeWait bounds how long a server with a quorum behind its vote
+	// waits for a better one; 0 means DefaultFinalizeWait. How the wait is
+	// used depends on FixedFinalizeWait.
 	FinalizeWait time.Duration
+	// FixedFinalizeWait restores ZooKeeper 3.8's final wait exactly: once
+	// a quorum agrees with its vote a server decides only after
+	// FinalizeWait passes without a better vote, and every notification
+	// that is not better is dropped and starts the wait again.
+	//
+	// Off (the default), the server decides the moment nothing better can
+	// arrive in the round: when every voter that may lead (weight above
+	// 0) has been heard from in this round and none holds a better vote.
+	// Votes in a round only ever improve, and each starts as some voter's
+	// own vote, so no better vote exists then; a unanimous round is the
+	// simplest case. While some such voter is silent it waits, at most
+	// FinalizeWait from the moment the quorum formed. On deciding it also
+	// tells the LOOKING voters whose vote it heard differ what it decided,
+	// instead of leaving them to learn it at their next resend. Both rules
+	// put the same notifications on the wire, so servers of either kind
+	// (and ZooKeeper's) elect together; docs/election.md compares them.
+	FixedFinalizeWait bool
 	// MinNotificationInterval is the first wait before a LOOKING server
 	// sends its vote again; 0 means FinalizeWait (as in ZooKeeper).
 	MinNotificationInterval time.Duration
@@ -73,6 +91,7 @@ type Election struct {
 	voters       []int64 // ascending
 	quorum       QuorumVerifier
 	finalizeWait time.Duration
+	fixedWait    bool // FixedFinalizeWait: ZooKeeper's final wait
 	minInterval  time.Duration
 	maxInterval  time.Duration
 	quorumConfig []byte
@@ -89,6 +108,11 @@ type Election struct {
 	// election, whatever its round.
 	recv          map[int64]ballot
 	outOfElection map[int64]ballot
+	// heard holds the latest vote or claim of each voter in the current
+	// round, including those the final wait drops (which recv does not
+	// record): the adaptive final wait ends once every voter that may lead
+	// is in it.
+	heard map[int64]ballot
 
 	// While finalizing, a quorum agrees with the proposal and the server
 	// decides at finalizeAt unless a better vote arrives first.
@@ -142,11 +166,13 @@ func New(cfg Config) (*Election, error) {
 		voters:        voters,
 		quorum:        quorum,
 		finalizeWait:  orDefault(cfg.FinalizeWait, DefaultFinalizeWait),
+		fixedWait:     cfg.FixedFinalizeWait,
 		maxInterval:   orDefault(cfg.MaxNotificationInterval, DefaultMaxNotificationInterval),
 		quorumConfig:  cfg.QuorumConfig,
 		state:         wire.PeerLooking,
 		recv:          make(map[int64]ballot, len(voters)),
 		outOfElection: make(map[int64]ballot, len(voters)),
+		heard:         make(map[int64]ballot, len(voters)),
 	}
 	e.minInterval = orDefault(cfg.MinNotificationInterval, e.finalizeWait)
 	if e.finalizeWait < 0 || e.minInterval < 0 || e.maxInterval < e.minInterval {
@@ -178,7 +204,7 @@ func (e *Election) Start(now time.Duration, lastLoggedZxid, currentEpoch int64) 
 		e.initial = Vote{Leader: math.MinInt64, Zxid: math.MinInt64, PeerEpoch: math.MinInt64}
 	}
 	e.proposal = e.initial
-	clear(e.recv)
+	e.forgetRound()
 	clear(e.outOfElection)
 	e.finalizing = false
 	e.decided = nil
@@ -229,9 +255,10 @@ func (e *Election) Step(now time.Duration, from int64, n wire.Notification) {
 	e.countOwnVote(now)
 }
 
-// Tick tells the machine the time: it decides once FinalizeWait has passed
-// quietly, and sends its vote again when no notification has arrived for
-// the current interval.
+// Tick tells the machine the time: it decides once the final wait is over
+// (FinalizeWait after the quorum formed, or after the last notification
+// with FixedFinalizeWait), and sends its vote again when no notification
+// has arrived for the current interval.
 func (e *Election) Tick(now time.Duration) {
 	if !e.started || e.state != wire.PeerLooking {
 		return
@@ -293,7 +320,7 @@ func (e *Election) Announce(state wire.PeerState, v Vote) error {
 	e.current = v
 	e.finalizing = false
 	e.selfPending = false
-	clear(e.recv)
+	e.forgetRound()
 	clear(e.outOfElection)
 	return nil
 }
@@ -303,9 +330,18 @@ func (e *Election) Announce(state wire.PeerState, v Vote) error {
 func (e *Election) receive(now time.Duration, from int64, b ballot) {
 	if e.finalizing {
 		// Only a better vote interrupts the final wait; anything else
-		// is dropped and the wait starts again.
+		// is dropped. ZooKeeper then starts the wait again; the adaptive
+		// rule notes whom it heard and decides if that was the last
+		// voter it was waiting for.
 		if !e.better(b.vote, e.proposal) {
-			e.finalizeAt = now + e.finalizeWait
+			if e.fixedWait {
+				e.finalizeAt = now + e.finalizeWait
+				return
+			}
+			if e.countsInRound(b) {
+				e.heard[from] = b
+			}
+			e.maybeDecideEarly()
 			return
 		}
 		e.finalizing = false
@@ -332,7 +368,7 @@ func (e *Election) receiveLooking(now time.Duration, from int64, v Vote) {
 		// A later round: join it, forget this round's votes, and
 		// propose the better of its vote and our own initial one.
 		e.logicalClock = v.ElectionEpoch
-		clear(e.recv)
+		e.forgetRound()
 		e.proposal = e.initial
 		if e.better(v, e.initial) {
 			e.proposal = v
@@ -344,11 +380,75 @@ func (e *Election) receiveLooking(now time.Duration, from int64, v Vote) {
 		e.proposal = v
 		e.broadcast()
 	}
-	e.recv[from] = ballot{vote: v, state: wire.PeerLooking}
+	e.record(from, ballot{vote: v, state: wire.PeerLooking})
 	if e.hasQuorum(e.recv, ballot{vote: e.proposalVote(), state: wire.PeerLooking}) {
 		e.finalizing = true
 		e.finalizeAt = now + e.finalizeWait
+		e.maybeDecideEarly()
 	}
+}
+
+// maybeDecideEarly is the adaptive final wait: while finalizing, decide
+// at once if nothing better than the proposal can arrive in this round.
+func (e *Election) maybeDecideEarly() {
+	if !e.fixedWait && e.finalizing && e.nothingBetterCanArrive() {
+		e.decide(e.proposalVote())
+	}
+}
+
+// nothingBetterCanArrive reports whether every voter that may lead has
+// been heard from in this round and nothing recorded beats the proposal.
+//
+// Why that suffices: a vote is born as some voter's own initial vote, and a
+// voter's vote only changes, within a round, to a better one. So what a
+// voter sends in this round is never worse than its initial vote, and once
+// we heard it with a vote no better than ours, its initial vote is no
+// better either. When that holds for every voter of weight above 0, no vote
+// better than ours exists in the round (a weight-0 voter's own vote is never
+// better: it cannot lead), and waiting longer would only delay. LOOKING votes
+// we hold are never better (we adopt those); a FOLLOWING/LEADING claim of
+// this round can be, and then we keep waiting. A voter that restarts
+// without its round number can break the premise; that costs, as a late
+// vote does, at most a split decision, which ZAB's discovery resolves.
+func (e *Election) nothingBetterCanArrive() bool {
+	for _, sid := range e.voters {
+		if _, ok := e.heard[sid]; !ok && e.quorum.Weight(sid) > 0 {
+			return false
+		}
+	}
+	for _, b := range e.recv { // the answer does not depend on map order
+		if e.better(b.vote, e.proposal) {
+			return false
+		}
+	}
+	return true
+}
+
+// countsInRound reports whether b carries its sender's vote in our round,
+// as receiveLooking and receiveDecided would record it.
+func (e *Election) countsInRound(b ballot) bool {
+	if b.vote.ElectionEpoch != e.logicalClock || !e.isVoter(b.vote.Leader) {
+		return false
+	}
+	switch b.state {
+	case wire.PeerLooking:
+		return b.vote.Zxid != -1 && e.initial.Zxid != -1
+	case wire.PeerFollowing, wire.PeerLeading:
+		return true
+	}
+	return false
+}
+
+// record counts b as from's vote in this round.
+func (e *Election) record(from int64, b ballot) {
+	e.recv[from] = b
+	e.heard[from] = b
+}
+
+// forgetRound drops the votes of the current round.
+func (e *Election) forgetRound() {
+	clear(e.recv)
+	clear(e.heard)
 }
 
 // receiveDecided handles the claim of a voter that has left the election
@@ -358,7 +458,7 @@ func (e *Election) receiveLooking(now time.Duration, from int64, v Vote) {
 func (e *Election) receiveDecided(from int64, b ballot) {
 	if b.vote.ElectionEpoch == e.logicalClock {
 		// ZooKeeper records these with the version left at 0.
-		e.recv[from] = ballot{vote: b.vote, state: b.state}
+		e.record(from, ballot{vote: b.vote, state: b.state})
 		if e.hasQuorum(e.recv, b) && e.leaderConfirmed(e.recv, b.vote) {
 			e.decide(b.vote)
 			return
@@ -409,9 +509,25 @@ func (e *Election) decide(v Vote) {
 	e.current = v
 	e.finalizing = false
 	e.selfPending = false
-	clear(e.recv)
+	if !e.fixedWait {
+		e.tellThoseStillLooking(v)
+	}
+	e.forgetRound()
 	clear(e.outOfElection)
 	e.decided = &Decision{State: e.state, Vote: v}
+}
+
+// tellThoseStillLooking sends our decision to every voter whose latest
+// notification of this round was a LOOKING vote other than v. It is what
+// they would be answered on their next resend (Step answers LOOKING voters
+// once we have decided), sent now: the notification that completed our
+// decision may have been theirs, and ZooKeeper leaves it unanswered.
+func (e *Election) tellThoseStillLooking(v Vote) {
+	for _, sid := range e.voters {
+		if b, ok := e.heard[sid]; ok && sid != e.id && b.state == wire.PeerLooking && b.vote != v {
+			e.send(sid, e.state, v, v.ElectionEpoch)
+		}
+	}
 }
 
 // better is ZooKeeper's totalOrderPredicate: v beats cur, and v's leader

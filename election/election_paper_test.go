@@ -7,10 +7,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/zabd/zabd/wire"
+	"pgregory.net/rapid"
 )
 
 // One test per claim about Fast Leader Election, each naming where
 // ZooKeeper 3.8.0 makes it (FastLeaderElection.java unless said otherwise).
+// The servers here run ZooKeeper's fixed final wait (FixedFinalizeWait);
+// finalize_test.go has the claims of the adaptive one.
 
 const fw = DefaultFinalizeWait
 
@@ -24,11 +27,11 @@ func mustNew(t *testing.T, cfg Config) *Election {
 // fiveSlowResend resends only after a second, so that a Wakeup finalizeWait
 // away shows the final wait has begun.
 func fiveSlowResend(t *testing.T, id int64) *Election {
-	return mustNew(t, Config{ID: id, Voters: []int64{1, 2, 3, 4, 5}, MinNotificationInterval: time.Second})
+	return mustNew(t, Config{ID: id, Voters: []int64{1, 2, 3, 4, 5}, MinNotificationInterval: time.Second, FixedFinalizeWait: true})
 }
 
 func three(t *testing.T, id int64) *Election {
-	return mustNew(t, Config{ID: id, Voters: []int64{1, 2, 3}, QuorumConfig: []byte("cfg")})
+	return mustNew(t, Config{ID: id, Voters: []int64{1, 2, 3}, QuorumConfig: []byte("cfg"), FixedFinalizeWait: true})
 }
 
 func note(state wire.PeerState, leader, zxid, round, peerEpoch int64) wire.Notification {
@@ -72,6 +75,30 @@ func TestVoteOrderIsPeerEpochThenZxidThenSid(t *testing.T) {
 	for _, tc := range cases {
 		require.Equal(t, tc.want, tc.v.Beats(base), tc.name)
 	}
+}
+
+// Reference: ZOOKEEPER-1419 — the predicate must be a strict total order
+// on (peerEpoch, zxid, sid), or servers can switch between two votes that
+// each beat the other and never settle: irreflexive, transitive, and of two
+// different votes exactly one wins. The round plays no part.
+func TestPropertyVoteOrderIsStrictAndTotal(t *testing.T) {
+	small := func(t *rapid.T, name string) Vote {
+		return Vote{
+			Leader:        rapid.Int64Range(1, 3).Draw(t, name+"Sid"),
+			Zxid:          rapid.Int64Range(0, 2).Draw(t, name+"Zxid"),
+			PeerEpoch:     rapid.Int64Range(0, 2).Draw(t, name+"Epoch"),
+			ElectionEpoch: rapid.Int64Range(0, 2).Draw(t, name+"Round"),
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		a, b, c := small(t, "a"), small(t, "b"), small(t, "c")
+		require.False(t, a.Beats(a))
+		if a.Beats(b) && b.Beats(c) {
+			require.True(t, a.Beats(c), "%v > %v > %v", a, b, c)
+		}
+		same := a.Leader == b.Leader && a.Zxid == b.Zxid && a.PeerEpoch == b.PeerEpoch
+		require.Equal(t, !same, a.Beats(b) != b.Beats(a), "%v vs %v", a, b)
+	})
 }
 
 // Reference: lookForLeader — logicalclock.incrementAndGet, updateProposal(
@@ -412,36 +439,29 @@ func TestAnnouncedVoteIsWhatLookingServersHear(t *testing.T) {
 	require.Error(t, e.Announce(wire.PeerObserving, Vote{Leader: 3}), "a voter does not observe")
 }
 
-// hierarchy is a QuorumVerifier with weights, as the seam for
-// QuorumHierarchical: weight 0 servers vote in no quorum and never lead.
-type hierarchy struct{ weights map[int64]int64 }
-
-func (h hierarchy) Voters() []int64 { return []int64{1, 2, 3} }
-
-func (h hierarchy) Weight(sid int64) int64 { return h.weights[sid] }
-
-func (h hierarchy) ContainsQuorum(sids []int64) bool {
-	var got, total int64
-	for _, w := range h.weights {
-		total += w
-	}
-	for _, s := range sids {
-		got += h.weights[s]
-	}
-	return 2*got > total
-}
-
 // Reference: totalOrderPredicate — a server of weight 0 is never adopted as
-// leader; the QuorumVerifier decides what a quorum is.
+// leader; the QuorumVerifier (here QuorumHierarchical's) decides what a
+// quorum is, and a weight-0 voter's agreement adds nothing to it.
 func TestQuorumVerifierDecidesWeightsAndQuorums(t *testing.T) {
-	e := mustNew(t, Config{ID: 1, Voters: []int64{1, 2, 3}, Quorum: hierarchy{map[int64]int64{1: 1, 2: 3, 3: 0}}})
+	weighted, err := NewHierarchical([][]int64{{1, 2, 3}}, map[int64]int64{1: 1, 2: 3, 3: 0})
+	require.NoError(t, err)
+	e := mustNew(t, Config{ID: 1, Voters: []int64{1, 2, 3}, Quorum: weighted, FixedFinalizeWait: true})
 	e.Start(0, 5, 0)
 	e.Step(1, 3, looking(3, 9, 1, 0))
 	require.Equal(t, int64(1), e.Vote().Leader, "3 weighs 0: never a leader however good its zxid")
-	e.Step(2, 2, looking(2, 5, 1, 0))
+	e.Step(2, 3, looking(1, 5, 1, 0))
+	require.Equal(t, 2+time.Duration(fw), e.Ready().Wakeup, "1 and 3 agree, but weigh 1 of 4: no quorum, no final wait (the resend timer)")
+	e.Step(3, 2, looking(2, 5, 1, 0))
 	e.Ready()
-	e.Step(3, 3, looking(2, 5, 1, 0))
-	require.Equal(t, 3+fw, e.Ready().Wakeup, "1 and 3 weigh 1 of 4: no quorum; 2 alone weighs 3 and agrees")
+	e.Step(4, 3, looking(2, 5, 1, 0))
+	require.Equal(t, 4+fw, e.Ready().Wakeup, "2 alone weighs 3 of 4 and agrees: final wait")
+}
+
+func mustHierarchical(t *testing.T, groups [][]int64, weights map[int64]int64) Hierarchical {
+	t.Helper()
+	h, err := NewHierarchical(groups, weights)
+	require.NoError(t, err)
+	return h
 }
 
 func TestConfigIsChecked(t *testing.T) {
@@ -450,7 +470,7 @@ func TestConfigIsChecked(t *testing.T) {
 		{ID: 1, Voters: []int64{1, 1}},
 		{ID: 4, Voters: []int64{1, 2, 3}},
 		{ID: 1, Voters: []int64{1, 2}, Observers: []int64{2}},
-		{ID: 1, Voters: []int64{1, 2}, Quorum: hierarchy{}},
+		{ID: 1, Voters: []int64{1, 2}, Quorum: mustHierarchical(t, [][]int64{{1, 2, 3}}, nil)},
 		{ID: 1, Voters: []int64{1}, MinNotificationInterval: time.Minute, MaxNotificationInterval: time.Second},
 	}
 	for _, cfg := range bad {

@@ -14,12 +14,14 @@ import (
 )
 
 // Properties over the test network. A run draws the ensemble (3 or 5
-// voters, up to 2 observers), each voter's epoch and zxid, and a fault
-// phase: messages lost, duplicated and delayed (up to beyond finalizeWait),
-// servers starting at different times, and up to a minority of voters
-// crashing (some restart, with a fresh Election in round 1). At the heal
-// time faults stop: every crashed voter that is to come back is back, and
-// every message sent from then on arrives, once, within 50ms.
+// voters, up to 2 observers), each voter's epoch and zxid, the final-wait
+// rule (adaptive or ZooKeeper's fixed wait), whether links are FIFO (as a
+// TCP connection is) or reorder freely, and a fault phase: messages lost,
+// duplicated and delayed (up to beyond finalizeWait), servers starting at
+// different times, and up to a minority of voters crashing (some restart,
+// with a fresh Election in round 1). At the heal time faults stop: every
+// crashed voter that is to come back is back, and every message sent from
+// then on arrives, once, within 50ms.
 //
 // Between FLE and the network sits a stand-in for ZAB's discovery, since
 // FLE alone may leave servers in disagreement (TestSplitDecisionWhenAVoteIsLate)
@@ -46,7 +48,11 @@ import (
 //     votes the quorum never saw.
 //   - Only voters lead: no decision names an observer or nobody.
 //   - Liveness: once healed, every live server decides within 5 minutes of
-//     virtual time, all on one leader that is LEADING with a quorum.
+//     virtual time, all on one leader that is LEADING with a quorum, and
+//     the ensemble stays so (no server decides again in the next minute).
+//   - Best of a quorum: that leader's vote beats or equals the initial
+//     vote of a quorum of voters (what ZAB needs: the leader's history is
+//     the longest among some quorum).
 // Agreement within a round is not checked here, because FLE does not give
 // it under these faults; TestPropertySynchronousAgreement checks it where
 // it holds.
@@ -61,6 +67,9 @@ type faultPlan struct {
 	lossPercent       int
 	dupPercent        int
 	maxDelay          time.Duration
+	fixedWait         bool           // ZooKeeper's fixed final wait instead of the adaptive one
+	fifo              bool           // each link delivers in send order
+	quorum            QuorumVerifier // nil: a majority of the voters
 	seed              uint64
 }
 
@@ -74,6 +83,8 @@ func drawPlan(t *rapid.T) faultPlan {
 		lossPercent: rapid.IntRange(0, 40).Draw(t, "lossPercent"),
 		dupPercent:  rapid.IntRange(0, 20).Draw(t, "dupPercent"),
 		maxDelay:    time.Duration(rapid.IntRange(1, 1000).Draw(t, "maxDelayMillis")) * time.Millisecond,
+		fixedWait:   rapid.Bool().Draw(t, "fixedFinalizeWait"),
+		fifo:        rapid.Bool().Draw(t, "fifoLinks"),
 		seed:        rapid.Uint64().Draw(t, "seed"),
 	}
 	for i := range nv + no {
@@ -100,23 +111,34 @@ func drawPlan(t *rapid.T) faultPlan {
 }
 
 // faultyRoute loses, duplicates and delays messages before the heal time,
-// from the plan's seed; afterwards each arrives once within 50ms.
+// from the plan's seed; afterwards each arrives once within 50ms. On FIFO
+// links no message overtakes one sent before it on the same link (equal
+// arrival times go in send order).
 func faultyRoute(c *cluster, p faultPlan) func(packet) []time.Duration {
 	rng := rand.New(rand.NewPCG(p.seed, 0))
-	return func(packet) []time.Duration {
-		if c.now >= p.heal {
-			return []time.Duration{c.now + time.Duration(1+rng.IntN(50))*time.Millisecond}
-		}
-		if rng.IntN(100) < p.lossPercent {
-			return nil
-		}
-		copies := 1
-		if rng.IntN(100) < p.dupPercent {
-			copies = 2
-		}
+	type link struct{ from, to int64 }
+	last := map[link]time.Duration{}
+	return func(pk packet) []time.Duration {
 		var at []time.Duration
-		for range copies {
-			at = append(at, c.now+time.Duration(rng.Int64N(int64(p.maxDelay)+1)))
+		switch {
+		case c.now >= p.heal:
+			at = append(at, c.now+time.Duration(1+rng.IntN(50))*time.Millisecond)
+		case rng.IntN(100) < p.lossPercent:
+		default:
+			copies := 1
+			if rng.IntN(100) < p.dupPercent {
+				copies = 2
+			}
+			for range copies {
+				at = append(at, c.now+time.Duration(rng.Int64N(int64(p.maxDelay)+1)))
+			}
+		}
+		if p.fifo {
+			l := link{pk.from, pk.to}
+			for i := range at {
+				at[i] = max(at[i], last[l])
+				last[l] = at[i]
+			}
 		}
 		return at
 	}
@@ -168,8 +190,7 @@ func (c *cluster) established(leader int64) bool {
 			group = append(group, id)
 		}
 	}
-	q, _ := NewMajority(c.voters)
-	return q.ContainsQuorum(group)
+	return c.quorum.ContainsQuorum(group)
 }
 
 // supervise restarts the election of every server whose decision did not
@@ -239,7 +260,7 @@ func runPlan(c *cluster, p faultPlan, limit time.Duration, done func() bool) boo
 			case "crash":
 				c.crash(ev.id)
 			case "restart":
-				c.restart(ev.id, nil)
+				c.restart(ev.id)
 			}
 		}
 		if c.now >= nextSupervise {
@@ -250,7 +271,10 @@ func runPlan(c *cluster, p faultPlan, limit time.Duration, done func() bool) boo
 }
 
 func newPlannedCluster(t require.TestingT, p faultPlan) *cluster {
-	c := newCluster(t, p.voters, p.observers, p.locals, nil)
+	c := newCluster(t, p.voters, p.observers, p.locals, func(cfg *Config) {
+		cfg.FixedFinalizeWait = p.fixedWait
+		cfg.Quorum = p.quorum
+	})
 	c.route = faultyRoute(c, p)
 	return c
 }
@@ -258,20 +282,88 @@ func newPlannedCluster(t require.TestingT, p faultPlan) *cluster {
 func TestPropertyFaultsSafetyAndLiveness(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := drawPlan(t)
-		c := newPlannedCluster(t, p)
-		ok := runPlan(c, p, p.heal+5*time.Minute, func() bool { return c.now >= p.heal && c.converged() })
-		checkSupport(t, c)
-		for _, d := range c.decisions {
-			require.Contains(t, c.voters, d.vote.Leader, "only voters lead")
-		}
-		require.True(t, ok, "no single established leader 5 minutes after healing at %v\n%s", p.heal, c.trace())
+		checkSettles(t, p)
 	})
+}
+
+// checkSettles plays p, checks every property of the file comment, and
+// returns the settled cluster.
+func checkSettles(t *rapid.T, p faultPlan) *cluster {
+	c := newPlannedCluster(t, p)
+	ok := runPlan(c, p, p.heal+5*time.Minute, func() bool { return c.now >= p.heal && c.converged() })
+	checkSupport(t, c)
+	for _, d := range c.decisions {
+		require.Contains(t, c.voters, d.vote.Leader, "only voters lead")
+		require.Positive(t, c.quorum.Weight(d.vote.Leader), "a voter of weight 0 never leads\n%s", c.trace())
+	}
+	require.True(t, ok, "no single established leader 5 minutes after healing at %v\n%s", p.heal, c.trace())
+	checkBestOfAQuorum(t, c)
+
+	settled := len(c.decisions)
+	c.runFor(time.Minute)
+	require.True(t, c.converged(), "the ensemble came apart after settling\n%s", c.trace())
+	require.Len(t, c.decisions, settled, "a server decided again after the ensemble settled\n%s", c.trace())
+	return c
+}
+
+// checkBestOfAQuorum asserts that the established leader's vote is at least
+// as good as the initial vote of a quorum of voters. (Each voter's epoch
+// and zxid stay the same for a whole run, so its initial vote is the same
+// in every round.)
+func checkBestOfAQuorum(t require.TestingT, c *cluster) {
+	var leader int64
+	for _, id := range c.voters {
+		if !c.down[id] && c.nodes[id].State() == wire.PeerLeading {
+			leader = id
+		}
+	}
+	won := c.nodes[leader].Vote()
+	var notBetter []int64
+	for _, id := range c.voters {
+		if !c.initial[id].Beats(won) {
+			notBetter = append(notBetter, id)
+		}
+	}
+	require.True(t, c.quorum.ContainsQuorum(notBetter), "leader %v is better than the initial votes of only %v\n%s", won, notBetter, c.trace())
+}
+
+// Weighted and grouped ensembles (ZooKeeper's QuorumHierarchical), some
+// voters of weight 0, under the same faults but no crashes: they settle as
+// majorities do, on a leader of weight above 0 that is the best of a
+// quorum.
+func TestPropertyWeightedEnsemblesSettle(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := drawPlan(t)
+		clear(p.crashAt)
+		clear(p.restartAt)
+		p.quorum = drawHierarchical(t, p.voters)
+		checkSettles(t, p)
+	})
+}
+
+// drawHierarchical splits voters into up to three groups with weights of
+// 0 to 2, at least one voter weighing more than 0.
+func drawHierarchical(t *rapid.T, voters []int64) Hierarchical {
+	groups := make([][]int64, rapid.IntRange(1, 3).Draw(t, "groups"))
+	weights := map[int64]int64{}
+	for _, id := range voters {
+		g := rapid.IntRange(0, len(groups)-1).Draw(t, fmt.Sprintf("group%d", id))
+		groups[g] = append(groups[g], id)
+		weights[id] = int64(rapid.IntRange(0, 2).Draw(t, fmt.Sprintf("weight%d", id)))
+	}
+	groups = slices.DeleteFunc(groups, func(g []int64) bool { return len(g) == 0 })
+	if !slices.ContainsFunc(voters, func(id int64) bool { return weights[id] > 0 }) {
+		weights[voters[0]] = 1
+	}
+	h, err := NewHierarchical(groups, weights)
+	require.NoError(t, err)
+	return h
 }
 
 // checkSupport asserts that every decision had a quorum behind it in what
 // its decider received (see the file comment).
 func checkSupport(t require.TestingT, c *cluster) {
-	q, _ := NewMajority(c.voters)
+	q := c.quorum
 	for _, d := range c.decisions {
 		var exact, backing []int64 // voters that sent exactly the vote; voters that sent it or a claim for its leader
 		leaderSaysLeading := d.vote.Leader == d.id
@@ -322,7 +414,12 @@ func noteVote(n wire.Notification) Vote {
 // Where FLE does give agreement: every server starts at once and every
 // message arrives (perhaps twice) within finalizeWait. Then every server
 // decides, in round 1, on the best initial vote of all voters, because that
-// vote reaches everyone before anyone's final wait can end.
+// vote reaches everyone before anyone's final wait can end. With the
+// adaptive final wait over FIFO links without duplicates, every voter has
+// also decided within two message delays: by one delay it has heard every
+// voter's first vote and adopted the best, by two it holds a quorum of
+// votes for it, and nothing better can arrive. (Observers take longer:
+// voters send them nothing unasked, only answer their votes.)
 func TestPropertySynchronousAgreement(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := drawPlan(t)
@@ -333,6 +430,9 @@ func TestPropertySynchronousAgreement(t *testing.T) {
 		}
 		p.heal = time.Hour
 		p.lossPercent = 0
+		if rapid.Bool().Draw(t, "noDuplicates") {
+			p.dupPercent = 0
+		}
 		p.maxDelay = time.Duration(rapid.Int64Range(0, int64(DefaultFinalizeWait)-1).Draw(t, "syncDelay"))
 		c := newPlannedCluster(t, p)
 		require.True(t, runPlan(c, p, time.Minute, c.allDecided(c.ids()...)), c.trace())
@@ -348,5 +448,12 @@ func TestPropertySynchronousAgreement(t *testing.T) {
 			require.Equal(t, best, c.nodes[id].Vote(), "server %d\n%s", id, c.trace())
 		}
 		checkSupport(t, c)
+		if !p.fixedWait && p.fifo && p.dupPercent == 0 {
+			for _, d := range c.decisions {
+				if slices.Contains(p.voters, d.id) {
+					require.LessOrEqual(t, d.at, 2*p.maxDelay, "voter %d decided later than two message delays (%v)\n%s", d.id, p.maxDelay, c.trace())
+				}
+			}
+		}
 	})
 }

@@ -41,8 +41,17 @@ type delivery struct {
 
 // renderElection runs zabd's election package for three voters over a
 // network that delivers every message after electionDelay, and prints each
-// message, each change of vote and each decision.
+// message, each change of vote and each decision: first with zabd's
+// adaptive final wait, then with ZooKeeper's fixed one.
 func renderElection(w io.Writer) error {
+	if err := renderElectionRun(w, false); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nThe same election with ZooKeeper's fixed final wait (election.Config.FixedFinalizeWait):\n\n")
+	return renderElectionRun(w, true)
+}
+
+func renderElectionRun(w io.Writer, fixedFinalizeWait bool) error {
 	voters := make([]int64, len(electionServers))
 	for i, s := range electionServers {
 		voters[i] = s.id
@@ -50,7 +59,7 @@ func renderElection(w io.Writer) error {
 	nodes := map[int64]*election.Election{}
 	wakeups := map[int64]time.Duration{}
 	for _, s := range electionServers {
-		e, err := election.New(election.Config{ID: s.id, Voters: voters})
+		e, err := election.New(election.Config{ID: s.id, Voters: voters, FixedFinalizeWait: fixedFinalizeWait})
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,164 @@
+package election
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/zabd/zabd/wire"
+)
+
+// The adaptive final wait (the default; Config.FixedFinalizeWait restores
+// ZooKeeper's), one test per claim. ZooKeeper's own final wait is tested in
+// election_paper_test.go (TestQuorumThenFinalizeWaitThenDecide and after).
+
+func adaptive(t *testing.T, id int64, voters ...int64) *Election {
+	return mustNew(t, Config{ID: id, Voters: voters, MinNotificationInterval: time.Second})
+}
+
+// Reference: issue 11, item 3 — "decide at once when every voter has
+// agreed". 3 holds the best vote; with 2's agreement it has a quorum but 1
+// is unheard, so it waits; 1's vote for 3 makes the round unanimous and 3
+// leads at once, with nobody left to tell.
+func TestUnanimousRoundDecidesAtOnce(t *testing.T) {
+	e := adaptive(t, 3, 1, 2, 3)
+	e.Start(0, 5, 0)
+	e.Ready()
+	e.Step(10, 2, looking(3, 5, 1, 0))
+	rd := e.Ready()
+	require.Nil(t, rd.Decision)
+	require.Equal(t, 10+fw, rd.Wakeup, "1 is unheard: wait, at most finalizeWait")
+	e.Step(20, 1, looking(3, 5, 1, 0))
+	rd = e.Ready()
+	require.Equal(t, &Decision{State: wire.PeerLeading, Vote: Vote{Leader: 3, Zxid: 5, ElectionEpoch: 1}}, rd.Decision)
+	require.Empty(t, rd.Messages, "everyone votes for 3: no one to tell")
+	require.Zero(t, rd.Wakeup)
+}
+
+// Reference: issue 11, item 3 — "wait only while a better vote could still
+// arrive". A voter's votes in a round only improve, from its own initial
+// vote; once every voter is heard with nothing better than ours, no better
+// vote exists. 1's vote for itself (worse) is the last one missing: 3
+// decides at once, and tells 1, which is still LOOKING for itself, that it
+// leads.
+func TestEveryVoterHeardAndNoneBetterDecidesAtOnce(t *testing.T) {
+	e := adaptive(t, 3, 1, 2, 3)
+	e.Start(0, 5, 0)
+	e.Step(10, 2, looking(3, 5, 1, 0))
+	e.Ready()
+	e.Step(20, 1, looking(1, 5, 1, 0))
+	rd := e.Ready()
+	require.Equal(t, &Decision{State: wire.PeerLeading, Vote: Vote{Leader: 3, Zxid: 5, ElectionEpoch: 1}}, rd.Decision)
+	require.Equal(t, []Message{to(1, note(wire.PeerLeading, 3, 5, 1, 0))}, votesSent(rd))
+
+	// The same before the quorum: all heard first, then the quorum forms.
+	f := adaptive(t, 2, 1, 2, 3)
+	f.Start(0, 5, 0)
+	f.Ready()
+	f.Step(10, 1, looking(1, 5, 1, 0))
+	f.Step(11, 3, looking(3, 5, 1, 0)) // better: adopted, and the quorum is 2 and 3
+	rd = f.Ready()
+	require.Equal(t, &Decision{State: wire.PeerFollowing, Vote: Vote{Leader: 3, Zxid: 5, ElectionEpoch: 1}}, rd.Decision)
+	require.Equal(t, []Message{to(1, looking(3, 5, 1, 0)), to(3, looking(3, 5, 1, 0)), to(1, note(wire.PeerFollowing, 3, 5, 1, 0))}, votesSent(rd),
+		"its new vote goes out, then its decision to 1, last heard voting for itself")
+}
+
+// Reference: issue 11, item 3 — FinalizeWait stays the bound while a voter
+// is silent; unlike ZooKeeper's wait
+// (TestWorseVoteDuringFinalizeWaitIsDroppedAndWaitRestarts), notifications
+// that are not better do not push the decision back.
+func TestSilentVoterBoundsTheWait(t *testing.T) {
+	e := adaptive(t, 5, 1, 2, 3, 4, 5)
+	e.Start(0, 5, 0)
+	e.Step(50, 1, looking(5, 5, 1, 0))
+	e.Step(100, 2, looking(5, 5, 1, 0))
+	require.Equal(t, 100+fw, e.Ready().Wakeup, "a quorum at 100: wait until 100+finalizeWait")
+	e.Step(150, 3, looking(3, 5, 1, 0))
+	rd := e.Ready()
+	require.Empty(t, rd.Messages)
+	require.Equal(t, 100+fw, rd.Wakeup, "3 heard, 4 silent: the bound stays")
+	e.Tick(100 + fw - 1)
+	require.Nil(t, e.Ready().Decision)
+	e.Tick(100 + fw)
+	rd = e.Ready()
+	require.Equal(t, &Decision{State: wire.PeerLeading, Vote: Vote{Leader: 5, Zxid: 5, ElectionEpoch: 1}}, rd.Decision)
+	require.Equal(t, []Message{to(3, note(wire.PeerLeading, 5, 5, 1, 0))}, votesSent(rd), "3, heard voting for itself, is told")
+}
+
+// Reference: FastLeaderElection.lookForLeader, the finalizeWait loop — a
+// better vote ends the wait under the adaptive rule too.
+func TestBetterVoteEndsTheAdaptiveWait(t *testing.T) {
+	e := adaptive(t, 1, 1, 2, 3, 4, 5)
+	e.Start(0, 5, 0)
+	e.Step(10, 2, looking(1, 5, 1, 0))
+	e.Step(20, 3, looking(1, 5, 1, 0))
+	require.Equal(t, 20+fw, e.Ready().Wakeup)
+	e.Step(30, 4, looking(4, 6, 1, 0))
+	rd := e.Ready()
+	require.Nil(t, rd.Decision)
+	require.Len(t, rd.Messages, 4, "4's better vote adopted and sent to every voter")
+	require.Equal(t, 30+time.Second, rd.Wakeup, "only 1 and 4 vote for 4: no quorum, no final wait")
+}
+
+// Reference: issue 11, item 3 — nothing better may be known. A
+// FOLLOWING claim of this round for a better vote is recorded (it is not
+// adopted: FLE adopts LOOKING votes only), so though every voter is heard
+// the server waits out the bound rather than decide against it.
+func TestBetterClaimOfTheRoundKeepsTheWait(t *testing.T) {
+	e := adaptive(t, 1, 1, 2, 3)
+	e.Start(0, 5, 0)
+	e.Step(10, 3, note(wire.PeerFollowing, 2, 9, 1, 0))
+	e.Step(20, 2, looking(1, 5, 1, 0))
+	rd := e.Ready()
+	require.Nil(t, rd.Decision)
+	require.Equal(t, 20+fw, rd.Wakeup)
+	e.Tick(20 + fw)
+	require.NotNil(t, e.Ready().Decision)
+}
+
+// Reference: FastLeaderElection.totalOrderPredicate (a weight-0 server is
+// never preferred) and issue 11, item 3. A voter of weight 0 can never
+// bring a better vote, so it is not waited for: 1, 2 and 3 decide without
+// hearing 4.
+func TestWeightZeroVoterIsNotWaitedFor(t *testing.T) {
+	e := mustNew(t, Config{ID: 3, Voters: []int64{1, 2, 3, 4}, Quorum: weightZeroForFour(t), MinNotificationInterval: time.Second})
+	e.Start(0, 5, 0)
+	e.Step(10, 1, looking(1, 5, 1, 0))
+	e.Step(20, 2, looking(3, 5, 1, 0))
+	require.Equal(t, &Decision{State: wire.PeerLeading, Vote: Vote{Leader: 3, Zxid: 5, ElectionEpoch: 1}}, e.Ready().Decision)
+}
+
+// Reference: FastLeaderElection.lookForLeader — a vote of an older round
+// is not counted, so it does not count as hearing its sender either: it
+// will vote again in our round once it has our answer.
+func TestOlderRoundVoteIsNotHeard(t *testing.T) {
+	e := adaptive(t, 1, 1, 2, 3)
+	e.Start(0, 5, 0)
+	e.Step(1, 2, looking(1, 5, 3, 0)) // join round 3; 2 agrees: a quorum
+	e.Ready()
+	e.Step(2, 3, looking(3, 4, 2, 0)) // round 2: answered only
+	rd := e.Ready()
+	require.Nil(t, rd.Decision)
+	require.Equal(t, []Message{to(3, looking(1, 5, 3, 0))}, votesSent(rd))
+	e.Step(3, 3, looking(1, 5, 3, 0))
+	require.NotNil(t, e.Ready().Decision, "3 in round 3: all heard")
+}
+
+// Reference: FastLeaderElection.lookForLeader, the finalizeWait loop. The
+// switch restores ZooKeeper's wait exactly: with the inputs of
+// TestEveryVoterHeardAndNoneBetterDecidesAtOnce the server waits
+// finalizeWait after the last notification, and tells nobody on deciding.
+func TestFixedFinalizeWaitIsZooKeepers(t *testing.T) {
+	e := mustNew(t, Config{ID: 3, Voters: []int64{1, 2, 3}, MinNotificationInterval: time.Second, FixedFinalizeWait: true})
+	e.Start(0, 5, 0)
+	e.Step(10, 2, looking(3, 5, 1, 0))
+	e.Ready()
+	e.Step(20, 1, looking(1, 5, 1, 0))
+	rd := e.Ready()
+	require.Nil(t, rd.Decision)
+	require.Equal(t, 20+fw, rd.Wakeup)
+	e.Tick(20 + fw)
+	rd = e.Ready()
+	require.NotNil(t, rd.Decision)
+	require.Empty(t, rd.Messages)
+}
