@@ -238,7 +238,9 @@ func TestWorseVoteDuringFinalizeWaitIsDroppedAndWaitRestarts(t *testing.T) {
 	e.Tick(1 + fw)
 	require.Nil(t, e.Ready().Decision)
 	e.Tick(150 + fw)
-	require.NotNil(t, e.Ready().Decision)
+	rd = e.Ready()
+	require.NotNil(t, rd.Decision)
+	require.Empty(t, rd.Messages, "nobody is told on deciding")
 }
 
 // Reference: lookForLeader — when poll(notTimeout) returns nothing,

@@ -10,7 +10,9 @@ import (
 
 // The adaptive final wait (the default; Config.FixedFinalizeWait restores
 // ZooKeeper's), one test per claim. ZooKeeper's own final wait is tested in
-// election_paper_test.go (TestQuorumThenFinalizeWaitThenDecide and after).
+// election_paper_test.go (TestQuorumThenFinalizeWaitThenDecide and after;
+// TestWorseVoteDuringFinalizeWaitIsDroppedAndWaitRestarts has the inputs of
+// TestEveryVoterHeardAndNoneBetterDecidesAtOnce).
 
 func adaptive(t *testing.T, id int64, voters ...int64) *Election {
 	return mustNew(t, Config{ID: id, Voters: voters, MinNotificationInterval: time.Second})
@@ -142,23 +144,4 @@ func TestOlderRoundVoteIsNotHeard(t *testing.T) {
 	require.Equal(t, []Message{to(3, looking(1, 5, 3, 0))}, votesSent(rd))
 	e.Step(3, 3, looking(1, 5, 3, 0))
 	require.NotNil(t, e.Ready().Decision, "3 in round 3: all heard")
-}
-
-// Reference: FastLeaderElection.lookForLeader, the finalizeWait loop. The
-// switch restores ZooKeeper's wait exactly: with the inputs of
-// TestEveryVoterHeardAndNoneBetterDecidesAtOnce the server waits
-// finalizeWait after the last notification, and tells nobody on deciding.
-func TestFixedFinalizeWaitIsZooKeepers(t *testing.T) {
-	e := mustNew(t, Config{ID: 3, Voters: []int64{1, 2, 3}, MinNotificationInterval: time.Second, FixedFinalizeWait: true})
-	e.Start(0, 5, 0)
-	e.Step(10, 2, looking(3, 5, 1, 0))
-	e.Ready()
-	e.Step(20, 1, looking(1, 5, 1, 0))
-	rd := e.Ready()
-	require.Nil(t, rd.Decision)
-	require.Equal(t, 20+fw, rd.Wakeup)
-	e.Tick(20 + fw)
-	rd = e.Ready()
-	require.NotNil(t, rd.Decision)
-	require.Empty(t, rd.Messages)
 }
