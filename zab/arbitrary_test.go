@@ -231,12 +231,13 @@ func (r *arbitraryRun) drawEvent() zab.Event {
 	case 8:
 		return zab.SnapshotWritten{Zxid: rapid.Int64Range(-1, r.lastAppended()+1).Draw(t, "snapZxid")}
 	default:
-		var ids []int64
-		if len(r.ids) > 0 {
-			ids = rapid.SliceOfN(rapid.SampledFrom(r.ids), 0, 3).Draw(t, "touched")
-		}
-		ids = append(ids, rapid.SliceOfN(rapid.Int64(), 0, 1).Draw(t, "touchedAny")...)
-		return zab.TouchesReported{From: rapid.Int64Range(1, 3).Draw(t, "from"), Sessions: ids}
+		// A standalone member has no peers: whatever arrives from one is
+		// reported and changes nothing.
+		return zab.PeerPacket{From: rapid.Int64Range(1, 3).Draw(t, "from"), Packet: wire.QuorumPacket{
+			Type: wire.PacketType(rapid.Int32Range(0, 20).Draw(t, "packetType")),
+			Zxid: rapid.Int64().Draw(t, "packetZxid"),
+			Data: rapid.SliceOfN(rapid.Byte(), 0, 16).Draw(t, "packetData"),
+		}}
 	}
 }
 

@@ -67,14 +67,6 @@ type SnapshotWritten struct {
 	Err  error
 }
 
-// TouchesReported: another member reports that these sessions, connected
-// through it, were active (ZooKeeper's learners list them in their PING
-// replies). The leader, which alone decides expiry, touches them.
-type TouchesReported struct {
-	From     int64
-	Sessions []int64
-}
-
 func (ConnOpened) isEvent()      {}
 func (ConnectReceived) isEvent() {}
 func (RequestReceived) isEvent() {}
@@ -82,7 +74,6 @@ func (ConnClosed) isEvent()      {}
 func (Tick) isEvent()            {}
 func (LogDurable) isEvent()      {}
 func (SnapshotWritten) isEvent() {}
-func (TouchesReported) isEvent() {}
 
 // DecodeRequest turns a request frame (without its length prefix) into a
 // RequestReceived: the header, then the body its opcode calls for. A frame

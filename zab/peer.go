@@ -373,8 +373,6 @@ func (p *Peer) Step(now Time, ev Event) {
 	case SnapshotWritten:
 		p.snap.written(e)
 		p.learnerSnapshotWritten(e)
-	case TouchesReported:
-		p.touchReported(e)
 	case PeerPacket:
 		p.stepPeerPacket(e)
 	case PeerVote:
@@ -413,18 +411,6 @@ func (p *Peer) Ready() Ready {
 		Messages: make([]Message, 0, p.messagesHint),
 	}
 	return rd
-}
-
-// touchReported keeps alive the sessions another member saw active, and
-// records that member as their owner (a request of theirs arriving through
-// anyone else is then SessionMoved).
-func (p *Peer) touchReported(e TouchesReported) {
-	for _, id := range e.Sessions {
-		if p.sessions.Touch(id, p.now.Mono) {
-			// Touch succeeded, so the session is live and SetOwner cannot fail.
-			_ = p.sessions.SetOwner(id, e.From)
-		}
-	}
 }
 
 // LastZxid returns the zxid of the last txn applied to the tree.

@@ -172,49 +172,62 @@ func TestTimeoutNegotiation(t *testing.T) {
 
 func hex(v int64) string { return strconv.FormatUint(uint64(v), 16) }
 
-// TestTouchesReportedKeepSessionsAlive: touches another member reports keep
-// a session alive, and make that member its owner: a write of the session
-// arriving here is then SessionMoved, which closes the connection.
-func TestTouchesReportedKeepSessionsAlive(t *testing.T) {
-	h := newHarness(t)
-	a := h.Session(4000)
-	for range 5 {
-		h.Advance(2 * time.Second)
-		h.Step(zab.TouchesReported{From: 2, Sessions: []int64{a.Session}})
+// TestFollowerTouchesKeepSessionsAlive: the leader alone expires sessions;
+// a session served by a follower stays alive through the touches the
+// follower reports in its PING replies, and the follower becomes its
+// owner: a write arriving through another member's stale connection is
+// then SessionMoved, which closes that connection.
+func TestFollowerTouchesKeepSessionsAlive(t *testing.T) {
+	c := zabtest.NewCluster(t, zabtest.ClusterConfig{Voters: 3}, 7)
+	c.Run(time.Second, 50*time.Millisecond)
+	leader := c.Leader()
+	require.NotZero(t, leader)
+	follower := leader%3 + 1
+	onLeader := c.Connect(leader, 0, nil, 4000)
+	c.Stabilize(1000)
+	require.Len(t, onLeader.Take(), 1)
+	// The client moves to the follower (REVALIDATE through the leader).
+	moved := c.Connect(follower, onLeader.Session, onLeader.Passwd, 4000)
+	c.Stabilize(1000)
+	require.Contains(t, moved.Take()[0], "connect session=")
+	for range 10 {
+		moved.Send(wire.OpPing, &wire.Empty{})
+		c.Run(time.Second, 50*time.Millisecond)
 	}
-	require.Len(t, h.Peer.SessionTable(), 1, "still alive after 10 s on a 4 s timeout")
-	a.Create("/moved", "", wire.ModePersistent)
-	h.Expect("c1 close")
-	require.Equal(t, wire.OpError, h.Log[len(h.Log)-1].Header.Type)
-	require.Equal(t, &wire.ErrorTxn{Err: wire.ErrSessionMoved}, h.Log[len(h.Log)-1].Body)
+	require.Len(t, c.Node(leader).Peer.SessionTable(), 1, "alive after 10 s on a 4 s timeout: the follower's touches reach the leader")
 
-	// Reconnecting here moves the session back.
-	r := a.Reopen()
-	r.Connect(4000, h.Peer.LastZxid())
-	r.Create("/back", "", wire.ModePersistent)
-	got := h.Take()
-	require.Len(t, got, 2)
-	require.Contains(t, got[1], "ok /back")
+	// The stale connection on the leader: a write is SessionMoved.
+	onLeader.Send(wire.OpCreate, &wire.CreateRequest{Path: "/moved", ACL: wire.OpenACLUnsafe})
+	c.Stabilize(1000)
+	require.Equal(t, []string{"c1 close"}, onLeader.Take())
+	_, _, err := c.Node(leader).Peer.Tree().GetData("/moved", nil, false, 0)
+	require.Equal(t, wire.ErrNoNode, err, "a SessionMoved write changes nothing")
 }
 
-// TestMovedSessionReadClosesConnection: once another member reports it
-// serves the session, a read, ping or sync arriving here is refused as
-// ZooKeeper refuses it (SessionMoved in prepare: the connection is closed
-// without a reply), and takes no zxid.
+// TestMovedSessionReadClosesConnection: once a session is served through
+// another member, a read, ping or sync arriving on its stale connection at
+// the leader is refused as ZooKeeper refuses it (SessionMoved in prepare:
+// the connection is closed without a reply), and takes no zxid.
 func TestMovedSessionReadClosesConnection(t *testing.T) {
-	for name, send := range map[string]func(c *zabtest.Client){
-		"exists": func(c *zabtest.Client) { c.Exists("/", false) },
-		"ping":   func(c *zabtest.Client) { c.Ping() },
-		"sync":   func(c *zabtest.Client) { c.Sync("/") },
+	for name, send := range map[string]func(c *zabtest.ClusterClient){
+		"exists": func(c *zabtest.ClusterClient) { c.Send(wire.OpExists, &wire.PathWatchRequest{Path: "/"}) },
+		"ping":   func(c *zabtest.ClusterClient) { c.Send(wire.OpPing, &wire.Empty{}) },
+		"sync":   func(c *zabtest.ClusterClient) { c.Send(wire.OpSync, &wire.PathRequest{Path: "/"}) },
 	} {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t)
-			a := h.Session(10000)
-			h.Step(zab.TouchesReported{From: 2, Sessions: []int64{a.Session}})
-			zxid := h.Peer.LastZxid()
-			send(a)
-			h.Expect("c1 close")
-			require.Equal(t, zxid, h.Peer.LastZxid())
+			c := zabtest.NewCluster(t, zabtest.ClusterConfig{Voters: 3}, 7)
+			c.Run(time.Second, 50*time.Millisecond)
+			leader := c.Leader()
+			onLeader := c.Connect(leader, 0, nil, 10000)
+			c.Stabilize(1000)
+			onLeader.Take()
+			c.Connect(leader%3+1, onLeader.Session, onLeader.Passwd, 10000)
+			c.Stabilize(1000)
+			zxid := c.Node(leader).Peer.LastZxid()
+			send(onLeader)
+			c.Stabilize(1000)
+			require.Equal(t, []string{"c1 close"}, onLeader.Take())
+			require.Equal(t, zxid, c.Node(leader).Peer.LastZxid())
 		})
 	}
 }
