@@ -31,9 +31,12 @@ func loadPeerVectors(t *testing.T) []goldenVector {
 	return vs
 }
 
-func peerBytes(t *testing.T, v goldenVector) []byte {
+func peerBytes(t *testing.T, v goldenVector) []byte { return streamBytes(t, peerDir, v) }
+
+// streamBytes returns the bytes of a vector of a raw stream in dir.
+func streamBytes(t *testing.T, dir string, v goldenVector) []byte {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(peerDir, v.File))
+	raw, err := os.ReadFile(filepath.Join(dir, v.File))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,17 @@ const ProtocolVersion int32 = 0x10000
 // section. The learner refuses the sync when the signature differs.
 const SnapshotSignature = "BenWasHere"
 
+// SnapshotEnd is the jute string that ends a snapshot stream: Encode writes
+// SnapshotSignature; Decode fails unless it reads exactly that.
+type SnapshotEnd struct{}
+
+func (*SnapshotEnd) Encode(e *Encoder) { e.WriteString(SnapshotSignature) }
+func (*SnapshotEnd) Decode(d *Decoder) {
+	if s := d.ReadString(); d.Err() == nil && s != SnapshotSignature {
+		d.Fail("snapshot signature", fmt.Errorf("%q, want %q", s, SnapshotSignature))
+	}
+}
+
 // LeaderInfo is a LEADERINFO packet's data: the leader's protocol version,
 // a 4-byte int (ProtocolVersion in 3.8). The packet's zxid is the proposed
 // epoch's first zxid (epoch<<32).

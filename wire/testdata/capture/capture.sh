@@ -9,9 +9,14 @@
 #   one frame log per connection, the server's txn log, manifest.json.
 # peer: a two-server ensemble whose election and quorum connections run
 #   through raw-logging proxies. Rewrites wire/testdata/golden/peer/.
+# ensemble: three voters and an observer through raw-logging proxies: forwarded
+#   writes of many kinds, pings with touches, INFORM, REVALIDATE (valid and
+#   not), a DIFF with txns, SNAP and its snapshot stream, and TRUNC after a
+#   leader crash. Rewrites wire/testdata/golden/ensemble/.
 #
 # Ports: ZK_PORT (21810), PROXY_PORT (21811), PEER_PORT_BASE (21920, uses
-# base..base+52). Session ids, zxids, times and digests change on every run,
+# base..base+52), ENSEMBLE_PORT_BASE (22000, uses base+10..base+44). Session
+# ids, zxids, times and digests change on every run,
 # so the expected values in golden_fields_test.go and peer_golden_test.go
 # must be updated after re-recording.
 set -eu
@@ -19,6 +24,7 @@ PART=${1:-all}
 ZK_PORT=${ZK_PORT:-21810}
 PROXY_PORT=${PROXY_PORT:-21811}
 PEER_PORT_BASE=${PEER_PORT_BASE:-21920}
+ENSEMBLE_PORT_BASE=${ENSEMBLE_PORT_BASE:-22000}
 ROOT=$(pwd)
 HERE=$ROOT/wire/testdata/capture
 GOLDEN=${GOLDEN:-$ROOT/wire/testdata/golden} # override to record elsewhere
@@ -220,10 +226,149 @@ skipACL=yes"
 		-txnlog-command "server 1's txn log of the second ensemble, with the reconfig (capture.sh peer)"
 }
 
+# ensemble: three voters and an observer, every election and quorum
+# connection through a raw-logging proxy, driven through the packets the
+# two-server capture lacks. Rewrites wire/testdata/golden/ensemble/.
+capture_ensemble() {
+	local e=$ENSEMBLE_PORT_BASE frames=$WORK/ensemble-frames n
+	# server n: client e+10n, quorum e+10n+1, election e+10n+2; the proxies
+	# to it: quorum e+10n+3, election e+10n+4. Server 4 is the observer.
+	for n in 1 2 3 4; do
+		free $((e + 10 * n)) $((e + 10 * n + 1)) $((e + 10 * n + 2)) $((e + 10 * n + 3)) $((e + 10 * n + 4))
+	done
+	mkdir -p "$frames"
+	declare -A proxy_pid server_pid
+	for n in 1 2 3 4; do
+		mkdir -p "$WORK/ens$n"
+		echo "$n" >"$WORK/ens$n/myid"
+		{
+			cat <<CFG
+tickTime=2000
+initLimit=10
+syncLimit=5
+dataDir=$WORK/ens$n
+clientPort=$((e + 10 * n))
+clientPortAddress=127.0.0.1
+admin.enableServer=false
+4lw.commands.whitelist=*
+CFG
+			for m in 1 2 3 4; do
+				local role=participant
+				[ "$m" = 4 ] && role=observer
+				if [ "$m" = "$n" ]; then
+					echo "server.$m=127.0.0.1:$((e + 10 * m + 1)):$((e + 10 * m + 2)):$role"
+				else
+					echo "server.$m=127.0.0.1:$((e + 10 * m + 3)):$((e + 10 * m + 4)):$role"
+				fi
+			done
+		} >"$WORK/ens$n/zoo.cfg"
+	done
+	ens_proxy() { # session listen target
+		"$WORK/capture" proxy -raw -listen "127.0.0.1:$2" -target "127.0.0.1:$3" -out "$frames" -session "$1" 2>>"$WORK/proxy.log" &
+		proxy_pid[$1]=$!
+		PIDS="$PIDS $!"
+		printf '%s\t%s\n' "$1" "three voters and an observer, ZooKeeper 3.8.0 (capture.sh ensemble: $STEP), proxy 127.0.0.1:$2 -> 127.0.0.1:$3" >>"$WORK/commands.txt"
+	}
+	STEP="every step"
+	for n in 1 2 3 4; do
+		ens_proxy "election-to$n" $((e + 10 * n + 4)) $((e + 10 * n + 2))
+		ens_proxy "quorum-to$n" $((e + 10 * n + 3)) $((e + 10 * n + 1))
+	done
+	# zookeeper.snapshotSizeFactor=-1: a leader syncs a follower from the
+	# proposals it keeps in memory (the last 500) or by snapshot, never from
+	# its txn log.
+	start_server() {
+		java -cp "$JARS" -Dzookeeper.log.dir="$WORK/ens$1" -Dzookeeper.snapshotSizeFactor=-1 \
+			org.apache.zookeeper.server.quorum.QuorumPeerMain "$WORK/ens$1/zoo.cfg" >>"$WORK/ens$1/server.log" 2>&1 &
+		server_pid[$1]=$!
+		PIDS="$PIDS $!"
+	}
+	mode() { fourletter $((e + 10 * $1)) srvr 2>/dev/null | sed -n 's/^Mode: //p' || true; }
+	serving() { # n...: wait until each server leads, follows or observes
+		local n
+		for _ in $(seq 1 90); do
+			local ok=1
+			for n in "$@"; do
+				case "$(mode "$n")" in leader | follower | observer) ;; *) ok=0 ;; esac
+			done
+			[ $ok = 1 ] && return 0
+			sleep 1
+		done
+		echo "servers $* are not serving" >&2
+		exit 1
+	}
+	stop_server() {
+		kill "${server_pid[$1]}"
+		wait "${server_pid[$1]}" 2>/dev/null || true
+	}
+	drive() { /usr/bin/python3 "$HERE/ensemble_driver.py" "$@" >>"$WORK/drivers.log" 2>&1; }
+	addr() { echo "127.0.0.1:$((e + 10 * $1))"; }
+
+	for n in 1 2 3 4; do
+		start_server "$n"
+		sleep 1
+	done
+	serving 1 2 3 4
+	local leader f1 f2
+	for n in 1 2 3; do
+		if [ "$(mode "$n")" = leader ]; then leader=$n; elif [ -z "${f1:-}" ]; then f1=$n; else f2=$n; fi
+	done
+	echo "ensemble: leader $leader, followers $f1 $f2, observer 4" >>"$WORK/drivers.log"
+	# Forwarded writes of many kinds and pings with touches (follower),
+	# forwarded writes and INFORMs (observer), sessions moving (REVALIDATE).
+	drive ops "$(addr "$f1")"
+	drive writes "$(addr 4)" 3 /observer-
+	drive move "$(addr "$f1")" "$(addr "$f2")" "$(addr 4)"
+	# A follower that missed 2 txns is sent them after DIFF as PROPOSAL and
+	# COMMIT; one that lost its disk, a snapshot (SNAP), with a live session
+	# and its ephemeral node in it.
+	stop_server "$f2"
+	drive writes "$(addr "$f1")" 2 /diff-
+	start_server "$f2"
+	serving "$f2"
+	stop_server "$f2"
+	rm -rf "$WORK/ens$f2/version-2"
+	drive writes "$(addr "$f1")" 3 /snap-
+	mkdir -p "$WORK/hold"
+	drive hold "$(addr "$f1")" /held "$WORK/hold" &
+	local holder=$!
+	for _ in $(seq 1 30); do [ -e "$WORK/hold/ready" ] && break; sleep 1; done
+	start_server "$f2"
+	serving "$f2"
+	touch "$WORK/hold/go"
+	wait "$holder"
+	# A leader cut off from the others (its quorum proxy frozen) logs a
+	# txn no one else sees and dies; the others elect a new leader, which
+	# tells the old one, when it comes back, to drop that txn (TRUNC).
+	mkdir -p "$WORK/unacked"
+	drive unacked "$(addr "$leader")" /lost "$WORK/unacked" &
+	local driver=$!
+	for _ in $(seq 1 30); do [ -e "$WORK/unacked/ready" ] && break; sleep 1; done
+	kill -STOP "${proxy_pid[quorum-to$leader]}"
+	touch "$WORK/unacked/go"
+	wait "$driver" || true
+	kill -KILL "${server_pid[$leader]}" "${proxy_pid[quorum-to$leader]}"
+	wait "${server_pid[$leader]}" "${proxy_pid[quorum-to$leader]}" 2>/dev/null || true
+	STEP="after the first leader's crash"
+	ens_proxy "quorum-to${leader}b" $((e + 10 * leader + 3)) $((e + 10 * leader + 1))
+	serving "$f1" "$f2" 4
+	start_server "$leader"
+	serving "$leader"
+	drive writes "$(addr "$leader")" 1 /after-
+	sleep 3 # pings
+	for n in 1 2 3 4; do stop_server "$n"; done
+	for p in "${proxy_pid[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait "${proxy_pid[@]}" 2>/dev/null || true
+
+	rm -rf "$GOLDEN/ensemble"
+	"$WORK/capture" extract -in "$frames" -out "$GOLDEN/ensemble" -commands "$WORK/commands.txt"
+}
+
 case "$PART" in
 client) capture_client ;;
 peer) capture_peer ;;
-all) capture_client && capture_peer ;;
-*) echo "usage: $0 [client|peer|all]" >&2; exit 2 ;;
+ensemble) capture_ensemble ;;
+all) capture_client && capture_peer && capture_ensemble ;;
+*) echo "usage: $0 [client|peer|ensemble|all]" >&2; exit 2 ;;
 esac
 echo "golden vectors in $GOLDEN; logs in $WORK"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -283,6 +284,16 @@ func peerVectors(path, out, command string) ([]Vector, error) {
 					break // the capture ended inside a packet
 				}
 				add("quorum/"+qp.Type.String(), start, d.Offset()-start)
+				if qp.Type == wire.PacketSnap {
+					// The snapshot follows outside any packet and ends
+					// with the signature string.
+					n := snapshotStreamLen(d.Rest())
+					if n < 0 {
+						break // the capture ended inside the snapshot
+					}
+					add("quorum/snapshot-stream", d.Offset(), n)
+					d.ReadRaw(n)
+				}
 			}
 			continue
 		}
@@ -306,4 +317,16 @@ func peerVectors(path, out, command string) ([]Vector, error) {
 	}
 	sort.Slice(vs, func(i, j int) bool { return vs[i].Name < vs[j].Name })
 	return vs, nil
+}
+
+// snapshotStreamLen finds the end of the snapshot stream at the start of b:
+// the first jute string SnapshotSignature, or -1. (A node holding those
+// bytes would end it early; the capture's nodes do not.)
+func snapshotStreamLen(b []byte) int {
+	sig := wire.Marshal(&wire.SnapshotEnd{})
+	i := bytes.Index(b, sig)
+	if i < 0 {
+		return -1
+	}
+	return i + len(sig)
 }
