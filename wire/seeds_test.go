@@ -80,17 +80,46 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		add("FuzzTxn", fmt.Sprintf("txnlog_%d", off), entry)
 	}
 
-	for _, v := range loadPeerVectors(t) {
-		b := peerBytes(t, v)
-		switch {
-		case v.Kind == "election/initial-message":
-			add("FuzzInitialMessage", v.Name, b)
-		case v.Kind == "election/notification":
-			add("FuzzNotification", v.Name, b[4:])
-		default:
-			add("FuzzQuorumPacket", v.Name, b)
+	// Every peer vector of the two-server capture; of the larger ensemble
+	// capture, the first three of each kind from each sender.
+	seen := map[string]int{}
+	for _, dir := range []string{peerDir, ensembleDir} {
+		for _, v := range loadManifest(t, dir) {
+			if v.Length == 0 || v.Kind == kindSnapshotStream {
+				continue
+			}
+			if dir == ensembleDir {
+				key := v.Kind + senderOf(v).String()
+				if seen[key]++; seen[key] > 3 {
+					continue
+				}
+			}
+			name := v.Name
+			if dir == ensembleDir {
+				name = "ensemble_" + name
+			}
+			b := streamBytes(t, dir, v)
+			switch {
+			case v.Kind == "election/initial-message":
+				add("FuzzInitialMessage", name, b)
+			case v.Kind == "election/notification":
+				add("FuzzNotification", name, b[4:])
+			default:
+				add("FuzzQuorumPacket", name, b)
+				var qp QuorumPacket
+				if err := Unmarshal(b, &qp); err != nil {
+					t.Fatal(v.Name, err)
+				}
+				add("FuzzPacketData", name, int32(qp.Type), senderOf(v) == FromLearner, qp.Data)
+			}
 		}
 	}
+	// Payloads only a reconfig sends, which no capture holds.
+	add("FuzzPacketData", "commitandactivate", int32(PacketCommitAndActivate), false,
+		Marshal(&CommitAndActivate{DesignatedLeader: 3}))
+	add("FuzzPacketData", "informandactivate", int32(PacketInformAndActivate), false,
+		Marshal(&InformAndActivate{DesignatedLeader: 3, Txn: TxnEntry{Header: TxnHeader{Type: OpReconfig},
+			Body: &SetDataTxn{Path: "/zookeeper/config", Data: []byte("server.1=127.0.0.1:2888:3888:participant\nversion=100000001")}}}))
 	for _, v := range loadManifest(t, peerDir) {
 		switch v.Kind {
 		case "request/reconfig":
@@ -124,6 +153,8 @@ func TestWriteFuzzSeeds(t *testing.T) {
 					fmt.Fprintf(&b, "int32(%d)\n", v)
 				case uint32:
 					fmt.Fprintf(&b, "uint32(%d)\n", v)
+				case bool:
+					fmt.Fprintf(&b, "bool(%t)\n", v)
 				}
 			}
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {

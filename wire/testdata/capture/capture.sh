@@ -17,7 +17,8 @@
 # Ports: ZK_PORT (21810), PROXY_PORT (21811), PEER_PORT_BASE (21920, uses
 # base..base+52), ENSEMBLE_PORT_BASE (22000, uses base+10..base+44). Session
 # ids, zxids, times and digests change on every run,
-# so the expected values in golden_fields_test.go and peer_golden_test.go
+# so the expected values in golden_fields_test.go, peer_golden_test.go and
+# peerdata_golden_test.go
 # must be updated after re-recording.
 set -eu
 PART=${1:-all}
