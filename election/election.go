@@ -97,6 +97,7 @@ type Election struct {
 	quorumConfig []byte
 
 	started      bool
+	abstain      bool // see SetAbstain
 	state        wire.PeerState
 	logicalClock int64 // the current round
 	initial      Vote  // this round's own vote: what a jump to a higher round falls back to
@@ -198,7 +199,7 @@ func (e *Election) Start(now time.Duration, lastLoggedZxid, currentEpoch int64) 
 	e.started = true
 	e.state = wire.PeerLooking
 	e.logicalClock++
-	if e.isVoter(e.id) {
+	if e.isVoter(e.id) && !e.abstain {
 		e.initial = Vote{Leader: e.id, Zxid: lastLoggedZxid, PeerEpoch: currentEpoch}
 	} else {
 		e.initial = Vote{Leader: math.MinInt64, Zxid: math.MinInt64, PeerEpoch: math.MinInt64}
@@ -213,6 +214,15 @@ func (e *Election) Start(now time.Duration, lastLoggedZxid, currentEpoch int64) 
 	e.resendAt = now + e.interval
 	e.countOwnVote(now)
 }
+
+// SetAbstain makes the rounds that Start begins from now on abstain (on)
+// or vote (off). An abstaining voter votes as an observer does — for
+// nobody, so its notifications count for no candidate — and adopts no
+// looking vote; it only follows a leader that a quorum of the others has
+// decided on. A member whose durable log was damaged abstains: its last
+// zxid is not what it acknowledged, so its vote must not help elect a
+// leader that lacks txns it once held (Alagappan et al., FAST 2018).
+func (e *Election) SetAbstain(on bool) { e.abstain = on }
 
 // Step hands the machine a notification that arrived from server from.
 func (e *Election) Step(now time.Duration, from int64, n wire.Notification) {
@@ -352,6 +362,9 @@ func (e *Election) receive(now time.Duration, from int64, b ballot) {
 	}
 	switch b.state {
 	case wire.PeerLooking:
+		if e.abstain {
+			return // it neither adopts nor counts looking votes
+		}
 		e.receiveLooking(now, from, b.vote)
 	case wire.PeerFollowing, wire.PeerLeading:
 		e.receiveDecided(from, b)

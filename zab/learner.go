@@ -286,6 +286,12 @@ func (p *Peer) learnerUpToDate() {
 	}
 	l.upToDate = true
 	p.phase = PhaseBroadcast
+	if d := p.damaged; d != nil {
+		p.notice("%s: the log damaged after zxid %s (%s) is recovered: synchronized by %s from leader %d, now holding up to %s; voting again",
+			p.role, zxidHex(d.AfterZxid), d.What, l.syncMode, l.leader, zxidHex(p.lastProposed))
+		p.damaged = nil
+		p.election.SetAbstain(false)
+	}
 	p.notice("%s: up to date with leader %d in epoch %d after %v; serving", p.role, l.leader, l.newEpoch, p.now.Mono-l.since)
 	p.reportState()
 	p.applyCommittedProposals()

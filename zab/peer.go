@@ -102,6 +102,19 @@ type Restored struct {
 	// and currentEpoch files hold (0 when absent); an ensemble member
 	// needs them, a standalone one stays in epoch 0.
 	AcceptedEpoch, CurrentEpoch int64
+	// LogDamaged, if set, says the durable log was damaged and recovery
+	// kept only what came before the damage: the member may have
+	// acknowledged txns it no longer holds. An ensemble member then
+	// abstains from elections (it follows, never votes) until a leader has
+	// synchronized it, which restores what it lost from the others; a
+	// standalone member cannot recover and must not start with it.
+	LogDamaged *LogDamage
+}
+
+// LogDamage describes what recovery cut from a damaged log.
+type LogDamage struct {
+	AfterZxid int64  // the last txn recovery kept
+	What      string // the file, offset and cause, for the log
 }
 
 // Peer is one replica. It is not safe for concurrent use: one goroutine (the
@@ -132,6 +145,8 @@ type Peer struct {
 	lookingSince   time.Duration
 
 	started bool // Start has run
+	// damaged: the log lost txns at recovery; cleared once synchronized.
+	damaged *LogDamage
 
 	// The persistent epochs: acceptedEpoch ≥ currentEpoch.
 	acceptedEpoch, currentEpoch int64
@@ -222,6 +237,14 @@ func New(cfg Config, now Time, rnd Rand, r Restored) (*Peer, error) {
 		if p.election, err = newElection(cfg.ServerID, cfg.Ensemble, m); err != nil {
 			return nil, fmt.Errorf("zab: %w", err)
 		}
+	}
+	if d := r.LogDamaged; d != nil {
+		if p.election == nil {
+			return nil, fmt.Errorf("zab: the log is damaged after zxid 0x%x (%s), and a standalone server has no other member to recover it from", d.AfterZxid, d.What)
+		}
+		p.damaged = d
+		p.election.SetAbstain(true)
+		p.warn("log damaged after zxid %s (%s): abstaining from elections until a leader has synchronized this member", zxidHex(d.AfterZxid), d.What)
 	}
 	for _, s := range r.Sessions {
 		p.sessions.Add(s.ID, s.Timeout, now.Mono)

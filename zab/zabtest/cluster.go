@@ -63,6 +63,8 @@ type Node struct {
 	// Hold keeps appends from becoming durable until Release.
 	Hold   bool
 	Wakeup time.Duration
+	// damage, if set, is handed to the next start as Restored.LogDamaged.
+	damage *zab.LogDamage
 
 	// Client side: the messages the Peer addressed to client connections.
 	Replies  []zab.Message
@@ -136,7 +138,8 @@ func (c *Cluster) logf(format string, args ...any) {
 func (c *Cluster) start(n *Node) {
 	c.t.Helper()
 	n.gen++
-	restored := zab.Restored{AcceptedEpoch: n.Accepted, CurrentEpoch: n.Current}
+	restored := zab.Restored{AcceptedEpoch: n.Accepted, CurrentEpoch: n.Current, LogDamaged: n.damage}
+	n.damage = nil
 	from := int64(0)
 	if k := len(n.Snapshots); k > 0 {
 		s := n.Snapshots[k-1]
@@ -393,6 +396,16 @@ func (c *Cluster) Crash(id int64) {
 			c.Step(o, zab.PeerDisconnected{Peer: id})
 		}
 	}
+}
+
+// DamageLog cuts a crashed member's log after zxid, as recovery does when
+// it finds a damaged record there, and tells its next start so.
+func (c *Cluster) DamageLog(id int64, afterZxid int64, what string) {
+	n := c.Node(id)
+	n.Log = slices.DeleteFunc(n.Log, func(t datatree.Txn) bool { return t.Header.Zxid > afterZxid })
+	n.Durable = min(n.Durable, afterZxid)
+	n.damage = &zab.LogDamage{AfterZxid: afterZxid, What: what}
+	c.logf("%d: log damaged after %s (%s)", id, hex(afterZxid), what)
 }
 
 // Restart starts a crashed member again from its disk.
