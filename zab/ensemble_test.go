@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/zabtest"
 )
 
@@ -71,4 +72,63 @@ func TestDamagedLogCostsNoCommittedTxn(t *testing.T) {
 		require.Equal(t, wire.ErrOK, err, "server %d\n%s\n%s", id, c.Status(), strings.Join(c.Notices, "\n"))
 	}
 	require.Contains(t, strings.Join(c.Notices, "\n"), "2: following: the log damaged after zxid")
+}
+
+// TestObserverLearnsByInformAndNeverCounts: an observer is synchronized,
+// learns each commit by INFORM, serves reads and forwards writes; with two
+// of three voters down, the remaining voter and the observer commit
+// nothing.
+func TestObserverLearnsByInformAndNeverCounts(t *testing.T) {
+	c := zabtest.NewCluster(t, zabtest.ClusterConfig{Voters: 3, Observers: 1}, 5)
+	c.Run(time.Second, 50*time.Millisecond)
+	require.NotZero(t, c.Leader())
+	require.Equal(t, zab.RoleObserving, c.Node(4).Peer.State().Role)
+	cl := c.Connect(4, 0, nil, 30000)
+	c.Stabilize(1000)
+	cl.Send(wire.OpCreate, &wire.CreateRequest{Path: "/o", Data: []byte("x"), ACL: wire.OpenACLUnsafe})
+	c.Stabilize(1000)
+	got := cl.Take()
+	require.Contains(t, got[len(got)-1], "ok /o", strings.Join(c.Trace, "\n"))
+	require.Contains(t, strings.Join(c.Trace, "\n"), "->4 INFORM")
+	require.NotContains(t, strings.Join(c.Trace, "\n"), "->4 PROPOSAL 0x1")
+
+	leader := c.Leader()
+	for _, id := range []int64{1, 2, 3} {
+		if id != leader {
+			c.Crash(id)
+		}
+	}
+	c.Run(3*time.Second, 50*time.Millisecond)
+	require.Zero(t, c.Leader(), "a voter and an observer are no quorum:\n%s", c.Status())
+}
+
+// TestFiveMembersElectAndSurviveTwoCrashes: five voters elect a leader;
+// with two crashed (the leader among them) the other three elect a new one
+// that holds every acknowledged write.
+func TestFiveMembersElectAndSurviveTwoCrashes(t *testing.T) {
+	c := zabtest.NewCluster(t, zabtest.ClusterConfig{Voters: 5}, 11)
+	c.Run(time.Second, 50*time.Millisecond)
+	leader := c.Leader()
+	require.NotZero(t, leader)
+	var acked []string
+	cl := c.Connect(leader%5+1, 0, nil, 30000)
+	c.Stabilize(1000)
+	for i := range 5 {
+		path := "/w" + string(rune('0'+i))
+		cl.Send(wire.OpCreate, &wire.CreateRequest{Path: path, ACL: wire.OpenACLUnsafe})
+		c.Stabilize(1000)
+		if r := cl.Take(); strings.Contains(r[len(r)-1], "ok "+path) {
+			acked = append(acked, path)
+		}
+	}
+	require.Len(t, acked, 5)
+	c.Crash(leader)
+	c.Crash(leader%5 + 1)
+	c.Run(5*time.Second, 50*time.Millisecond)
+	newLeader := c.Leader()
+	require.NotZero(t, newLeader, c.Status())
+	for _, path := range acked {
+		_, _, err := c.Node(newLeader).Peer.Tree().GetData(path, nil, false, 0)
+		require.Equal(t, wire.ErrOK, err, path)
+	}
 }

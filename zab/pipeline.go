@@ -204,7 +204,10 @@ func (p *Peer) enqueue(pd *pending) {
 // queues the request to be answered once the txn is applied.
 func (p *Peer) submitWrite(pd *pending) {
 	if pd.zxid = p.propose(&pd.req, p.self); pd.zxid == 0 {
-		return // the leader gave up its epoch: the connection is closed
+		// No zxid left: the client's connection goes (it is gone already
+		// if the leader gave up its epoch).
+		p.closeConn(p.conns[pd.conn])
+		return
 	}
 	p.enqueue(pd)
 	if p.cfg.Bugs.ReplyBeforeDurable && pd.zxid != 0 {
@@ -237,7 +240,15 @@ func marshalBody(b wire.Record) []byte {
 // does), and the request is dropped: its client gets ConnectionLoss.
 func (p *Peer) propose(req *datatree.Request, owner int64) int64 {
 	zxid := p.lastProposed + 1
+	if p.lead == nil {
+		return 0 // it gave up the lead while proposing a batch
+	}
 	if counterOf(zxid) > maxCounter {
+		if p.standalone() {
+			// Epoch 0 is a standalone server's only epoch.
+			p.warn("standalone: zxid counter exhausted at %s: refusing writes", zxidHex(p.lastProposed))
+			return 0
+		}
 		p.warn("leader: zxid counter exhausted in epoch %d at %s: looking again for a new epoch", epochOf(zxid), zxidHex(p.lastProposed))
 		p.becomeLooking()
 		return 0

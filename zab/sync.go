@@ -156,6 +156,11 @@ func (p *Peer) syncLearner(h *learnerHandler) {
 		// logged them before it reconnected): tell it they are committed.
 		p.sendToLearner(h, wire.PacketCommit, committed, nil)
 	}
+	if !l.established {
+		// The initial history commits at establishment, which the
+		// learner learns from UPTODATE: no COMMIT or INFORM for it.
+		committed = end
+	}
 	h.forwarding, h.proposedUpTo, h.committedUpTo = true, end, committed
 	h.phase = PhaseSync
 	p.sendToLearner(h, wire.PacketNewLeader, makeZxid(l.epoch, 0), p.cfg.Ensemble.quorumConfig())
