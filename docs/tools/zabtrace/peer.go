@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -23,13 +22,14 @@ type stream struct {
 	from, to string
 	election bool // an election connection (else a quorum one)
 	initial  bool // starts with the dialler's InitialMessage
+	sender   wire.PacketSender
 }
 
 var peerStreams = []stream{
 	{file: "election-to1-1.out.bin", from: "server 2", to: "server 1", election: true, initial: true},
 	{file: "election-to1-1.in.bin", from: "server 1", to: "server 2", election: true},
-	{file: "quorum-to2-1.out.bin", from: "follower 1", to: "leader 2"},
-	{file: "quorum-to2-1.in.bin", from: "leader 2", to: "follower 1"},
+	{file: "quorum-to2-1.out.bin", from: "follower 1", to: "leader 2", sender: wire.FromLearner},
+	{file: "quorum-to2-1.in.bin", from: "leader 2", to: "follower 1", sender: wire.FromLeader},
 }
 
 // renderPeerCaptures decodes every recorded stream in full, in order, and
@@ -47,7 +47,7 @@ func renderPeerCaptures(w io.Writer, dir string) error {
 		if s.election {
 			err = renderElectionStream(w, s, raw)
 		} else {
-			err = renderQuorumStream(w, raw)
+			err = renderQuorumStream(w, s, raw)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.file, err)
@@ -90,7 +90,7 @@ func renderElectionStream(w io.Writer, s stream, raw []byte) error {
 }
 
 // renderQuorumStream prints a quorum connection: QuorumPackets back to back.
-func renderQuorumStream(w io.Writer, raw []byte) error {
+func renderQuorumStream(w io.Writer, s stream, raw []byte) error {
 	d := wire.NewDecoder(raw)
 	for d.Remaining() > 0 {
 		off := d.Offset()
@@ -99,7 +99,7 @@ func renderQuorumStream(w io.Writer, raw []byte) error {
 		if err := d.Err(); err != nil {
 			return fmt.Errorf("quorum packet at offset %d: %w", off, err)
 		}
-		what, err := describePacket(&qp)
+		what, err := describePacket(&qp, s.sender)
 		if err != nil {
 			return fmt.Errorf("%s at offset %d: %w", qp.Type, off, err)
 		}
@@ -109,47 +109,49 @@ func renderQuorumStream(w io.Writer, raw []byte) error {
 	return nil
 }
 
-// describePacket decodes a packet's data as its type defines it
-// (ZooKeeper's Learner, LearnerHandler and Leader).
-func describePacket(qp *wire.QuorumPacket) (string, error) {
-	switch qp.Type {
-	case wire.PacketFollowerInfo, wire.PacketObserverInfo:
-		var li wire.LearnerInfo
-		if err := wire.Unmarshal(qp.Data, &li); err != nil {
-			return "", err
-		}
+// describePacket describes a packet from its payload, which package wire
+// decodes as its type and sender define it.
+func describePacket(qp *wire.QuorumPacket, from wire.PacketSender) (string, error) {
+	data, err := wire.DecodePacketData(qp, from)
+	if err != nil {
+		return "", err
+	}
+	switch d := data.(type) {
+	case *wire.LearnerInfo:
 		return fmt.Sprintf("acceptedEpoch=%d sid=%d protocol=%#x configVersion=%d",
-			qp.Zxid>>32, li.ServerID, li.ProtocolVersion, li.ConfigVersion), nil
-	case wire.PacketLeaderInfo:
-		v, err := int32Data(qp.Data)
-		return fmt.Sprintf("proposed new epoch=%d protocol=%#x", qp.Zxid>>32, v), err
-	case wire.PacketAckEpoch:
-		v, err := int32Data(qp.Data)
-		return fmt.Sprintf("follower's lastLoggedZxid=%s currentEpoch=%d", zxid(qp.Zxid), v), err
+			qp.Zxid>>32, d.ServerID, d.ProtocolVersion, d.ConfigVersion), nil
+	case *wire.LeaderInfo:
+		return fmt.Sprintf("proposed new epoch=%d protocol=%#x", qp.Zxid>>32, d.ProtocolVersion), nil
+	case *wire.AckEpoch:
+		return fmt.Sprintf("follower's lastLoggedZxid=%s currentEpoch=%d", zxid(qp.Zxid), d.CurrentEpoch), nil
+	case *wire.NewLeaderConfig:
+		return fmt.Sprintf("epoch %d established; config: %s", qp.Zxid>>32, strings.ReplaceAll(string(d.Config), "\n", " | ")), nil
+	case *wire.TxnEntry:
+		return describeTxn(d), nil
+	case *wire.ForwardedRequest:
+		return describeRequest(d)
+	case *wire.PingTouches:
+		return describePing(d), nil
+	case *wire.RevalidateRequest:
+		return fmt.Sprintf("is session %s (timeout %dms) live?", sessionID(d.SessionID), d.Timeout), nil
+	case *wire.RevalidateReply:
+		return fmt.Sprintf("session %s valid=%t", sessionID(d.SessionID), d.Valid), nil
+	case *wire.CommitAndActivate:
+		return fmt.Sprintf("activate the config; leader %d", d.DesignatedLeader), nil
+	case *wire.InformAndActivate:
+		return fmt.Sprintf("activate the config; leader %d; %s", d.DesignatedLeader, describeTxn(&d.Txn)), nil
+	}
+	switch qp.Type {
 	case wire.PacketDiff:
 		return "sync by DIFF: the txns after the follower's last zxid follow as PROPOSAL+COMMIT (here none)", nil
 	case wire.PacketTrunc:
 		return "sync by TRUNC: drop every logged txn after this zxid", nil
 	case wire.PacketSnap:
 		return "sync by SNAP: a whole snapshot follows", nil
-	case wire.PacketNewLeader:
-		return fmt.Sprintf("epoch %d established; config: %s", qp.Zxid>>32, strings.ReplaceAll(string(qp.Data), "\n", " | ")), nil
 	case wire.PacketUpToDate:
 		return "synchronized: start serving clients", nil
-	case wire.PacketProposal:
-		t, err := wire.DecodeTxnEntry(qp.Data)
-		if err != nil {
-			return "", err
-		}
-		return describeTxn(&t), nil
-	case wire.PacketRequest:
-		return describeRequest(qp)
-	case wire.PacketPing:
-		return describePing(qp.Data)
-	case wire.PacketAck, wire.PacketCommit:
-		return "", nil
 	}
-	return fmt.Sprintf("%d bytes of data", len(qp.Data)), nil
+	return "", nil
 }
 
 func describeTxn(t *wire.TxnEntry) string {
@@ -172,55 +174,36 @@ func describeTxn(t *wire.TxnEntry) string {
 	return s
 }
 
-// describeRequest decodes a forwarded client request: session id, cxid,
-// opcode, then the request body.
-func describeRequest(qp *wire.QuorumPacket) (string, error) {
-	if len(qp.Data) < 16 {
-		return "", fmt.Errorf("%d bytes of data, a forwarded request needs at least 16", len(qp.Data))
-	}
-	session := int64(binary.BigEndian.Uint64(qp.Data))
-	cxid := int32(binary.BigEndian.Uint32(qp.Data[8:]))
-	op := wire.OpCode(int32(binary.BigEndian.Uint32(qp.Data[12:])))
-	s := fmt.Sprintf("forwarded %s session=%s cxid=%d", op, sessionID(session), cxid)
-	if op == wire.OpCreateSession {
-		// A server makes this request itself when a client connects; its
-		// body is just the negotiated timeout.
-		timeout, err := int32Data(qp.Data[16:])
-		return s + fmt.Sprintf(" timeout=%dms", timeout), err
-	}
-	body, err := wire.DecodeRequest(op, qp.Data[16:])
+// describeRequest describes a client request a follower forwarded. A
+// server makes the createSession request itself when a client connects;
+// its body is just the negotiated timeout.
+func describeRequest(r *wire.ForwardedRequest) (string, error) {
+	s := fmt.Sprintf("forwarded %s session=%s cxid=%d", r.Type, sessionID(r.SessionID), r.Cxid)
+	body, err := r.DecodeBody()
 	if err != nil {
 		return "", err
 	}
 	switch b := body.(type) {
+	case *wire.CreateSessionTxn:
+		s += fmt.Sprintf(" timeout=%dms", b.TimeOut)
 	case *wire.CreateRequest:
 		s += fmt.Sprintf(" path=%s data=%q", b.Path, b.Data)
 	}
 	return s, nil
 }
 
-// describePing decodes a ping's data: none from the leader; from a
+// describePing describes a ping's touches: none from the leader; from a
 // follower, the sessions it serves (id, timeout) so that the leader, which
 // alone expires sessions, keeps them alive.
-func describePing(data []byte) (string, error) {
-	if len(data) == 0 {
-		return "", nil
+func describePing(p *wire.PingTouches) string {
+	if len(p.Touches) == 0 {
+		return ""
 	}
-	if len(data)%12 != 0 {
-		return "", fmt.Errorf("%d bytes of session data, not a multiple of 12", len(data))
+	parts := make([]string, len(p.Touches))
+	for i, t := range p.Touches {
+		parts[i] = fmt.Sprintf("%s/%dms", sessionID(t.SessionID), t.Timeout)
 	}
-	var parts []string
-	for b := data; len(b) > 0; b = b[12:] {
-		parts = append(parts, fmt.Sprintf("%s/%dms", sessionID(int64(binary.BigEndian.Uint64(b))), int32(binary.BigEndian.Uint32(b[8:]))))
-	}
-	return "sessions touched: " + strings.Join(parts, " "), nil
-}
-
-func int32Data(b []byte) (int32, error) {
-	if len(b) != 4 {
-		return 0, fmt.Errorf("%d bytes of data, want 4", len(b))
-	}
-	return int32(binary.BigEndian.Uint32(b)), nil
+	return "sessions touched: " + strings.Join(parts, " ")
 }
 
 // zxid prints a zxid in hex, as ZooKeeper's logs do, with its two halves
