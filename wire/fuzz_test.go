@@ -15,7 +15,10 @@ import (
 // corpora live in testdata/fuzz/<FuzzName>/ (written from the golden vectors
 // by TestWriteFuzzSeeds).
 
-// checkStable runs decode → encode → decode on b.
+// checkStable runs decode → encode → decode on b. A string holding a
+// character beyond the BMP is the one thing that changes on the way: Java's
+// jute writes it as two surrogates, which it reads back as two U+FFFD; from
+// there on the record is stable.
 func checkStable(t *testing.T, b []byte, decode func([]byte) (Record, error)) {
 	t.Helper()
 	first, err := decode(b)
@@ -25,8 +28,25 @@ func checkStable(t *testing.T, b []byte, decode func([]byte) (Record, error)) {
 	enc := Marshal(first)
 	second, err := decode(enc)
 	require.NoError(t, err, "re-encoded %#v as %x", first, enc)
-	require.Equal(t, first, second, "re-decoded")
-	require.Equal(t, enc, Marshal(second), "re-encoded")
+	if !holdsEncodedSurrogate(enc) {
+		require.Equal(t, first, second, "re-decoded")
+	}
+	enc = Marshal(second)
+	third, err := decode(enc)
+	require.NoError(t, err, "re-encoded %#v as %x", second, enc)
+	require.Equal(t, second, third, "re-decoded")
+	require.Equal(t, enc, Marshal(third), "re-encoded")
+}
+
+// holdsEncodedSurrogate reports whether b holds the three-byte form of a
+// UTF-16 surrogate (ED A0..BF 80..BF), as jute writes a non-BMP character.
+func holdsEncodedSurrogate(b []byte) bool {
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == 0xed && b[i+1] >= 0xa0 && b[i+1] <= 0xbf && b[i+2] >= 0x80 && b[i+2] <= 0xbf {
+			return true
+		}
+	}
+	return false
 }
 
 // lenient decodes one record from the start of b, ignoring what follows, as

@@ -61,11 +61,15 @@ func (e *Encoder) WriteBuffer(b []byte) {
 	e.buf = append(e.buf, b...)
 }
 
-// WriteString appends a length-prefixed UTF-8 string. Jute's null string is
-// read back as "", so "" is written as length 0.
+// WriteString appends a length-prefixed ustring as ZooKeeper's Java writes
+// it (UTF-8, but a character outside the BMP as two three-byte surrogates;
+// see appendJavaString). Jute's null string is read back as "", so "" is
+// written as length 0.
 func (e *Encoder) WriteString(s string) {
-	e.WriteInt(int32(len(s)))
-	e.buf = append(e.buf, s...)
+	at := len(e.buf)
+	e.WriteInt(0)
+	e.buf = appendJavaString(e.buf, s)
+	binary.BigEndian.PutUint32(e.buf[at:], uint32(len(e.buf)-at-4))
 }
 
 // WriteNullableString appends s, or jute's null string (length -1) when
@@ -267,7 +271,8 @@ func (d *Decoder) ReadString() string {
 }
 
 // ReadNullableString reads a length-prefixed string and reports whether it
-// was jute's null string (then s is "").
+// was jute's null string (then s is ""). Malformed UTF-8 is replaced as
+// ZooKeeper's Java reads it (see decodeJavaString).
 func (d *Decoder) ReadNullableString() (s string, null bool) {
 	n, isNull := d.readLen("string length")
 	if isNull || d.err != nil {
@@ -277,7 +282,7 @@ func (d *Decoder) ReadNullableString() (s string, null bool) {
 	if d.discard {
 		return "", false
 	}
-	return string(p), false
+	return decodeJavaString(p), false
 }
 
 // ReadVectorLen reads a vector's element count: -1 for a null vector. Each

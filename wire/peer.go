@@ -142,7 +142,8 @@ type InitialMessage struct {
 func (r *InitialMessage) Encode(e *Encoder) {
 	e.WriteLong(r.ProtocolVersion)
 	e.WriteLong(r.ServerID)
-	e.WriteString(r.Address)
+	e.WriteInt(int32(len(r.Address)))
+	e.WriteRaw([]byte(r.Address)) // Java's getBytes, not jute's ustring
 }
 
 // Decode reads an initial message and checks what ZooKeeper checks: a known

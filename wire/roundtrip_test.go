@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -22,7 +23,13 @@ func genBytes() *rapid.Generator[[]byte] {
 	})
 }
 
-func genString() *rapid.Generator[string] { return rapid.StringN(0, 24, -1) }
+// genString draws strings of the Basic Multilingual Plane: a character
+// beyond it does not survive jute's Java codec (TestJavaStringCodec).
+func genString() *rapid.Generator[string] {
+	return rapid.StringOfN(rapid.RuneFrom(nil, bmp), 0, 24, -1)
+}
+
+var bmp = &unicode.RangeTable{R16: []unicode.Range16{{Lo: 0, Hi: 0xd7ff, Stride: 1}, {Lo: 0xe000, Hi: 0xffff, Stride: 1}}}
 
 func genStrings() *rapid.Generator[[]string] {
 	return rapid.Custom(func(t *rapid.T) []string {
