@@ -144,3 +144,44 @@ func TestLoadRejectsInconsistentTrees(t *testing.T) {
 		assert.ErrorAs(t, err, &se, name)
 	}
 }
+
+// TestMultiMalformedOps: ZooKeeper prepares a multi's ops in order and stops
+// preparing at the first failure, so a create with a TTL mode sent without a
+// TTL fails the whole multi with MarshallingError only when it is reached;
+// after a failed op it is one more RuntimeInconsistency. A read op fails
+// the multi wherever it stands (ZooKeeper cannot decode it).
+func TestMultiMalformedOps(t *testing.T) {
+	h := newHarness(t, Config{ExtendedTypesEnabled: true})
+	h.mustCreate("/a")
+	ttlByCreate := MultiOp{Op: wire.OpCreate, Body: &wire.CreateRequest{Path: "/t", ACL: wire.OpenACLUnsafe, Flags: wire.ModePersistentWithTTL}}
+	deleteMissing := MultiOp{Op: wire.OpDelete, Body: &wire.PathVersionRequest{Path: "/missing", Version: -1}}
+	createB := MultiOp{Op: wire.OpCreate, Body: &wire.CreateRequest{Path: "/b", ACL: wire.OpenACLUnsafe}}
+	getData := MultiOp{Op: wire.OpGetData, Body: &wire.PathWatchRequest{Path: "/a"}}
+	multi := func(ops ...MultiOp) Result {
+		r, _ := h.write(&Request{Op: wire.OpMulti, Body: &MultiRequest{Ops: ops}})
+		return r
+	}
+	failedWith := func(codes ...wire.ErrCode) []Result {
+		var out []Result
+		for _, c := range codes {
+			out = append(out, Result{Op: wire.OpError, Err: c})
+		}
+		return out
+	}
+	before := h.tree.Digest()
+
+	r := multi(deleteMissing, ttlByCreate, createB)
+	require.Equal(t, wire.ErrOK, r.Err)
+	require.Equal(t, failedWith(wire.ErrNoNode, wire.ErrRuntimeInconsistency, wire.ErrRuntimeInconsistency), r.Multi)
+
+	for _, ops := range [][]MultiOp{{ttlByCreate, deleteMissing}, {createB, ttlByCreate}, {deleteMissing, getData}, {getData}} {
+		r = multi(ops...)
+		require.Equal(t, wire.ErrMarshallingError, r.Err, "%v", ops)
+		require.Empty(t, r.Multi)
+	}
+	require.Equal(t, before, h.tree.Digest(), "nothing changed")
+	_, err := h.tree.Exists("/b", false, 0)
+	require.Equal(t, wire.ErrNoNode, err, "the create before the malformed op was undone")
+	// The pending changes of that undone create are gone too.
+	require.Equal(t, wire.ErrOK, h.create(1, "/b", "", wire.ModePersistent).Err)
+}

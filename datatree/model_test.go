@@ -115,26 +115,24 @@ func (m *model) write(req *Request, zxid, now int64) Result {
 
 func (m *model) multi(req *Request, zxid, now int64) Result {
 	ops := req.Body.(*MultiRequest).Ops
-	types := make([]wire.OpCode, len(ops))
-	for i, op := range ops {
-		types[i] = op.Op
-		if b, ok := op.Body.(*wire.CreateRequest); ok {
-			switch {
-			case b.Flags.TTL() && !b.HasTTL:
-				return fail(wire.OpMulti, wire.ErrMarshallingError)
-			case b.Flags.TTL():
-				types[i] = wire.OpCreateTTL
-			case b.Flags.Container():
-				types[i] = wire.OpCreateContainer
-			default:
-				types[i] = wire.OpCreate
-			}
-		}
-	}
 	scratch := m.clone()
 	res := Result{Op: wire.OpMulti, Multi: []Result{}}
 	for i, op := range ops {
-		r, ok := scratch.op(types[i], op.Body, req, zxid, now)
+		typ := op.Op
+		if b, ok := op.Body.(*wire.CreateRequest); ok {
+			switch {
+			case b.Flags.TTL() && !b.HasTTL:
+				// Reached only while every op before it succeeded.
+				return fail(wire.OpMulti, wire.ErrMarshallingError)
+			case b.Flags.TTL():
+				typ = wire.OpCreateTTL
+			case b.Flags.Container():
+				typ = wire.OpCreateContainer
+			default:
+				typ = wire.OpCreate
+			}
+		}
+		r, ok := scratch.op(typ, op.Body, req, zxid, now)
 		if !ok {
 			out := Result{Op: wire.OpMulti}
 			for j := range ops {

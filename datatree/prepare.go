@@ -49,19 +49,28 @@ func (t *Tree) prepareMulti(req *Request, hdr *wire.TxnHeader) (wire.Record, wir
 	if !ok {
 		return nil, wire.ErrMarshallingError
 	}
+	for _, op := range mops {
+		if !multiWriteOp(op.Op) {
+			// ZooKeeper fails to decode a multi that holds a read op (or
+			// prepare one made of reads only).
+			return nil, wire.ErrMarshallingError
+		}
+	}
 	ops := make([]wire.Txn, 0, len(mops))
 	mark := t.markPending()
 	failed := false
 	for _, op := range mops {
-		opType, err := multiOpType(op)
-		if err != wire.ErrOK {
-			// ZooKeeper fails to decode such a multi at all.
-			t.rollbackPending(mark)
-			return nil, err
-		}
 		if failed {
+			// Once an op has failed ZooKeeper prepares none of the rest,
+			// however malformed.
 			ops = append(ops, errorSubTxn(wire.ErrRuntimeInconsistency))
 			continue
+		}
+		opType, err := multiOpType(op)
+		if err != wire.ErrOK {
+			// A malformed op that is prepared fails the whole multi.
+			t.rollbackPending(mark)
+			return nil, err
 		}
 		typ, body, err := t.prepareOp(opType, op.Body, req, hdr)
 		if err != wire.ErrOK {
@@ -79,9 +88,22 @@ func errorSubTxn(code wire.ErrCode) wire.Txn {
 	return wire.Txn{Type: wire.OpError, Data: wire.Marshal(&wire.ErrorTxn{Err: code})}
 }
 
-// multiOpType is the opcode ZooKeeper's MultiOperationRecord gives an op: a
-// create's comes from its flags (TTL → createTTL, which needs a TTL body;
-// container → createContainer; else create); read ops cannot be in a multi.
+// multiWriteOp reports whether op is one of the write ops a multi may hold.
+func multiWriteOp(op wire.OpCode) bool {
+	switch op {
+	case wire.OpCreate, wire.OpCreate2, wire.OpCreateContainer, wire.OpCreateTTL,
+		wire.OpDelete, wire.OpSetData, wire.OpCheck:
+		return true
+	}
+	return false
+}
+
+// multiOpType is the opcode ZooKeeper's MultiOperationRecord gives a write
+// op: a create's comes from its flags (TTL → createTTL; container →
+// createContainer; else create). A TTL mode on a create sent without a TTL
+// (through create, create2 or createContainer) is MarshallingError:
+// ZooKeeper's prep casts that op's body to a CreateTTLRequest, which it is
+// not.
 func multiOpType(op MultiOp) (wire.OpCode, wire.ErrCode) {
 	switch op.Op {
 	case wire.OpCreate, wire.OpCreate2, wire.OpCreateContainer, wire.OpCreateTTL:
@@ -99,10 +121,8 @@ func multiOpType(op MultiOp) (wire.OpCode, wire.ErrCode) {
 			return wire.OpCreateContainer, wire.ErrOK
 		}
 		return wire.OpCreate, wire.ErrOK
-	case wire.OpDelete, wire.OpSetData, wire.OpCheck:
-		return op.Op, wire.ErrOK
 	}
-	return 0, wire.ErrMarshallingError
+	return op.Op, wire.ErrOK
 }
 
 // prepareOp prepares one write (alone or inside a multi) and returns its txn
