@@ -592,7 +592,7 @@ func (s *server) send(m *zab.Message) {
 		}
 		hdr, body, id := m.Header, m.Body, cn.id
 		if w.tr.on() && hdr.Xid != wire.XidPing {
-			w.tr.logf("server %d -> client %d xid=%d zxid=0x%x %s %s", s.id, cn.client.ID(), hdr.Xid, hdr.Zxid, hdr.Err.String(), describe(body))
+			w.tr.logf("server %d -> client %d %s", s.id, cn.client.ID(), describeMessage(&hdr, body))
 		}
 		w.deliverAt(&cn.toClient, func() { cn.client.Reply(id, hdr, body) })
 	case zab.Connect:
@@ -602,7 +602,7 @@ func (s *server) send(m *zab.Message) {
 			return
 		}
 		r, id := *resp, cn.id
-		w.tr.logf("server %d -> client %d connect session=0x%x timeout=%d", s.id, cn.client.ID(), r.SessionID, r.TimeOut)
+		w.tr.logf("server %d -> client %d connect %s", s.id, cn.client.ID(), wire.Describe(&r))
 		w.deliverAt(&cn.toClient, func() { cn.client.Connected(id, r) })
 	case zab.Close:
 		w.closeConn(cn.id, "closed by the server")

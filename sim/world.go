@@ -5,7 +5,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/zabd/zabd/sim/faults"
@@ -285,7 +284,7 @@ func (w *world) Dial(c *simclient.Client, req *wire.ConnectRequest) simclient.Co
 	}
 	cn := &conn{id: id, client: c, server: s, gen: s.gen, open: true}
 	w.conns[id] = cn
-	w.tr.logf("client %d: conn %d connect session=0x%x last-zxid=0x%x", c.ID(), id, req.SessionID, req.LastZxidSeen)
+	w.tr.logf("client %d: conn %d connect %s", c.ID(), id, wire.Describe(req))
 	r := *req
 	w.deliverAt(&cn.toServer, func() { s.connect(cn, r) })
 	return id
@@ -297,7 +296,7 @@ func (w *world) Send(id simclient.ConnID, hdr wire.RequestHeader, body wire.Reco
 		return // lost on a closed connection; the client hears of the close
 	}
 	if w.tr.on() && hdr.Xid != wire.XidPing {
-		w.tr.logf("client %d -> xid=%d %s %s", cn.client.ID(), hdr.Xid, hdr.Type, describe(body))
+		w.tr.logf("client %d -> %s", cn.client.ID(), describeMessage(&hdr, body))
 	}
 	w.deliverAt(&cn.toServer, func() { cn.server.request(cn, hdr, body) })
 }
@@ -329,44 +328,29 @@ func (w *world) Violation(c *simclient.Client, msg string) {
 	w.fail(KindProtocol, "client %d: %s", c.ID(), msg)
 }
 
-// describe prints a request or reply body for the trace: field values
-// only, never pointers, so the trace is the same in every process.
-func describe(r wire.Record) string {
-	switch b := r.(type) {
-	case nil:
-		return ""
-	case *wire.MultiRequest:
-		parts := make([]string, len(b.Ops))
-		for i, op := range b.Ops {
-			parts[i] = op.Type.String() + " " + describe(op.Body)
-		}
-		return "[" + strings.Join(parts, "; ") + "]"
-	case *wire.MultiResponse:
-		parts := make([]string, len(b.Results))
-		for i, res := range b.Results {
-			parts[i] = res.Type.String() + " " + describe(res.Body)
-		}
-		return "[" + strings.Join(parts, "; ") + "]"
-	case *wire.ErrorResponse:
-		return b.Err.String()
-	case *wire.SetDataRequest:
-		return fmt.Sprintf("%s %q version=%d", b.Path, b.Data, b.Version)
-	case *wire.CreateRequest:
-		return fmt.Sprintf("%s %q %s ttl=%d", b.Path, b.Data, b.Flags, b.TTL)
-	case *wire.GetDataResponse:
-		return fmt.Sprintf("%q %+v", b.Data, b.Stat)
+// describeMessage renders a request or reply header and its body for the
+// trace.
+func describeMessage(hdr, body wire.Record) string {
+	s := wire.Describe(hdr)
+	if b := wire.Describe(body); b != "" {
+		s += " " + b
 	}
-	return fmt.Sprintf("%+v", r)
+	return s
 }
 
+// describeEntry renders a history entry for the trace.
 func describeEntry(e *simclient.Entry) string {
 	if e.Kind == "event" {
 		if e.Type == wire.EventNone {
-			return fmt.Sprintf("event %s session=0x%x", e.State, e.Session)
+			return fmt.Sprintf("event %s session=%s", e.State, wire.SessionString(e.Session))
 		}
 		return fmt.Sprintf("event %s %s", e.Type, e.Path)
 	}
-	return fmt.Sprintf("op %s %s -> %s zxid=0x%x", e.Op.Name, e.Op.Path, e.Result.Err.String(), e.Result.Zxid)
+	op := e.Op.Name
+	if e.Op.Path != "" {
+		op += " " + e.Op.Path
+	}
+	return fmt.Sprintf("op %s -> %s zxid=%s", op, e.Result.Err.String(), wire.ZxidString(e.Result.Zxid))
 }
 
 func sortConnIDs(ids []zab.ConnID) { slices.Sort(ids) }

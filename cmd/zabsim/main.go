@@ -1,14 +1,17 @@
 // Command zabsim runs the deterministic simulator and checks histories.
 //
 //	zabsim -seed N [-v] [-history FILE]      run one seed
-//	zabsim -seeds A..B [-j N] [-shrink]      run a range, with a progress line on a terminal
+//	zabsim -seeds A..B [-j N] [-history FILE] run a range, with a progress line on a terminal
 //	zabsim -schedule FILE [-v] [-history F]  replay a (shrunk or hand-written) schedule
 //	zabsim check FILE                        run every checker on a history file
 //
-// A failing run prints its failures, its schedule and the command that
-// replays it; -shrink also cuts the schedule down to a minimal failing one
-// and prints it as JSON for -schedule. Exit status: 0 when everything
-// passed, 1 when a run or a check failed, 2 on bad usage.
+// A failing run prints its failures, its schedule, the command that replays
+// it and the smallest failing schedule the shrinker finds, as JSON for
+// -schedule (-shrink=false skips the shrinking). With -seeds, -history
+// writes one file per failing seed, named after FILE with the seed before
+// its extension (h.jsonl → h.seed17.jsonl). Exit status: 0 when everything
+// passed, 1 when a run or a check failed, 2 on bad usage; -h prints the
+// usage and exits 0.
 package main
 
 import (
@@ -18,6 +21,7 @@ import (
 	"io"
 	"iter"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -31,22 +35,53 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// synopsis is the first part of -h: every way to call zabsim.
+const synopsis = `usage:
+  zabsim -seed N [-v] [-history FILE] [flags]       run one seed
+  zabsim -seeds A..B [-j N] [-history FILE] [flags] run a range of seeds; -history writes one
+                                                    file per failing seed (h.jsonl -> h.seed17.jsonl)
+  zabsim -schedule FILE [-v] [-history F] [flags]   replay a schedule (a shrunk one, or hand-written)
+  zabsim check FILE                                 run every checker on a history file
+
+A failing run prints its failures, its schedule, the command that replays it and
+the smallest failing schedule found, as JSON for -schedule (unless -shrink=false).
+Exit status: 0 when everything passed, 1 when a run or a check failed, 2 on bad usage.
+
+flags:
+`
+
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "check" {
 		return check(args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("zabsim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {} // printed below, on stdout for -h and on stderr for a mistake
 	seed := fs.Int64("seed", 0, "run this one seed")
 	seeds := fs.String("seeds", "", "run a range of seeds, A..B inclusive")
 	schedule := fs.String("schedule", "", "replay the schedule in this JSON file")
-	verbose := fs.Bool("v", false, "print the readable trace")
-	history := fs.String("history", "", "write the run's history (JSON Lines) to this file")
-	shrink := fs.Bool("shrink", false, "shrink a failing run to a minimal failing schedule")
+	verbose := fs.Bool("v", false, "print the readable trace (with -seed or -schedule)")
+	history := fs.String("history", "", "write the run's history (JSON Lines) to this file; with -seeds, one file per failing seed")
+	shrink := fs.Bool("shrink", true, "shrink a failing run to a minimal failing schedule")
 	checkers := fs.Bool("checkers", true, "run the history checkers at the end of each run (the invariants are always checked)")
-	jobs := fs.Int("j", 1, "with -seeds: run this many seeds at once (each run stays single-threaded and deterministic)")
+	jobs := fs.Int("j", 1, "with -seeds: run this many seeds at once, at least 1 (each run stays single-threaded and deterministic)")
 	bugs := fs.String("bugs", "", "comma-separated deliberately broken core behaviours to switch on: "+strings.Join(sim.BugNames(), ", "))
+	usage := func(w io.Writer) {
+		fmt.Fprint(w, synopsis)
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(stderr)
+	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout)
+			return 0
+		}
+		usage(stderr)
+		return 2
+	}
+	if *jobs < 1 {
+		fmt.Fprintf(stderr, "zabsim: -j %d: want at least 1 run at a time\n", *jobs)
 		return 2
 	}
 	opts := sim.Options{SkipCheckers: !*checkers}
@@ -55,29 +90,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "zabsim:", err)
 		return 2
 	}
-	chosen := 0
-	for _, set := range []bool{*seed != 0, *seeds != "", *schedule != ""} {
-		if set {
-			chosen++
+	var chosen []string // which of -seed, -seeds, -schedule were given
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "seed", "seeds", "schedule":
+			chosen = append(chosen, f.Name)
 		}
-	}
-	if chosen != 1 || fs.NArg() > 0 {
+	})
+	if len(chosen) != 1 || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "zabsim: give exactly one of -seed N, -seeds A..B, -schedule FILE (or: zabsim check FILE)")
-		fs.Usage()
+		usage(stderr)
 		return 2
 	}
 	if *verbose {
 		opts.Trace = stdout
 	}
-	switch {
-	case *seeds != "":
+	switch chosen[0] {
+	case "seeds":
 		from, to, err := parseRange(*seeds)
 		if err != nil {
 			fmt.Fprintln(stderr, "zabsim:", err)
 			return 2
 		}
-		return sweep(from, to, *jobs, opts, *shrink, stdout, stderr)
-	case *schedule != "":
+		return sweep(from, to, *jobs, opts, *shrink, *history, stdout, stderr)
+	case "schedule":
 		s, err := faults.Load(*schedule)
 		if err != nil {
 			fmt.Fprintln(stderr, "zabsim:", err)
@@ -122,8 +158,9 @@ func report(res *sim.Result, replay string, opts sim.Options, shrink bool, out i
 }
 
 // sweep runs seeds from..to on jobs workers and reports every failure, in
-// seed order whatever order the runs finish in.
-func sweep(from, to int64, jobs int, opts sim.Options, shrink bool, stdout, stderr io.Writer) int {
+// seed order whatever order the runs finish in; with historyFile set, each
+// failing seed's history goes to seedHistoryFile(historyFile, seed).
+func sweep(from, to int64, jobs int, opts sim.Options, shrink bool, historyFile string, stdout, stderr io.Writer) int {
 	if opts.Trace != nil {
 		fmt.Fprintln(stderr, "zabsim: -v prints one run's trace; use it with -seed N")
 		return 2
@@ -143,6 +180,14 @@ func sweep(from, to int64, jobs int, opts sim.Options, shrink bool, stdout, stde
 			}
 			fmt.Fprintf(stdout, "seed %d: ", seed)
 			report(res, fmt.Sprintf("-seed %d", seed), opts, shrink, stdout)
+			if historyFile != "" {
+				file := seedHistoryFile(historyFile, seed)
+				if err := writeHistory(file, res); err != nil {
+					fmt.Fprintln(stderr, "zabsim:", err)
+					return 1
+				}
+				fmt.Fprintf(stdout, "history: %s\n", file)
+			}
 		}
 		if progress {
 			el := time.Since(start).Seconds()
@@ -182,7 +227,7 @@ func runSeeds(from, to int64, jobs int, opts sim.Options) iter.Seq2[int64, *sim.
 				}
 			}
 		}()
-		for range max(1, jobs) {
+		for range jobs {
 			go func() {
 				for i := range next {
 					results[i] <- sim.Run(sim.ScheduleForSeed(from+i), opts)
@@ -220,6 +265,14 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// seedHistoryFile names the history file of one seed of a sweep: the seed
+// goes before the extension of the file given, "h.jsonl" → "h.seed17.jsonl",
+// "out/h" → "out/h.seed17".
+func seedHistoryFile(path string, seed int64) string {
+	ext := filepath.Ext(path)
+	return fmt.Sprintf("%s.seed%d%s", strings.TrimSuffix(path, ext), seed, ext)
+}
+
 func writeHistory(path string, res *sim.Result) error {
 	f, err := os.Create(path)
 	if err != nil {
@@ -231,8 +284,13 @@ func writeHistory(path string, res *sim.Result) error {
 
 // check runs every checker on a history file.
 func check(args []string, stdout, stderr io.Writer) int {
+	const usage = "usage: zabsim check FILE   run every checker of the linearizability package on a history file"
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		fmt.Fprintln(stdout, usage)
+		return 0
+	}
 	if len(args) != 1 {
-		fmt.Fprintln(stderr, "usage: zabsim check FILE")
+		fmt.Fprintln(stderr, usage)
 		return 2
 	}
 	ok, err := linearizability.CheckFile(args[0], stdout)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -16,9 +17,34 @@ func zabsim(args ...string) (code int, stdout, stderr string) {
 }
 
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{{}, {"-seed", "1", "-seeds", "1..2"}, {"-seeds", "5..1"}, {"-bugs", "nonsense", "-seed", "1"}, {"check"}} {
-		code, _, _ := zabsim(args...)
+	for _, args := range [][]string{{}, {"-seed", "1", "-seeds", "1..2"}, {"-seeds", "5..1"}, {"-bugs", "nonsense", "-seed", "1"},
+		{"check"}, {"-nonsense"}, {"-seed", "0", "-schedule", "x.json"}} {
+		code, _, errOut := zabsim(args...)
 		require.Equal(t, 2, code, "%q", args)
+		require.Regexp(t, `^(zabsim|usage|flag provided)`, errOut, "%q: a message saying what is wrong", args)
+	}
+}
+
+// -h lists every way to call zabsim, the check subcommand included, and
+// every flag, on stdout, and exits 0.
+func TestHelpListsEverything(t *testing.T) {
+	code, out, errOut := zabsim("-h")
+	require.Equal(t, 0, code)
+	require.Empty(t, errOut)
+	for _, want := range []string{"zabsim -seed N", "zabsim -seeds A..B", "zabsim -schedule FILE", "zabsim check FILE",
+		"-bugs", "-checkers", "-history", "-j", "-shrink", "-v", "h.seed17.jsonl"} {
+		require.Contains(t, out, want)
+	}
+	code, out, _ = zabsim("check", "-h")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "zabsim check FILE")
+}
+
+func TestJobsBelowOneAreRefused(t *testing.T) {
+	for _, j := range []string{"0", "-3"} {
+		code, out, errOut := zabsim("-seeds", "1..2", "-j", j)
+		require.Equal(t, 2, code, out)
+		require.Contains(t, errOut, "-j "+j+": want at least 1")
 	}
 }
 
@@ -34,10 +60,11 @@ func TestScheduleHistoryAndCheck(t *testing.T) {
 	require.Contains(t, out, "ok    linearizable writes")
 }
 
-// A broken core fails, names the replay command and, with -shrink, prints a
-// schedule that -schedule replays to the same failure.
+// A broken core fails, names the replay command and, by default (as the
+// README promises), prints a shrunk schedule that -schedule replays to the
+// same failure.
 func TestBugIsReportedShrunkAndReplayed(t *testing.T) {
-	code, out, _ := zabsim("-seed", "1", "-bugs", "reply-before-fsync", "-shrink")
+	code, out, _ := zabsim("-seed", "1", "-bugs", "reply-before-fsync")
 	require.Equal(t, 1, code)
 	require.Contains(t, out, "replay: go run ./cmd/zabsim -seed 1 -bugs reply-before-fsync -v")
 	start := bytes.LastIndex([]byte(out), []byte("\n{"))
@@ -51,13 +78,62 @@ func TestBugIsReportedShrunkAndReplayed(t *testing.T) {
 	require.Equal(t, 0, code, "the shrunk schedule passes without the bug")
 }
 
+// -shrink=false reports the failure without shrinking it.
+func TestShrinkCanBeSkipped(t *testing.T) {
+	code, out, _ := zabsim("-seed", "1", "-bugs", "reply-before-fsync", "-shrink=false")
+	require.Equal(t, 1, code)
+	require.Contains(t, out, "replay: go run ./cmd/zabsim -seed 1 -bugs reply-before-fsync -v")
+	require.NotContains(t, out, "shrunk")
+}
+
 // Parallel workers give the same verdicts, reported in seed order.
 func TestParallelSweepMatchesSerial(t *testing.T) {
-	code1, serial, _ := zabsim("-seeds", "1..6", "-checkers=false", "-bugs", "reply-before-fsync")
-	code2, parallel, _ := zabsim("-seeds", "1..6", "-checkers=false", "-bugs", "reply-before-fsync", "-j", "3")
+	code1, serial, _ := zabsim("-seeds", "1..6", "-checkers=false", "-shrink=false", "-bugs", "reply-before-fsync")
+	code2, parallel, _ := zabsim("-seeds", "1..6", "-checkers=false", "-shrink=false", "-bugs", "reply-before-fsync", "-j", "3")
 	require.Equal(t, 1, code1)
 	require.Equal(t, code1, code2)
 	strip := func(s string) string { return s[:bytes.LastIndexByte([]byte(s[:len(s)-1]), '\n')+1] } // the timing line differs
 	require.Equal(t, strip(serial), strip(parallel))
 	require.Contains(t, serial, "seed 1: FAILED")
+}
+
+// With -seeds, -history writes one history per failing seed, named after
+// the file given, and none for a seed that passes.
+func TestSweepWritesOneHistoryPerFailingSeed(t *testing.T) {
+	dir := t.TempDir()
+	hist := filepath.Join(dir, "h.jsonl")
+	code, out, _ := zabsim("-seeds", "1..2", "-shrink=false", "-checkers=false", "-bugs", "reply-before-fsync", "-history", hist)
+	require.Equal(t, 1, code, out)
+	for _, seed := range []string{"1", "2"} {
+		file := filepath.Join(dir, "h.seed"+seed+".jsonl")
+		require.Contains(t, out, "history: "+file+"\n")
+		code, _, errOut := zabsim("check", file)
+		require.NotEqual(t, 2, code, "a readable history: %s", errOut)
+	}
+	code, out, _ = zabsim("-seeds", "3..4", "-checkers=false", "-history", filepath.Join(dir, "ok"))
+	require.Equal(t, 0, code, out)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 2, "passing seeds write no history")
+	require.Equal(t, filepath.Join("out", "h.seed7"), seedHistoryFile(filepath.Join("out", "h"), 7))
+}
+
+// The -v trace shows requests and replies as readable records: op names,
+// paths, versions, zxids and session ids in hex; never a Go struct dump.
+func TestVerboseTraceIsReadable(t *testing.T) {
+	code, out, _ := zabsim("-seed", "42", "-v", "-checkers=false")
+	require.Equal(t, 0, code)
+	for _, dump := range []string{"&{", "{Path:", "Stat:{", "Czxid:", "0x-", "%!"} {
+		require.NotContains(t, out, dump)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`client 1 -> xid=\d+ delete /\S+ version=-?\d+\n`),
+		regexp.MustCompile(`client 1 -> xid=\d+ getData /\S+( watch)?\n`),
+		regexp.MustCompile(`server 0 -> client 1 xid=\d+ zxid=0x[0-9a-f]+ ok "[^"]*" \{czxid=0x[0-9a-f]+ mzxid=0x[0-9a-f]+ pzxid=0x[0-9a-f]+ `),
+		regexp.MustCompile(`server 0 -> client 1 xid=-1 zxid=-1 ok Node\w+ SyncConnected /`),
+		regexp.MustCompile(`server 0 -> client 1 connect session=0x[0-9a-f]{8,} timeout=\d+ms`),
+		regexp.MustCompile(`client 1 -> xid=\d+ multi \[`),
+	} {
+		require.Regexp(t, want, out)
+	}
 }
