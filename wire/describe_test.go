@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -62,10 +63,13 @@ func TestDescribeCoversClientRecords(t *testing.T) {
 		require.True(t, ok, "no generator for %s", name)
 		t.Run(name, func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
-				s := Describe(gen.Draw(t, "record"))
+				r := gen.Draw(t, "record")
+				s := Describe(r)
 				require.NotContains(t, s, "*wire.")
-				require.NotContains(t, s, "%!")
-				require.NotContains(t, s, ":{", "a struct dump")
+				typ := reflect.TypeOf(r).Elem()
+				for i := range typ.NumField() {
+					require.NotContains(t, s, typ.Field(i).Name+":", "a struct dump")
+				}
 			})
 		})
 	}
