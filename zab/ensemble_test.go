@@ -132,3 +132,40 @@ func TestFiveMembersElectAndSurviveTwoCrashes(t *testing.T) {
 		require.Equal(t, wire.ErrOK, err, path)
 	}
 }
+
+// TestSyncFromTxnLogBeyondWindow: a follower that missed more txns than
+// the committed window holds is synchronized by DIFF read from the
+// leader's txn log when that is worth sending, and by SNAP when not.
+func TestSyncFromTxnLogBeyondWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		readLimit int
+		want      string
+	}{
+		{"log", 1000, "from the txn log ("},
+		{"snapshot", 3, "by SNAP"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := zabtest.NewCluster(t, zabtest.ClusterConfig{Voters: 3, Tweak: func(_ int64, cfg *zab.Config) { cfg.CommittedWindow = 5 }}, 13)
+			for _, n := range c.Nodes {
+				n.LogReadLimit = tc.readLimit
+			}
+			c.Run(time.Second, 50*time.Millisecond)
+			leader := c.Leader()
+			behind := leader%3 + 1
+			cl := c.Connect(leader, 0, nil, 30000)
+			c.Stabilize(1000)
+			c.Crash(behind)
+			for i := range 20 {
+				cl.Send(wire.OpCreate, &wire.CreateRequest{Path: "/n" + strings.Repeat("x", i+1), ACL: wire.OpenACLUnsafe})
+				c.Stabilize(1000)
+			}
+			c.Notices = nil
+			c.Restart(behind)
+			c.Run(5*time.Second, 50*time.Millisecond)
+			notices := strings.Join(c.Notices, "\n")
+			require.Contains(t, notices, tc.want, notices)
+			require.Equal(t, c.Node(leader).Peer.Digest(), c.Node(behind).Peer.Digest(), c.Status())
+		})
+	}
+}

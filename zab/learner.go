@@ -469,7 +469,7 @@ func (p *Peer) installSnapshot(zxid int64, data []byte) error {
 		p.sessions.Add(s.ID, s.Timeout, p.now.Mono)
 	}
 	p.window = newCommittedWindow(p.cfg.CommittedWindow)
-	p.lastProposed, p.handedOver, p.durable = zxid, zxid, zxid
+	p.lastProposed, p.handedOver, p.durable, p.logFrom = zxid, zxid, zxid, zxid
 	p.learn.committed = zxid
 	p.learn.snapZxid, p.learn.snapPending = zxid, true
 	return nil

@@ -54,6 +54,10 @@ type Config struct {
 	// CommittedWindow is how many recently committed txns are kept in
 	// memory for DIFF synchronization.
 	CommittedWindow int
+	// TxnLog, if set, reads txns back from the member's log, so that a
+	// leader synchronizes a learner that is behind its committed window
+	// with a DIFF from the log instead of a whole snapshot.
+	TxnLog TxnLog
 	// Ensemble lists the members of a replicated ensemble; nil runs the
 	// member standalone (an ensemble of one, leading epoch 0 from the
 	// start, as a standalone ZooKeeper).
@@ -79,6 +83,19 @@ func (c *Config) fillDefaults() {
 	if c.CommittedWindow <= 0 {
 		c.CommittedWindow = DefaultCommittedWindow
 	}
+}
+
+// TxnLog is the part of the member's log a leader reads to synchronize a
+// learner (ZooKeeper's getProposalsFromTxnLog). The shell decides how much
+// is worth sending: ZooKeeper reads at most a third of its latest
+// snapshot's size (zookeeper.snapshotSizeFactor 0.33) and sends a
+// snapshot beyond that.
+type TxnLog interface {
+	// ReadAfter returns the logged txns with zxids in (after, upTo], in
+	// order, and true, if the log holds them all and after is the zxid of
+	// a logged txn or the one the log begins after; otherwise false (also
+	// when they are more than worth sending).
+	ReadAfter(after, upTo int64) ([]datatree.Txn, bool)
 }
 
 // Rand is the randomness a Peer draws on (the snapshot point), handed in by
@@ -147,6 +164,10 @@ type Peer struct {
 	started bool // Start has run
 	// damaged: the log lost txns at recovery; cleared once synchronized.
 	damaged *LogDamage
+	// logFrom is the zxid after which this member's log is known to be
+	// its history: the snapshot it started from or installed (a SNAP
+	// leaves older, possibly foreign, txns in the log).
+	logFrom int64
 
 	// The persistent epochs: acceptedEpoch ≥ currentEpoch.
 	acceptedEpoch, currentEpoch int64
@@ -250,6 +271,7 @@ func New(cfg Config, now Time, rnd Rand, r Restored) (*Peer, error) {
 		p.sessions.Add(s.ID, s.Timeout, now.Mono)
 	}
 	p.lastProposed = tree.LastZxid()
+	p.logFrom = p.lastProposed
 	p.handedOver = p.lastProposed
 	p.durable = p.lastProposed
 	if p.standalone() {

@@ -119,7 +119,14 @@ func (p *Peer) txnsAfter(zxid int64) []*datatree.Txn {
 // later commits by INFORM.
 func (p *Peer) syncLearner(h *learnerHandler) {
 	l := p.lead
-	plan := decideSync(h.lastZxid, p.history())
+	hist := p.history()
+	plan := decideSync(h.lastZxid, hist)
+	var fromLog []datatree.Txn
+	if plan.mode == syncSnap {
+		if txns, ok := p.readLogForSync(h.lastZxid, hist.knownFrom); ok {
+			plan, fromLog = syncPlan{mode: syncDiff, after: hist.knownFrom}, txns
+		}
+	}
 	from := plan.after
 	switch plan.mode {
 	case syncDiff:
@@ -140,6 +147,13 @@ func (p *Peer) syncLearner(h *learnerHandler) {
 	}
 	committed := p.commitPoint()
 	lastCommitSent := int64(0)
+	for i := range fromLog {
+		// Older than the window, so committed.
+		z := fromLog[i].Header.Zxid
+		p.sendToLearner(h, wire.PacketProposal, z, EncodeTxnEntry(&fromLog[i]))
+		p.sendToLearner(h, wire.PacketCommit, z, nil)
+		lastCommitSent = z
+	}
 	for _, t := range p.txnsAfter(from) {
 		z := t.Header.Zxid
 		if z > end {
@@ -164,7 +178,26 @@ func (p *Peer) syncLearner(h *learnerHandler) {
 	h.forwarding, h.proposedUpTo, h.committedUpTo = true, end, committed
 	h.phase = PhaseSync
 	p.sendToLearner(h, wire.PacketNewLeader, makeZxid(l.epoch, 0), p.cfg.Ensemble.quorumConfig())
-	p.notice("leader: synchronizing server %d by %s from %s (its last zxid %s, ours %s)", h.sid, plan.mode, zxidHex(from), zxidHex(h.lastZxid), zxidHex(p.lastProposed))
+	source := "memory"
+	if fromLog != nil {
+		source = fmt.Sprintf("the txn log (%d txns) and memory", len(fromLog))
+	}
+	p.notice("leader: synchronizing server %d by %s from %s (its last zxid %s, ours %s) from %s",
+		h.sid, plan.mode, zxidHex(from), zxidHex(h.lastZxid), zxidHex(p.lastProposed), source)
+}
+
+// readLogForSync reads from the txn log what a learner behind the
+// committed window lacks up to the window's oldest txn, if the log holds it
+// contiguously and it is worth sending (the shell's judgement).
+func (p *Peer) readLogForSync(after, upTo int64) ([]datatree.Txn, bool) {
+	if p.cfg.TxnLog == nil || after < p.logFrom || after >= upTo {
+		return nil, false
+	}
+	txns, ok := p.cfg.TxnLog.ReadAfter(after, upTo)
+	if !ok || len(txns) == 0 || txns[len(txns)-1].Header.Zxid != upTo || txns[0].Header.Zxid <= after {
+		return nil, false
+	}
+	return txns, true
 }
 
 func (e *Ensemble) quorumConfig() []byte {

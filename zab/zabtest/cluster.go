@@ -63,6 +63,9 @@ type Node struct {
 	// Hold keeps appends from becoming durable until Release.
 	Hold   bool
 	Wakeup time.Duration
+	// LogReadLimit is how many txns the node's log serves a leader's
+	// synchronization at most (a shell's "worth sending").
+	LogReadLimit int
 	// damage, if set, is handed to the next start as Restored.LogDamaged.
 	damage *zab.LogDamage
 
@@ -108,7 +111,10 @@ func NewCluster(t TB, cc ClusterConfig, seed uint64) *Cluster {
 		if cc.Tweak != nil {
 			cc.Tweak(id, &cfg)
 		}
-		n := &Node{ID: id, Observer: id > int64(cc.Voters), Cfg: cfg}
+		n := &Node{ID: id, Observer: id > int64(cc.Voters), Cfg: cfg, LogReadLimit: 1000}
+		if n.Cfg.TxnLog == nil {
+			n.Cfg.TxnLog = nodeLog{n}
+		}
 		c.Nodes = append(c.Nodes, n)
 	}
 	for _, n := range c.Nodes {
@@ -579,4 +585,33 @@ func (cl *ClusterClient) Take() []string {
 	}
 	cl.Node.Replies = rest
 	return out
+}
+
+// nodeLog reads a node's fake log for a leader's synchronization.
+type nodeLog struct{ n *Node }
+
+func (l nodeLog) ReadAfter(after, upTo int64) ([]datatree.Txn, bool) {
+	log := l.n.Log
+	i, found := slices.BinarySearchFunc(log, after, func(t datatree.Txn, z int64) int { return cmpZxid(t.Header.Zxid, z) })
+	if !found && !(i == 0 && after == 0) {
+		return nil, false
+	}
+	if found {
+		i++
+	}
+	j, found := slices.BinarySearchFunc(log, upTo, func(t datatree.Txn, z int64) int { return cmpZxid(t.Header.Zxid, z) })
+	if !found || j+1-i > l.n.LogReadLimit {
+		return nil, false
+	}
+	return slices.Clone(log[i : j+1]), true
+}
+
+func cmpZxid(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
