@@ -420,7 +420,11 @@ func (p *Peer) leaderTick() {
 		if p.now.Mono-h.lastHeard <= limit && h.newLeaderAcked {
 			heard = append(heard, sid)
 		}
-		p.sendToLearner(h, wire.PacketPing, p.lastProposed, nil)
+		if h.forwarding {
+			// Only once synchronization began: before, the learner
+			// expects LEADERINFO or the sync's first packet.
+			p.sendToLearner(h, wire.PacketPing, p.lastProposed, nil)
+		}
 	}
 	if !p.members.hasQuorum(heard) {
 		p.warn("leader: only %v heard within syncLimit (%d ticks): not a quorum, looking again", heard, p.members.syncLimit)

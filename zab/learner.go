@@ -140,6 +140,10 @@ func (p *Peer) learnerLeaderInfo(qp *wire.QuorumPacket) {
 // only committed txns): the learner serves nothing of the new epoch before.
 func (p *Peer) learnerSyncPacket(qp *wire.QuorumPacket, snap []byte) {
 	l := p.learn
+	if qp.Type == wire.PacketPing {
+		p.learnerPing(qp)
+		return
+	}
 	if l.syncMode == 0 {
 		switch qp.Type {
 		case wire.PacketDiff:
@@ -179,8 +183,6 @@ func (p *Peer) learnerSyncPacket(qp *wire.QuorumPacket, snap []byte) {
 			return
 		}
 		p.learnerUpToDate()
-	case wire.PacketPing:
-		p.learnerPing(qp)
 	default:
 		p.leaveEpoch(qp, "not a synchronization packet")
 	}

@@ -195,9 +195,6 @@ func (p *Peer) roleWakeup() time.Duration {
 	case p.lead != nil:
 		return p.leaderWakeup()
 	case p.learn != nil:
-		if p.learn.upToDate {
-			return p.learnerDeadline()
-		}
 		return p.learnerDeadline()
 	}
 	return never
