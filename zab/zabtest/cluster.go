@@ -123,8 +123,13 @@ func NewCluster(t TB, cc ClusterConfig, seed uint64) *Cluster {
 	return c
 }
 
-// Node returns member id.
-func (c *Cluster) Node(id int64) *Node { return c.Nodes[id-1] }
+// Node returns member id, or nil for a server outside the ensemble.
+func (c *Cluster) Node(id int64) *Node {
+	if id < 1 || id > int64(len(c.Nodes)) {
+		return nil
+	}
+	return c.Nodes[id-1]
+}
 
 func (c *Cluster) linkOf(from, to int64) *link {
 	k := [2]int64{from, to}
@@ -180,7 +185,7 @@ func (c *Cluster) start(n *Node) {
 
 // Step feeds one event to a member and carries out its effects.
 func (c *Cluster) Step(n *Node, ev zab.Event) {
-	if n.Peer == nil {
+	if n == nil || n.Peer == nil {
 		return
 	}
 	n.Peer.Step(c.Now, ev)
@@ -288,6 +293,10 @@ func (c *Cluster) Deliver(from, to int64, drop bool) bool {
 		return false
 	}
 	n := c.Node(to)
+	if n == nil {
+		c.logf("%d->%d lost: no such server: %s", from, to, describeItem(&it))
+		return true
+	}
 	if drop || c.cut[[2]int64{from, to}] || n.Peer == nil {
 		c.logf("%d->%d dropped %s", from, to, describeItem(&it))
 		if it.packet != nil && n.Peer != nil {
@@ -614,4 +623,23 @@ func cmpZxid(a, b int64) int {
 		return 1
 	}
 	return 0
+}
+
+// RequireAgreement fails the test if two running members that have
+// applied the same zxid hold different trees (by digest) there: the
+// cheapest check that no member applied a txn another did not.
+func RequireAgreement(t TB, c *Cluster) {
+	t.Helper()
+	byZxid := map[int64]int64{}
+	owner := map[int64]int64{}
+	for _, n := range c.Nodes {
+		if n.Peer == nil {
+			continue
+		}
+		z, d := n.Peer.LastZxid(), n.Peer.Digest()
+		if prev, ok := byZxid[z]; ok && prev != d {
+			t.Fatalf("servers %d and %d both applied up to %s with different trees (digest %#x vs %#x)\n%s", owner[z], n.ID, hex(z), uint64(prev), uint64(d), c.Status())
+		}
+		byZxid[z], owner[z] = d, n.ID
+	}
 }
