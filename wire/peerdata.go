@@ -122,8 +122,9 @@ const sessionTouchSize = 12
 // PingTouches is the data of a PING a learner sends back to its leader:
 // per touched session a long id and an int timeout, back to back with no
 // count (a DataOutputStream; the leader reads until the data runs out). No
-// touches is empty data (not null). A leader's PING carries no data; its
-// zxid is the leader's last proposed zxid, which the reply echoes.
+// touches is empty data, never null (see PingReply). A leader's PING
+// carries no data; its zxid is the leader's last proposed zxid, which the
+// reply echoes.
 type PingTouches struct{ Touches []SessionTouch }
 
 func (r *PingTouches) Encode(e *Encoder) {
@@ -150,6 +151,18 @@ func (r *PingTouches) Decode(d *Decoder) {
 	for d.Remaining() > 0 && d.Err() == nil {
 		r.Touches = append(r.Touches, SessionTouch{SessionID: d.ReadLong(), Timeout: d.ReadInt()})
 	}
+}
+
+// PingReply is the PING a learner answers its leader's PING with: the
+// ping's zxid and auth info echoed, and the touches as data. The data is
+// never null, even with no touches: a 3.8 leader reads it without a null
+// check, and a null reply kills its handler of that learner.
+func PingReply(ping *QuorumPacket, touches []SessionTouch) QuorumPacket {
+	data := Marshal(&PingTouches{Touches: touches})
+	if data == nil {
+		data = []byte{}
+	}
+	return QuorumPacket{Type: PacketPing, Zxid: ping.Zxid, Data: data, AuthInfo: ping.AuthInfo}
 }
 
 // RevalidateRequest is the data of a REVALIDATE a learner sends when a

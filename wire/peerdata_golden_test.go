@@ -315,3 +315,28 @@ func assertSameBytes(t *testing.T, want, got []byte, msgAndArgs ...any) {
 		assert.Fail(t, fmt.Sprintf("bytes differ:\n got %x\nwant %x", got, want), msgAndArgs...)
 	}
 }
+
+// TestPingReplyGolden: every ping reply a 3.8 learner sent is PingReply of
+// its leader's ping, byte for byte: the zxid echoed, the data empty rather
+// than null when nothing was touched.
+func TestPingReplyGolden(t *testing.T) {
+	replies, empty := 0, 0
+	for _, dir := range []string{peerDir, ensembleDir} {
+		for _, p := range loadPackets(t, dir) {
+			if p.qp.Type != PacketPing || p.from != FromLearner {
+				continue
+			}
+			replies++
+			touches := p.data.(*PingTouches).Touches
+			if len(touches) == 0 {
+				empty++
+				assert.NotNil(t, p.qp.Data, p.name)
+			}
+			leaderPing := QuorumPacket{Type: PacketPing, Zxid: p.qp.Zxid}
+			reply := PingReply(&leaderPing, touches)
+			assert.Equal(t, p.raw, Marshal(&reply), p.name)
+		}
+	}
+	assert.Greater(t, empty, 10)
+	assert.Greater(t, replies, empty)
+}

@@ -198,3 +198,13 @@ func FuzzPacketData(f *testing.F) {
 		require.Equal(t, enc, Marshal(second), "re-encoded")
 	})
 }
+
+func TestPingReply(t *testing.T) {
+	ping := QuorumPacket{Type: PacketPing, Zxid: 0x100000007, AuthInfo: []Id{{Scheme: "ip", ID: "127.0.0.1"}}}
+	reply := PingReply(&ping, nil)
+	assert.Equal(t, QuorumPacket{Type: PacketPing, Zxid: 0x100000007, Data: []byte{}, AuthInfo: ping.AuthInfo}, reply)
+	// Encoded, the empty data is a zero length, not jute's null (-1).
+	assert.Equal(t, []byte{0, 0, 0, 0}, Marshal(&reply)[12:16])
+	reply = PingReply(&ping, []SessionTouch{{SessionID: 1, Timeout: 2}})
+	assert.Equal(t, []byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2}, reply.Data)
+}
