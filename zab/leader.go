@@ -307,8 +307,11 @@ func (p *Peer) sendUpToDate(h *learnerHandler) {
 	h.upToDate, h.phase = true, PhaseBroadcast
 }
 
-// leaderPingReply takes a learner's answer to PING: the sessions it served
-// since, which the leader, who alone expires sessions, keeps alive.
+// leaderPingReply takes a learner's answer to PING: the sessions it saw
+// active since, which the leader, who alone expires sessions, keeps alive.
+// A touch says nothing of who serves a session (ZooKeeper's learners report
+// sessions of other members' clients too): owners change only by
+// createSession and REVALIDATE.
 func (p *Peer) leaderPingReply(h *learnerHandler, qp *wire.QuorumPacket) {
 	var touches wire.PingTouches
 	if len(qp.Data) > 0 && wire.Unmarshal(qp.Data, &touches) != nil {
@@ -316,9 +319,7 @@ func (p *Peer) leaderPingReply(h *learnerHandler, qp *wire.QuorumPacket) {
 		return
 	}
 	for _, t := range touches.Touches {
-		if p.sessions.Touch(t.SessionID, p.now.Mono) {
-			_ = p.sessions.SetOwner(t.SessionID, h.sid) // live: cannot fail
-		}
+		p.sessions.Touch(t.SessionID, p.now.Mono)
 	}
 }
 

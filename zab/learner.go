@@ -147,11 +147,16 @@ func (p *Peer) learnerSyncPacket(qp *wire.QuorumPacket, snap []byte) {
 	if l.syncMode == 0 {
 		switch qp.Type {
 		case wire.PacketDiff:
+			// Its zxid is the leader's last committed txn (ZooKeeper's
+			// Zab 1.0 rule): what this member holds up to it is committed.
+			l.committed = max(l.committed, min(qp.Zxid, p.lastProposed))
 		case wire.PacketTrunc:
 			if !p.truncateLog(qp.Zxid) {
 				p.leaveEpoch(qp, "it would truncate txns this member has applied")
 				return
 			}
+			// The leader never cuts below what it committed.
+			l.committed = max(l.committed, min(qp.Zxid, p.lastProposed))
 		case wire.PacketSnap:
 			if err := p.installSnapshot(qp.Zxid, snap); err != nil {
 				p.leaveEpoch(qp, err.Error())
@@ -340,16 +345,12 @@ func (p *Peer) learnerBroadcastPacket(qp *wire.QuorumPacket) {
 // since the last one, in id order.
 func (p *Peer) learnerPing(qp *wire.QuorumPacket) {
 	l := p.learn
-	var touches wire.PingTouches
+	var touches []wire.SessionTouch
 	for _, id := range slices.Sorted(maps.Keys(l.touches)) {
-		touches.Touches = append(touches.Touches, wire.SessionTouch{SessionID: id, Timeout: l.touches[id]})
+		touches = append(touches, wire.SessionTouch{SessionID: id, Timeout: l.touches[id]})
 	}
 	clear(l.touches)
-	var data []byte
-	if len(touches.Touches) > 0 {
-		data = wire.Marshal(&touches)
-	}
-	p.sendPeer(l.leader, wire.QuorumPacket{Type: wire.PacketPing, Zxid: qp.Zxid, Data: data}, nil)
+	p.sendPeer(l.leader, wire.PingReply(qp, touches), nil)
 }
 
 // learnerTouch records that a session was active here, for the next PING.

@@ -35,7 +35,8 @@ type syncPlan struct {
 }
 
 // syncHistory is what the leader can send from memory: every txn after
-// knownFrom, in zxid order (zxids), ending at last. knownFrom is the
+// knownFrom, in zxid order (zxids); last is the last of them a learner may
+// keep as committed (txns after it are proposals still outstanding). knownFrom is the
 // oldest zxid the leader can vouch for: the oldest txn of its committed
 // window, or, with an empty window, the last txn applied to its tree (what
 // a snapshot would carry).
@@ -119,7 +120,21 @@ func (p *Peer) txnsAfter(zxid int64) []*datatree.Txn {
 // later commits by INFORM.
 func (p *Peer) syncLearner(h *learnerHandler) {
 	l := p.lead
+	// committed is what the learner may take as committed: before
+	// establishment, the whole history (the initial history, which
+	// establishment commits); after, what a quorum acknowledged. As in
+	// ZooKeeper, DIFF carries it, TRUNC never cuts below it, and every txn
+	// up to it is sent with its COMMIT (ZooKeeper's learners apply a DIFF's
+	// txns through those COMMITs, and leave the epoch at any later COMMIT
+	// that does not match their oldest pending txn); what was proposed
+	// after it follows as PROPOSAL alone. A learner applies nothing before
+	// UPTODATE.
+	committed := p.lastProposed
+	if l.established {
+		committed = p.commitPoint()
+	}
 	hist := p.history()
+	hist.last = committed
 	plan := decideSync(h.lastZxid, hist)
 	var fromLog []datatree.Txn
 	if plan.mode == syncSnap {
@@ -130,29 +145,23 @@ func (p *Peer) syncLearner(h *learnerHandler) {
 	from := plan.after
 	switch plan.mode {
 	case syncDiff:
-		p.sendToLearner(h, wire.PacketDiff, p.lastProposed, nil)
+		p.sendToLearner(h, wire.PacketDiff, committed, nil)
 	case syncTrunc:
 		p.sendToLearner(h, wire.PacketTrunc, plan.after, nil)
 	case syncSnap:
 		from = p.tree.LastZxid()
 		p.sendPeer(h.sid, wire.QuorumPacket{Type: wire.PacketSnap, Zxid: from}, encodeSyncSnapshot(p.tree, p.sessions.Table()))
 	}
-	// What the learner may hold when synchronized: all the history before
-	// establishment (it is the initial history, committed at
-	// establishment), and after it only what is committed, for an
-	// observer, or everything proposed, for a follower.
+	// An observer is sent only what is committed; it learns later commits
+	// by INFORM. A follower is also sent what was proposed since.
 	end := p.lastProposed
-	if l.established && h.observer {
-		end = p.commitPoint()
+	if h.observer {
+		end = committed
 	}
-	committed := p.commitPoint()
-	lastCommitSent := int64(0)
 	for i := range fromLog {
-		// Older than the window, so committed.
 		z := fromLog[i].Header.Zxid
 		p.sendToLearner(h, wire.PacketProposal, z, EncodeTxnEntry(&fromLog[i]))
 		p.sendToLearner(h, wire.PacketCommit, z, nil)
-		lastCommitSent = z
 	}
 	for _, t := range p.txnsAfter(from) {
 		z := t.Header.Zxid
@@ -162,18 +171,7 @@ func (p *Peer) syncLearner(h *learnerHandler) {
 		p.sendToLearner(h, wire.PacketProposal, z, EncodeTxnEntry(t))
 		if z <= committed {
 			p.sendToLearner(h, wire.PacketCommit, z, nil)
-			lastCommitSent = z
 		}
-	}
-	if l.established && epochOf(committed) == l.epoch && lastCommitSent < committed {
-		// The learner already held the txns up to the commit point (it
-		// logged them before it reconnected): tell it they are committed.
-		p.sendToLearner(h, wire.PacketCommit, committed, nil)
-	}
-	if !l.established {
-		// The initial history commits at establishment, which the
-		// learner learns from UPTODATE: no COMMIT or INFORM for it.
-		committed = end
 	}
 	h.forwarding, h.proposedUpTo, h.committedUpTo = true, end, committed
 	h.phase = PhaseSync
@@ -182,8 +180,8 @@ func (p *Peer) syncLearner(h *learnerHandler) {
 	if fromLog != nil {
 		source = fmt.Sprintf("the txn log (%d txns) and memory", len(fromLog))
 	}
-	p.notice("leader: synchronizing server %d by %s from %s (its last zxid %s, ours %s) from %s",
-		h.sid, plan.mode, zxidHex(from), zxidHex(h.lastZxid), zxidHex(p.lastProposed), source)
+	p.notice("leader: synchronizing server %d by %s from %s (its last zxid %s, committed %s, ours %s) from %s",
+		h.sid, plan.mode, zxidHex(from), zxidHex(h.lastZxid), zxidHex(committed), zxidHex(p.lastProposed), source)
 }
 
 // readLogForSync reads from the txn log what a learner behind the
