@@ -3,6 +3,7 @@ package zab
 import (
 	"time"
 
+	"github.com/zabd/zabd/datatree"
 	"github.com/zabd/zabd/wire"
 )
 
@@ -53,27 +54,37 @@ func (p *Peer) sendToLearner(h *learnerHandler, t wire.PacketType, zxid int64, d
 
 // forwardProposal sends a new proposal to every forwarding follower.
 // Observers learn it with its commit (INFORM).
-func (p *Peer) forwardProposal(zxid int64, entry []byte) {
+func (p *Peer) forwardProposal(t *datatree.Txn) {
+	zxid := t.Header.Zxid
+	var entry []byte
 	for _, sid := range p.lead.sortedHandlers() {
 		h := p.lead.handlers[sid]
 		if !h.forwarding || h.observer || zxid <= h.proposedUpTo {
 			continue
+		}
+		if entry == nil {
+			entry = EncodeTxnEntry(t)
 		}
 		p.sendToLearner(h, wire.PacketProposal, zxid, entry)
 		h.proposedUpTo = zxid
 	}
 }
 
-// forwardCommit tells every forwarding learner that zxid is committed:
+// forwardCommit tells every forwarding learner that a txn is committed:
 // COMMIT to followers, INFORM (with the txn) to observers.
-func (p *Peer) forwardCommit(zxid int64, entry func() []byte) {
+func (p *Peer) forwardCommit(t *datatree.Txn) {
+	zxid := t.Header.Zxid
+	var entry []byte
 	for _, sid := range p.lead.sortedHandlers() {
 		h := p.lead.handlers[sid]
 		if !h.forwarding || zxid <= h.committedUpTo {
 			continue
 		}
 		if h.observer {
-			p.sendToLearner(h, wire.PacketInform, zxid, entry())
+			if entry == nil {
+				entry = EncodeTxnEntry(t)
+			}
+			p.sendToLearner(h, wire.PacketInform, zxid, entry)
 			h.proposedUpTo = zxid
 		} else {
 			p.sendToLearner(h, wire.PacketCommit, zxid, nil)

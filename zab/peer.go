@@ -426,7 +426,7 @@ func (p *Peer) Step(now Time, ev Event) {
 		p.stepPeerGone(e)
 	case Tick:
 	default:
-		p.warn("%s: ignoring an event of unknown kind %T", p.role, ev)
+		p.warn("%s: ignoring a nil event", p.role) // Event is sealed: only nil is unknown
 	}
 	p.roleTick()
 	p.expireSessions()

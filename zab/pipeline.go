@@ -268,7 +268,7 @@ func (p *Peer) propose(req *datatree.Request, owner int64) int64 {
 	}
 	p.appendProposal(txn)
 	if p.lead != nil && len(p.lead.handlers) > 0 {
-		p.forwardProposal(zxid, EncodeTxnEntry(&txn))
+		p.forwardProposal(&p.inflight[len(p.inflight)-1].txn)
 	}
 	return zxid
 }
@@ -342,12 +342,13 @@ func (p *Peer) applyCommittedProposals() {
 	}
 	p.applying = true
 	for p.inflightHead < len(p.inflight) && p.mayApply(p.inflight[p.inflightHead].txn.Header.Zxid) {
-		txn := p.inflight[p.inflightHead].txn
-		p.inflight[p.inflightHead] = proposal{}
-		p.inflightHead++
+		head := &p.inflight[p.inflightHead]
 		if p.lead != nil && len(p.lead.handlers) > 0 {
-			p.forwardCommit(txn.Header.Zxid, func() []byte { return EncodeTxnEntry(&txn) })
+			p.forwardCommit(&head.txn)
 		}
+		txn := head.txn
+		*head = proposal{}
+		p.inflightHead++
 		p.applyCommitted(&txn)
 	}
 	p.answerLearnerSyncs()
