@@ -1,6 +1,8 @@
 package zab_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -168,4 +170,75 @@ func TestSyncFromTxnLogBeyondWindow(t *testing.T) {
 			require.Equal(t, c.Node(leader).Peer.Digest(), c.Node(behind).Peer.Digest(), c.Status())
 		})
 	}
+}
+
+// TestNewLeaderAckCoversOnlyTheSync: a learner's ACK of NEWLEADER says its
+// log holds what came before NEWLEADER, nothing sent after it. A proposal
+// the leader made between sending NEWLEADER and receiving its ACK must not
+// count that learner among its acknowledgers: here the only other voter is
+// cut off, so the proposal may commit (and be answered) only once the
+// resynchronized learner ACKs it. Found by the simulator (seed 575 of the
+// first ensemble sweep): a reply whose zxid only the leader held durably.
+// Reference: Zab.tla's ACK-LD/ACK handling; ZOOKEEPER-4685.
+func TestNewLeaderAckCoversOnlyTheSync(t *testing.T) {
+	c := zabtest.NewCluster(t, zabtest.ClusterConfig{Voters: 3}, 5)
+	c.Run(time.Second, 50*time.Millisecond)
+	l := c.Leader()
+	require.NotZero(t, l)
+	var others []int64
+	for _, id := range []int64{1, 2, 3} {
+		if id != l {
+			others = append(others, id)
+		}
+	}
+	f, g := others[0], others[1]
+	cl := c.Connect(l, 0, nil, 30000)
+	c.Stabilize(1000)
+	cl.Take()
+
+	c.Crash(g)
+	c.Restart(g)
+	// Deliver everything but the learner's packets to the leader, one of
+	// those at a time, until the learner has logged the sync durably:
+	// then its NEWLEADER ACK is the next packet on its link to the leader.
+	settle := func() {
+		for moved := true; moved; {
+			moved = false
+			for _, a := range []int64{1, 2, 3} {
+				for _, b := range []int64{1, 2, 3} {
+					if a != b && !(a == g && b == l) && c.Deliver(a, b, false) {
+						moved = true
+					}
+				}
+			}
+		}
+	}
+	restarted := len(c.Trace)
+	synced := func() bool {
+		newLeader := fmt.Sprintf("%d->%d NEWLEADER", l, g)
+		return slices.ContainsFunc(c.Trace[restarted:], func(line string) bool { return strings.HasPrefix(line, newLeader) })
+	}
+	for i := 0; !synced(); i++ {
+		require.Less(t, i, 200, "the learner never synchronized:\n%s\n%s", c.Status(), strings.Join(c.Trace, "\n"))
+		settle()
+		if !synced() && !c.Deliver(g, l, false) {
+			c.Advance(10 * time.Millisecond)
+		}
+	}
+	require.Equal(t, l, c.Leader())
+	c.Partition([]int64{f}, []int64{l, g})
+	// The leader's own fsync of the proposal completes only after the
+	// ACK has arrived: then it counts the quorum.
+	c.Node(l).Hold = true
+	cl.Send(wire.OpCreate, &wire.CreateRequest{Path: "/x", Data: []byte("x"), ACL: wire.OpenACLUnsafe})
+	require.True(t, c.Deliver(g, l, false), "the NEWLEADER ACK")
+	c.Node(l).Hold = false
+	c.Step(c.Node(l), zab.Tick{})
+	for _, r := range cl.Take() {
+		require.NotContains(t, r, "/x", "answered before any voter but the leader logged it:\n%s", strings.Join(c.Trace, "\n"))
+	}
+	c.Stabilize(1000)
+	replies := cl.Take()
+	require.NotEmpty(t, replies, "%s\n%s", c.Status(), strings.Join(c.Trace, "\n"))
+	require.Contains(t, replies[len(replies)-1], "ok /x", "committed once the learner ACKs it")
 }

@@ -248,7 +248,7 @@ func (p *Peer) leaderAck(h *learnerHandler, qp *wire.QuorumPacket) {
 		}
 		h.newLeaderAcked = true
 		if !h.observer {
-			p.quorum.ack(h.sid, h.proposedUpTo)
+			p.quorum.ack(h.sid, h.syncedUpTo)
 		}
 		if l.established {
 			p.sendUpToDate(h)

@@ -33,6 +33,10 @@ type learnerHandler struct {
 	forwarding    bool
 	proposedUpTo  int64
 	committedUpTo int64
+	// syncedUpTo is the last zxid sent before NEWLEADER: all that the
+	// learner's ACK of NEWLEADER vouches for (proposals forwarded after
+	// NEWLEADER are acknowledged one by one).
+	syncedUpTo int64
 
 	newLeaderAcked bool // it ACKed NEWLEADER: its log holds the initial history
 	upToDate       bool // UPTODATE sent: it serves clients

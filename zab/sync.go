@@ -173,7 +173,7 @@ func (p *Peer) syncLearner(h *learnerHandler) {
 			p.sendToLearner(h, wire.PacketCommit, z, nil)
 		}
 	}
-	h.forwarding, h.proposedUpTo, h.committedUpTo = true, end, committed
+	h.forwarding, h.proposedUpTo, h.committedUpTo, h.syncedUpTo = true, end, committed, end
 	h.phase = PhaseSync
 	p.sendToLearner(h, wire.PacketNewLeader, makeZxid(l.epoch, 0), p.cfg.Ensemble.quorumConfig())
 	source := "memory"
