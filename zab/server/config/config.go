@@ -111,6 +111,21 @@ type Config struct {
 	ClientPort        int
 	ClientPortAddress string // "" means every interface
 
+	// SecureClientPort is 0 when the file gives none (then no TLS listener);
+	// SecureClientPortAddress "" means every interface.
+	SecureClientPort        int
+	SecureClientPortAddress string
+	// TLS is how the secure client port (and a unified plain port) serves
+	// TLS: the ssl.* keys.
+	TLS TLS
+	// X509AuthEnabled: the x509 authentication scheme is registered
+	// (secureClientPort, or authProvider.<n> naming ZooKeeper's
+	// X509AuthenticationProvider), so ACLs may name x509 ids.
+	X509AuthEnabled bool
+	// X509SuperUser is X509AuthenticationProvider.superUser: the client
+	// certificate subject that is the super user; "" for none.
+	X509SuperUser string
+
 	MaxClientCnxns    int // per client IP; 0 means no limit
 	MinSessionTimeout time.Duration
 	MaxSessionTimeout time.Duration
@@ -150,6 +165,15 @@ type Config struct {
 	SystemProperties map[string]string
 
 	Warnings []Warning
+
+	// Lines maps each key the file sets to its (last) line, for messages
+	// that name where a setting came from.
+	Lines map[string]int
+
+	// Settings finishSecurity reads across keys.
+	sslAuthScheme     string // ssl.authProvider
+	x509Provider      bool   // an authProvider.<n> names the x509 provider
+	serverCnxnFactory string
 }
 
 // Default returns the configuration an empty zoo.cfg would give, apart from
@@ -171,6 +195,7 @@ func Default() *Config {
 		ContainerMaxPerMinute:   DefaultContainerMaxPerMinute,
 		StandaloneEnabled:       true,
 		SystemProperties:        map[string]string{},
+		Lines:                   map[string]int{},
 	}
 }
 
@@ -243,6 +268,7 @@ func Parse(r io.Reader, file string) (*Config, error) {
 			return nil, &Error{File: file, Line: p.Line, Key: p.Key, Err: err}
 		}
 	}
+	cfg.Lines = seen
 	if err := cfg.finish(minSession, maxSession, seen); err != nil {
 		return nil, err
 	}
@@ -272,8 +298,34 @@ func (c *Config) set(p property) error {
 	if apply, ok := systemPropertyKeys[p.Key]; ok {
 		return apply(c, p.Value)
 	}
+	// Security keys are never ignored: zabd implements them, says why one
+	// has no effect, or refuses to start.
+	if apply, ok := securityKeys[p.Key]; ok {
+		return apply(c, p.Value)
+	}
+	if strings.HasPrefix(p.Key, "authProvider.") {
+		return c.setAuthProvider(p)
+	}
+	if note, ok := securityNotes[p.Key]; ok {
+		c.warn(p, note)
+		return nil
+	}
+	if why := unsupportedSecurity(p.Key); why != "" {
+		return errors.New("not supported: " + why)
+	}
 	c.warn(p, "unknown key, ignored (ZooKeeper would set the system property zookeeper."+p.Key+")")
 	return nil
+}
+
+// warnAt adds a warning about key at the line that set it.
+func (c *Config) warnAt(key, msg string) {
+	c.Warnings = append(c.Warnings, Warning{Line: c.Lines[key], Key: key, Message: msg})
+}
+
+// ErrorAt is an Error about key at the line that set it (0 when the file
+// does not set it).
+func (c *Config) ErrorAt(key string, err error) *Error {
+	return &Error{File: c.File, Line: c.Lines[key], Key: key, Err: err}
 }
 
 func (c *Config) warn(p property, msg string) {
@@ -289,7 +341,11 @@ var quorumPeerKeys = map[string]func(c *Config, v string) error{
 	"dataLogDir":        func(c *Config, v string) error { return setPath(&c.DataLogDir, v) },
 	"clientPort":        func(c *Config, v string) error { return setInt(&c.ClientPort, v, 0, 65535) },
 	"clientPortAddress": func(c *Config, v string) error { return setHost(&c.ClientPortAddress, v) },
-	"maxClientCnxns":    func(c *Config, v string) error { return setInt(&c.MaxClientCnxns, v, 0, maxInt32) },
+	"secureClientPort":  func(c *Config, v string) error { return setInt(&c.SecureClientPort, v, 0, 65535) },
+	"secureClientPortAddress": func(c *Config, v string) error {
+		return setHost(&c.SecureClientPortAddress, v)
+	},
+	"maxClientCnxns": func(c *Config, v string) error { return setInt(&c.MaxClientCnxns, v, 0, maxInt32) },
 	"autopurge.snapRetainCount": func(c *Config, v string) error {
 		return setInt(&c.SnapRetainCount, v, minInt32, maxInt32)
 	},
@@ -517,6 +573,9 @@ func (c *Config) finish(minSession, maxSession time.Duration, seen map[string]in
 			c.Warnings = append(c.Warnings, Warning{Line: seen["4lw.commands.whitelist"], Key: "4lw.commands.whitelist",
 				Message: fmt.Sprintf("%q is not a four-letter word ZooKeeper knows", w)})
 		}
+	}
+	if err := c.finishSecurity(); err != nil {
+		return err
 	}
 	slices.SortFunc(c.Servers, func(a, b Server) int { return cmp.Compare(a.ID, b.ID) })
 	if !c.Distributed() {

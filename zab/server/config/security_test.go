@@ -1,0 +1,148 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSecureClientPortKeys(t *testing.T) {
+	cfg, err := parse(t, `dataDir=/d
+clientPort=2181
+secureClientPort=2281
+secureClientPortAddress=127.0.0.1
+serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory
+ssl.keyStore.location=/etc/zk/server.p12
+ssl.keyStore.password=kpw
+ssl.keyStore.type=PKCS12
+ssl.trustStore.location=/etc/zk/ca.pem
+ssl.trustStore.passwordPath=/etc/zk/tpw
+ssl.trustStore.type=pem
+ssl.clientAuth=Want
+ssl.enabledProtocols=TLSv1.2, TLSv1.3
+ssl.ciphersuites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256
+X509AuthenticationProvider.superUser=CN=admin
+authProvider.1=org.apache.zookeeper.server.auth.DigestAuthenticationProvider
+ssl.crl=false
+sslQuorum=false
+quorum.auth.enableSasl=false
+`)
+	require.NoError(t, err)
+	assert.Empty(t, cfg.Warnings)
+	assert.Equal(t, "0.0.0.0:2181", cfg.ClientAddr())
+	assert.Equal(t, "127.0.0.1:2281", cfg.SecureClientAddr())
+	assert.Equal(t, TLS{
+		KeyStore:         Store{Location: "/etc/zk/server.p12", Password: "kpw", Type: "PKCS12"},
+		TrustStore:       Store{Location: "/etc/zk/ca.pem", PasswordPath: "/etc/zk/tpw", Type: "pem"},
+		ClientAuth:       ClientAuthWant,
+		Protocol:         "TLSv1.2",
+		EnabledProtocols: []string{"TLSv1.2", "TLSv1.3"},
+		CipherSuites:     []string{"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"},
+	}, cfg.TLS)
+	assert.True(t, cfg.X509AuthEnabled, "a secure port registers the x509 scheme, as ZooKeeper's configureSSLAuth")
+	assert.Equal(t, "CN=admin", cfg.X509SuperUser)
+	assert.Equal(t, 6, cfg.Lines["ssl.keyStore.location"])
+}
+
+func TestTLSDefaults(t *testing.T) {
+	cfg, err := parse(t, "dataDir=/d\nsecureClientPort=2281\nssl.keyStore.location=/k.pem\nssl.trustStore.location=/t.pem\n"+
+		"serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory\n")
+	require.NoError(t, err)
+	assert.Equal(t, ClientAuthNeed, cfg.TLS.ClientAuth, "ZooKeeper's default is need")
+	assert.Equal(t, "TLSv1.2", cfg.TLS.Protocol)
+	assert.Empty(t, cfg.TLS.EnabledProtocols)
+	assert.Equal(t, "", cfg.ClientAddr(), "only the secure port")
+	assert.Empty(t, cfg.Warnings)
+}
+
+func TestX509SchemeWithoutSecurePort(t *testing.T) {
+	cfg, err := parse(t, "dataDir=/d\nclientPort=2181\n")
+	require.NoError(t, err)
+	assert.False(t, cfg.X509AuthEnabled, "ZooKeeper registers x509 only for a secure port or when asked")
+	cfg, err = parse(t, "dataDir=/d\nclientPort=2181\nauthProvider.x509=org.apache.zookeeper.server.auth.X509AuthenticationProvider\n")
+	require.NoError(t, err)
+	assert.True(t, cfg.X509AuthEnabled)
+}
+
+func TestSecurityWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, key, contains string
+	}{
+		{"key store without a secure port", "dataDir=/d\nclientPort=1\nssl.keyStore.location=/k.pem\n", "ssl.keyStore.location", "no effect"},
+		{"secure port without netty", "dataDir=/d\nsecureClientPort=2\nssl.keyStore.location=/k.pem\nssl.trustStore.location=/t.pem\n",
+			"secureClientPort", "NettyServerCnxnFactory"},
+		{"no trust store", "dataDir=/d\nsecureClientPort=2\nssl.keyStore.location=/k.pem\n" +
+			"serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory\n", "ssl.trustStore.location", "system's CA roots"},
+		{"client.secure", "dataDir=/d\nclient.secure=true\n", "client.secure", "client-side"},
+		{"hostname verification", "dataDir=/d\nssl.hostnameVerification=false\n", "ssl.hostnameVerification", "host names"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := parse(t, tc.text)
+			require.NoError(t, err)
+			require.Len(t, cfg.Warnings, 1, "%v", cfg.Warnings)
+			assert.Equal(t, tc.key, cfg.Warnings[0].Key)
+			assert.Contains(t, cfg.Warnings[0].Message, tc.contains)
+		})
+	}
+}
+
+// TestUnsupportedSecurityKeysStopStartUp: every security key zabd does not
+// implement stops start-up with "<key>: not supported", naming the line.
+func TestUnsupportedSecurityKeysStopStartUp(t *testing.T) {
+	for _, line := range []string{
+		"authProvider.1=org.apache.zookeeper.server.auth.SASLAuthenticationProvider",
+		"authProvider.sasl=com.example.MyProvider",
+		"quorum.auth.enableSasl=true",
+		"quorum.auth.learnerRequireSasl=true",
+		"quorum.auth.kerberos.servicePrincipal=zookeeper/_HOST",
+		"quorum.auth.learner.saslLoginContext=QuorumLearner",
+		"sasl.serverconfig=Server",
+		"allowSaslFailedClients=true",
+		"sessionRequireClientSASLAuth=true",
+		"kerberos.removeHostFromPrincipal=true",
+		"superUser=admin",
+		"sslQuorum=true",
+		"ssl.quorum.keyStore.location=/q.p12",
+		"ssl.crl=true",
+		"ssl.ocsp=true",
+		"ssl.context.supplier.class=com.example.Supplier",
+		"ssl.sslProvider=OPENSSL",
+		"ssl.authProvider=myscheme",
+		"enforce.auth.enabled=true",
+		"enforce.auth.schemes=sasl",
+		"skipACL=yes",
+		"DigestAuthenticationProvider.enabled=false",
+		"DigestAuthenticationProvider.digestAlg=SHA3-256",
+		"admin.forceHttps=true",
+		"serverCnxnFactory=com.example.Factory",
+	} {
+		t.Run(line, func(t *testing.T) {
+			key, _, _ := strings.Cut(line, "=")
+			_, err := parse(t, "dataDir=/d\nclientPort=1\n"+line+"\n")
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "zoo.cfg:3: "+key+": not supported")
+			var cfgErr *Error
+			assert.ErrorAs(t, err, &cfgErr)
+		})
+	}
+}
+
+func TestBadTLSSettings(t *testing.T) {
+	for _, tc := range []struct{ name, text, want string }{
+		{"client auth", "dataDir=/d\nssl.clientAuth=maybe\n", `zoo.cfg:2: ssl.clientAuth: "maybe" is not none, want or need`},
+		{"secure address without port", "dataDir=/d\nsecureClientPortAddress=127.0.0.1\n", "zoo.cfg:2: secureClientPortAddress: is set but secureClientPort is not"},
+		{"secure port without key store", "dataDir=/d\nsecureClientPort=2281\n", "zoo.cfg:2: secureClientPort: TLS on the client port needs a key and certificate"},
+		{"port unification without key store", "dataDir=/d\nclientPort=1\nclient.portUnification=true\nssl.clientAuth=none\n", "zoo.cfg:3: client.portUnification: TLS on the client port needs"},
+		{"port unification without x509", "dataDir=/d\nclientPort=1\nclient.portUnification=true\nssl.keyStore.location=/k.pem\n", "zoo.cfg:3: client.portUnification: with ssl.clientAuth want or need"},
+		{"empty protocol entry", "dataDir=/d\nssl.enabledProtocols=TLSv1.2,,TLSv1.3\n", "zoo.cfg:2: ssl.enabledProtocols"},
+		{"secure port range", "dataDir=/d\nsecureClientPort=65536\n", "zoo.cfg:2: secureClientPort: 65536 is out of range"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parse(t, tc.text)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
