@@ -7,11 +7,12 @@ require (
 	github.com/go-zookeeper/zk v1.0.4
 	github.com/stretchr/testify v1.12.1
 	pgregory.net/rapid v1.3.0
+	software.sslmate.com/src/go-pkcs12 v0.7.4
 )
 
 require (
 	github.com/cockroachdb/datadriven v1.0.3 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/crypto v0.59.0 // indirect
 )
