@@ -153,7 +153,7 @@ func checkACL(acl []wire.ACL, perm int32, auth []wire.Id) bool {
 // AuthenticationProvider.matches); schemes without a provider never match.
 func idMatches(id wire.Id, aclExpr string) bool {
 	switch id.Scheme {
-	case "digest":
+	case "digest", "x509":
 		return id.ID == aclExpr
 	case "ip":
 		return ipMatches(id.ID, aclExpr)
@@ -163,8 +163,8 @@ func idMatches(id wire.Id, aclExpr string) bool {
 
 // fixupACL is PrepRequestProcessor.fixupACL: it drops duplicates, refuses
 // empty lists and ids no provider accepts, and expands "auth" entries to the
-// requester's authenticated (digest) ids. ok is false for InvalidACL.
-func fixupACL(acls []wire.ACL, auth []wire.Id) (out []wire.ACL, ok bool) {
+// requester's authenticated (digest, x509) ids. ok is false for InvalidACL.
+func fixupACL(acls []wire.ACL, auth []wire.Id, cfg Config) (out []wire.ACL, ok bool) {
 	if plainACL(acls) {
 		return acls, true
 	}
@@ -192,9 +192,10 @@ func fixupACL(acls []wire.ACL, auth []wire.Id) (out []wire.ACL, ok bool) {
 		case a.ID.Scheme == "auth":
 			expanded := false
 			for _, id := range AuthOrder(auth) {
-				// Only providers that authenticate expand "auth": of the
-				// built-in ones, digest (ip does not authenticate).
-				if id.Scheme == "digest" {
+				// Only providers that authenticate expand "auth": digest
+				// and x509 (ip does not authenticate; super has no
+				// provider).
+				if id.Scheme == "digest" || (id.Scheme == "x509" && cfg.X509Enabled) {
 					out = append(out, wire.ACL{Perms: a.Perms, ID: id})
 					expanded = true
 				}
@@ -203,7 +204,8 @@ func fixupACL(acls []wire.ACL, auth []wire.Id) (out []wire.ACL, ok bool) {
 				return nil, false
 			}
 		case a.ID.Scheme == "digest" && validDigestID(a.ID.ID),
-			a.ID.Scheme == "ip" && validIPExpr(a.ID.ID):
+			a.ID.Scheme == "ip" && validIPExpr(a.ID.ID),
+			a.ID.Scheme == "x509" && cfg.X509Enabled && validX500Name(a.ID.ID):
 			out = append(out, a)
 		default:
 			return nil, false
@@ -346,9 +348,11 @@ func DigestID(userPassword string) string {
 // Authenticate answers an auth packet (addauth) as ZooKeeper's built-in
 // providers do: the ids to add to the connection, or AuthFailed. "digest"
 // adds ("digest", DigestID(auth)) and, when that equals cfg.SuperDigest,
-// ("super", "") first; "ip" adds the client's address. Any other scheme,
-// "world" included, fails (ZooKeeper then closes the connection).
-func Authenticate(cfg Config, scheme string, auth []byte, clientAddr string) ([]wire.Id, wire.ErrCode) {
+// ("super", "") first; "ip" adds the client's address; "x509" adds the
+// client certificate's ids again (CertificateIdentities), and fails on a
+// connection without one. Any other scheme, "world" included, fails
+// (ZooKeeper then closes the connection).
+func Authenticate(cfg Config, scheme string, auth []byte, client Client) ([]wire.Id, wire.ErrCode) {
 	switch scheme {
 	case "digest":
 		id := DigestID(string(auth))
@@ -357,7 +361,20 @@ func Authenticate(cfg Config, scheme string, auth []byte, clientAddr string) ([]
 		}
 		return []wire.Id{{Scheme: "digest", ID: id}}, wire.ErrOK
 	case "ip":
-		return []wire.Id{{Scheme: "ip", ID: clientAddr}}, wire.ErrOK
+		return []wire.Id{{Scheme: "ip", ID: client.Addr}}, wire.ErrOK
+	case "x509":
+		if ids := CertificateIdentities(cfg, client.CertSubject); client.HasCert && ids != nil {
+			return ids, wire.ErrOK
+		}
 	}
 	return nil, wire.ErrAuthFailed
+}
+
+// Client is what the auth providers know of a connection: its IP address
+// and, for a TLS client that presented a verified certificate, the
+// certificate's subject (RFC 2253, as Java prints it).
+type Client struct {
+	Addr        string
+	HasCert     bool
+	CertSubject string
 }

@@ -99,10 +99,10 @@ func TestACLIdentities(t *testing.T) {
 		assert.Equal(t, c.ok, got, "%v with %v", c.acl, c.auth)
 	}
 	// The super digest configured authenticates as super.
-	ids, code := Authenticate(Config{SuperDigest: DigestID("super:adminpw")}, "digest", []byte("super:adminpw"), "1.2.3.4")
+	ids, code := Authenticate(Config{SuperDigest: DigestID("super:adminpw")}, "digest", []byte("super:adminpw"), Client{Addr: "1.2.3.4"})
 	require.Equal(t, wire.ErrOK, code)
 	assert.Equal(t, []wire.Id{{Scheme: "super"}, {Scheme: "digest", ID: DigestID("super:adminpw")}}, ids)
-	_, code = Authenticate(Config{}, "world", []byte("anyone"), "1.2.3.4")
+	_, code = Authenticate(Config{}, "world", []byte("anyone"), Client{Addr: "1.2.3.4"})
 	assert.Equal(t, wire.ErrAuthFailed, code)
 }
 
@@ -121,16 +121,16 @@ func TestInvalidACLs(t *testing.T) {
 		{{Perms: 31, ID: wire.Id{Scheme: "sasl", ID: "x"}}},
 	}
 	for _, acl := range bad {
-		_, ok := fixupACL(acl, withBob)
+		_, ok := fixupACL(acl, withBob, Config{})
 		assert.False(t, ok, "%v", acl)
 	}
 	for id, valid := range map[string]bool{"a:b": true, ":b": true, "a:b:": true, ":a:": true, "a:b::": true,
 		"a:": false, ":": false, "::": false, "": false, "a::b": false, "a:b:c": false} {
 		assert.Equal(t, valid, validDigestID(id), "%q", id)
 	}
-	_, ok := fixupACL(wire.CreatorAllACL, []wire.Id{{Scheme: "ip", ID: "127.0.0.1"}})
+	_, ok := fixupACL(wire.CreatorAllACL, []wire.Id{{Scheme: "ip", ID: "127.0.0.1"}}, Config{})
 	assert.False(t, ok, "auth with no digest id")
-	got, ok := fixupACL([]wire.ACL{{Perms: 1, ID: wire.AuthIDs}, {Perms: 1, ID: wire.AuthIDs}, {Perms: 2, ID: wire.AnyoneID}}, withBob)
+	got, ok := fixupACL([]wire.ACL{{Perms: 1, ID: wire.AuthIDs}, {Perms: 1, ID: wire.AuthIDs}, {Perms: 2, ID: wire.AnyoneID}}, withBob, Config{})
 	require.True(t, ok)
 	assert.Equal(t, []wire.ACL{{Perms: 1, ID: digestB}, {Perms: 2, ID: wire.AnyoneID}}, got, "duplicates dropped, auth expanded")
 }

@@ -224,7 +224,7 @@ func (r *replayer) connect(l *trace.Line) {
 // added unless already present, and the tree learns the watcher's new
 // identities; a failed addAuth closes the connection.
 func (r *replayer) addAuth(s *goldenSession, l *trace.Line) {
-	ids, code := datatree.Authenticate(r.cfg, l.Req.Scheme, []byte(l.Req.Auth), goldenClientAddr)
+	ids, code := datatree.Authenticate(r.cfg, l.Req.Scheme, []byte(l.Req.Auth), datatree.Client{Addr: goldenClientAddr})
 	r.check(assert.Equal(r.t, l.Err, code.String(), "%s: addAuth result", r.where))
 	if code != wire.ErrOK {
 		r.tree.RemoveWatcher(s.watcher)

@@ -183,7 +183,7 @@ func (m *model) op(op wire.OpCode, body wire.Record, req *Request, zxid, now int
 		if !validPath(b.Path) {
 			return fail(op, wire.ErrBadArguments), false
 		}
-		acl, valid := fixupACL(b.ACL, req.Auth)
+		acl, valid := fixupACL(b.ACL, req.Auth, m.cfg)
 		if !valid {
 			return fail(op, wire.ErrInvalidACL), false
 		}
@@ -256,7 +256,7 @@ func (m *model) create(op wire.OpCode, b *wire.CreateRequest, req *Request, zxid
 	if slash < 0 || strings.ContainsRune(b.Path, 0) {
 		return bad(wire.ErrBadArguments)
 	}
-	acl, valid := fixupACL(b.ACL, req.Auth)
+	acl, valid := fixupACL(b.ACL, req.Auth, m.cfg)
 	if !valid {
 		return bad(wire.ErrInvalidACL)
 	}
@@ -414,7 +414,7 @@ func modeKindMismatch(req *Request) bool {
 // every batch.
 func TestTreeAgainstModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		cfg := Config{ExtendedTypesEnabled: rapid.Bool().Draw(rt, "extended")}
+		cfg := Config{ExtendedTypesEnabled: rapid.Bool().Draw(rt, "extended"), X509Enabled: rapid.Bool().Draw(rt, "x509")}
 		tr, m := New(cfg), newModel(cfg)
 		zxid, now := int64(0), int64(1_000_000)
 		steps := rapid.IntRange(1, 40).Draw(rt, "steps")

@@ -14,12 +14,14 @@ var (
 	genSessions = []int64{11, 12, 13}
 	genDigestA  = DigestID("alice:secret")
 	genDigestB  = DigestID("bob:secret")
+	genX509     = "CN=carol,O=Example"
 	// genAuths are the identities a connection can have.
 	genAuths = [][]wire.Id{
 		{{Scheme: "ip", ID: "127.0.0.1"}},
 		{{Scheme: "ip", ID: "10.1.2.3"}, {Scheme: "digest", ID: genDigestA}},
 		{{Scheme: "ip", ID: "127.0.0.1"}, {Scheme: "digest", ID: genDigestB}},
 		{{Scheme: "super", ID: ""}, {Scheme: "digest", ID: "super:x"}},
+		{{Scheme: "ip", ID: "127.0.0.1"}, {Scheme: "x509", ID: genX509}},
 	}
 	genACLs = [][]wire.ACL{
 		wire.OpenACLUnsafe,
@@ -29,6 +31,7 @@ var (
 		{{Perms: wire.PermRead | wire.PermCreate, ID: wire.Id{Scheme: "ip", ID: "10.0.0.0/8"}}, {Perms: wire.PermAll, ID: wire.Id{Scheme: "digest", ID: genDigestB}}},
 		{{Perms: wire.PermDelete | wire.PermWrite, ID: wire.AnyoneID}, {Perms: wire.PermAdmin, ID: wire.AnyoneID}},
 		{{Perms: wire.PermAll, ID: wire.Id{Scheme: "ip", ID: "300.0.0.1"}}}, // invalid
+		{{Perms: wire.PermAll, ID: wire.Id{Scheme: "x509", ID: genX509}}},   // valid when the scheme is enabled
 		{}, // invalid
 	}
 	genModes = []wire.CreateMode{

@@ -228,7 +228,7 @@ func (t *Tree) prepareCreate(op wire.OpCode, b *wire.CreateRequest, req *Request
 		return nil, wire.ErrBadArguments
 	}
 	parentPath := canonical(path[:slash])
-	acl, ok := fixupACL(b.ACL, req.Auth)
+	acl, ok := fixupACL(b.ACL, req.Auth, t.cfg)
 	if !ok {
 		return nil, wire.ErrInvalidACL
 	}
@@ -395,7 +395,7 @@ func (t *Tree) prepareSetACL(b *wire.SetACLRequest, auth []wire.Id, zxid int64) 
 	if !validPath(b.Path) {
 		return nil, wire.ErrBadArguments
 	}
-	acl, ok := fixupACL(b.ACL, auth)
+	acl, ok := fixupACL(b.ACL, auth, t.cfg)
 	if !ok {
 		return nil, wire.ErrInvalidACL
 	}

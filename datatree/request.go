@@ -132,6 +132,13 @@ type Config struct {
 	// EnforceQuota is zookeeper.enforceQuota: writes past a hard quota limit
 	// fail with QuotaExceeded.
 	EnforceQuota bool
+	// X509Enabled registers the x509 scheme (ZooKeeper's
+	// X509AuthenticationProvider), as a secure client port does: ACLs may
+	// name x509 ids, and "auth" ACL entries expand to them.
+	X509Enabled bool
+	// X509SuperUser is zookeeper.X509AuthenticationProvider.superUser: the
+	// certificate subject that authenticates as the super user.
+	X509SuperUser string
 	// Warn receives warnings (soft quota limits passed); nil discards them.
 	Warn func(msg string)
 }

@@ -59,7 +59,7 @@ func TestPrepareMatchesZooKeeperLog(t *testing.T) {
 					case l.Op == "connect" || l.Op == "reconnect":
 						ids = ids[:1]
 					case l.Op == "addAuth" && l.Err == "ok":
-						got, code := Authenticate(cfg, l.Req.Scheme, []byte(l.Req.Auth), "127.0.0.1")
+						got, code := Authenticate(cfg, l.Req.Scheme, []byte(l.Req.Auth), Client{Addr: "127.0.0.1"})
 						if code == wire.ErrOK {
 							ids = append(ids, got...)
 						}

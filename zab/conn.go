@@ -28,9 +28,11 @@ const (
 
 // conn is one client connection.
 type conn struct {
-	id    ConnID
-	addr  string
-	auth  []wire.Id // ("ip", addr) first, then what addauth added, no repeats; append-only
+	id     ConnID
+	client datatree.Client
+	// auth is ("ip", addr) first, then the client certificate's ids, then
+	// what addauth added, no repeats; append-only.
+	auth  []wire.Id
 	state connState
 	// session is the session the connection serves (0 before connect).
 	session int64
@@ -191,10 +193,14 @@ func (p *Peer) establish(c *conn, timeout int32) {
 
 // openConn starts a connection. A shell must not reuse an id; if one does,
 // the old connection is forgotten first, so that its watches and session
-// binding do not pass to the new one.
-func (p *Peer) openConn(id ConnID, addr string) *conn {
+// binding do not pass to the new one. A TLS client's verified certificate
+// authenticates it at once, as ZooKeeper's handshake does.
+func (p *Peer) openConn(id ConnID, client datatree.Client) *conn {
 	p.dropConn(id)
-	c := &conn{id: id, addr: addr, auth: []wire.Id{{Scheme: "ip", ID: addr}}}
+	c := &conn{id: id, client: client, auth: []wire.Id{{Scheme: "ip", ID: client.Addr}}}
+	if client.HasCert {
+		c.auth = append(c.auth, datatree.CertificateIdentities(p.cfg.Tree, client.CertSubject)...)
+	}
 	p.conns[id] = c
 	return c
 }
@@ -236,7 +242,7 @@ func (p *Peer) handleAuth(c *conn, e RequestReceived) {
 	code := wire.ErrAuthFailed
 	if pkt, ok := e.Body.(*wire.AuthPacket); ok {
 		var ids []wire.Id
-		ids, code = datatree.Authenticate(p.cfg.Tree, pkt.Scheme, pkt.Auth, c.addr)
+		ids, code = datatree.Authenticate(p.cfg.Tree, pkt.Scheme, pkt.Auth, c.client)
 		if code == wire.ErrOK {
 			for _, id := range ids {
 				// A set, as in ZooKeeper: the same addauth twice adds
@@ -269,7 +275,7 @@ func whoAmI(auth []wire.Id) *wire.WhoAmIResponse {
 		switch id.Scheme {
 		case "digest":
 			user, _, _ = strings.Cut(id.ID, ":")
-		case "ip":
+		case "ip", "x509":
 			user = id.ID
 		}
 		infos[i] = wire.ClientInfo{AuthScheme: id.Scheme, User: user}

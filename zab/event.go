@@ -23,10 +23,15 @@ type ConnID int64
 type Event interface{ isEvent() }
 
 // ConnOpened: a client connected. Addr is its IP address as ZooKeeper's ip
-// ACL scheme matches it ("127.0.0.1").
+// ACL scheme matches it ("127.0.0.1"). HasCert says its TLS client presented
+// a certificate the shell verified, and CertSubject is that certificate's
+// subject as ZooKeeper's x509 scheme names it (RFC 2253, as Java prints it;
+// possibly empty): the connection is then authenticated as x509:CertSubject.
 type ConnOpened struct {
-	Conn ConnID
-	Addr string
+	Conn        ConnID
+	Addr        string
+	HasCert     bool
+	CertSubject string
 }
 
 // ConnectReceived: the connection's first frame, a ConnectRequest.

@@ -406,7 +406,7 @@ func (p *Peer) Step(now Time, ev Event) {
 	p.now.Wall = now.Wall
 	switch e := ev.(type) {
 	case ConnOpened:
-		p.openConn(e.Conn, e.Addr)
+		p.openConn(e.Conn, datatree.Client{Addr: e.Addr, HasCert: e.HasCert, CertSubject: e.CertSubject})
 	case ConnectReceived:
 		p.handleConnect(e)
 	case RequestReceived:

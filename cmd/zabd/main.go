@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/zabd/zabd/zab/server"
@@ -58,7 +59,11 @@ func run(args []string) error {
 		logDir, _ := filepath.Abs(cfg.DataLogDir)
 		where += ", txn log in " + logDir
 	}
-	fmt.Fprintf(os.Stderr, "zabd: serving ZooKeeper clients on %s, data in %s\n", cfg.ClientAddr(), where)
+	addrs := cfg.ClientAddr()
+	if secure := cfg.SecureClientAddr(); secure != "" {
+		addrs = strings.TrimPrefix(addrs+" and TLS on "+secure, " and ")
+	}
+	fmt.Fprintf(os.Stderr, "zabd: serving ZooKeeper clients on %s, data in %s\n", addrs, where)
 
 	srv, err := server.New(server.Options{Config: cfg, Log: log, AllowDataLoss: *allowDataLoss})
 	if err != nil {

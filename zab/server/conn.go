@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"errors"
 	"io"
 	"log/slog"
@@ -21,10 +20,15 @@ const readBufferSize = 64 << 10
 // counters for the four-letter words.
 type conn struct {
 	id     zab.ConnID
-	nc     net.Conn
+	nc     net.Conn // the *tls.Conn once a TLS handshake is done
 	ip     string
 	remote string
 	srv    *Server
+	// secure: the connection speaks TLS (set before it is opened); hasCert
+	// and certSubject are the verified client certificate's x509 identity.
+	secure      bool
+	hasCert     bool
+	certSubject string
 
 	mu      sync.Mutex
 	queue   [][]byte // frames waiting for the writer, in order
@@ -50,14 +54,14 @@ type conn struct {
 	hasLastOp   bool
 }
 
-func newConn(srv *Server, id zab.ConnID, nc net.Conn) *conn {
+func newConn(srv *Server, id zab.ConnID, nc net.Conn, secure bool) *conn {
 	remote := nc.RemoteAddr().String()
 	ip := remote
 	if host, _, err := net.SplitHostPort(remote); err == nil {
 		ip = host
 	}
 	return &conn{
-		id: id, nc: nc, ip: ip, remote: remote, srv: srv,
+		id: id, nc: nc, ip: ip, remote: remote, srv: srv, secure: secure,
 		wake: make(chan struct{}, 1), opened: time.Now(), inflight: map[int32]time.Time{},
 	}
 }
@@ -150,20 +154,24 @@ func (c *conn) writeLoop(done <-chan struct{}) {
 // closed, exactly once, and it always closes the socket on its way out.
 func (c *conn) readLoop() {
 	s := c.srv
-	// Buffered, so that pipelined requests cost one read call for many
-	// frames rather than two per frame.
-	fr := wire.NewFrameReader(bufio.NewReaderSize(c.nc, readBufferSize), wire.DefaultMaxBuffer)
 	// A connection that sends nothing must not hold a descriptor forever:
-	// its first frame has a deadline, later frames none (sessions expire).
-	c.nc.SetReadDeadline(time.Now().Add(s.handshakeTimeout))
+	// its TLS handshake and first frame have a deadline, later frames none
+	// (sessions expire).
+	c.nc.SetDeadline(time.Now().Add(s.handshakeTimeout))
+	in, ok := c.openTransport()
+	if !ok {
+		c.nc.Close()
+		return
+	}
+	fr := wire.NewFrameReader(in, wire.DefaultMaxBuffer)
 	frame, word, err := fr.ReadFirstFrame()
-	c.nc.SetReadDeadline(time.Time{})
+	c.nc.SetDeadline(time.Time{})
 	if word != "" {
 		s.answerFourLetterWord(c, word)
 		c.nc.Close()
 		return
 	}
-	s.deliver(c, zab.ConnOpened{Conn: c.id, Addr: c.ip})
+	s.deliver(c, zab.ConnOpened{Conn: c.id, Addr: c.ip, HasCert: c.hasCert, CertSubject: c.certSubject})
 	defer func() {
 		c.nc.Close()
 		s.deliver(c, zab.ConnClosed{Conn: c.id})
@@ -209,5 +217,12 @@ func (c *conn) logReadEnd(err error) {
 }
 
 func (c *conn) logAttrs() []any {
-	return []any{slog.Int64("conn", int64(c.id)), slog.String("remote", c.remote)}
+	attrs := []any{slog.Int64("conn", int64(c.id)), slog.String("remote", c.remote)}
+	if c.secure {
+		attrs = append(attrs, slog.Bool("tls", true))
+	}
+	if c.hasCert {
+		attrs = append(attrs, slog.String("x509", c.certSubject))
+	}
+	return attrs
 }

@@ -42,10 +42,19 @@ func testConfig(dir string) *config.Config {
 // testLogger logs to stderr when -v is given (or ZABD_TEST_LOG is set),
 // else discards.
 func testLogger() *slog.Logger {
-	if testing.Verbose() || os.Getenv("ZABD_TEST_LOG") != "" {
-		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if w := logOutput(); w != io.Discard {
+		return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// logOutput is where test logs go: stderr when -v is given (or
+// ZABD_TEST_LOG is set), else nowhere.
+func logOutput() io.Writer {
+	if testing.Verbose() || os.Getenv("ZABD_TEST_LOG") != "" {
+		return os.Stderr
+	}
+	return io.Discard
 }
 
 // startServer starts a server with cfg (testConfig of a fresh dir when nil)

@@ -169,7 +169,15 @@ func adminFields(name string, st *statusSnapshot) map[string]any {
 		}
 		return m
 	case "connections":
-		return map[string]any{"connections": connectionsJSON(st.conns), "secure_connections": []any{}}
+		var plain, secure []fourlw.Connection
+		for _, c := range st.conns {
+			if c.Secure {
+				secure = append(secure, c)
+			} else {
+				plain = append(plain, c)
+			}
+		}
+		return map[string]any{"connections": connectionsJSON(plain), "secure_connections": connectionsJSON(secure)}
 	case "watch_summary":
 		sum := fourlw.SummarizeWatches(st.WatchesBySession())
 		return map[string]any{"num_connections": sum.Connections, "num_paths": sum.Paths, "num_total_watches": sum.Total}

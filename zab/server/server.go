@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -37,8 +38,10 @@ type Options struct {
 	// one. Tests wrap it to record fsyncs.
 	FS vfs.FS
 	// Listener, if set, is used instead of listening on the config's
-	// client address (tests pass one bound to 127.0.0.1:0).
-	Listener net.Listener
+	// client address (tests pass one bound to 127.0.0.1:0);
+	// SecureListener likewise for the secure (TLS) client address.
+	Listener       net.Listener
+	SecureListener net.Listener
 	// MaxQueuedBytes overrides DefaultMaxQueuedBytes.
 	MaxQueuedBytes int
 	// HandshakeTimeout overrides DefaultHandshakeTimeout.
@@ -58,10 +61,11 @@ type Server struct {
 	handshakeTimeout time.Duration
 	started          time.Time // also the origin of the monotonic clock handed to the Peer
 
-	listener net.Listener
-	store    *storage.Store
-	wal      *storage.Log
-	peer     *zab.Peer
+	listeners []clientListener
+	tls       *tls.Config // the client ports' TLS; nil without secureClientPort or port unification
+	store     *storage.Store
+	wal       *storage.Log
+	peer      *zab.Peer
 
 	events    chan inbound
 	queries   chan func()
@@ -76,8 +80,11 @@ type Server struct {
 	// Counters of connections the shell closed or refused.
 	slowReaders atomic.Int64
 	refused     atomic.Int64
+	// unsuccessfulHandshakes counts TLS handshakes that failed (and TLS
+	// clients on a plain port).
+	unsuccessfulHandshakes atomic.Int64
 
-	nextConn  zab.ConnID // the accept loop's
+	nextConn  atomic.Int64 // the last ConnID the accept loops gave
 	wg        sync.WaitGroup
 	stopOnce  sync.Once
 	stopping  chan struct{}
@@ -131,21 +138,15 @@ func New(opts Options) (*Server, error) {
 		s.handshakeTimeout = DefaultHandshakeTimeout
 	}
 	s.stats.reset()
+	if err := s.loadTLS(); err != nil {
+		return nil, err
+	}
 	if err := s.recover(fsys, seed, opts.AllowDataLoss); err != nil {
 		return nil, err
 	}
-	s.listener = opts.Listener
-	if s.listener == nil {
-		addr := cfg.ClientAddr()
-		if addr == "" {
-			return nil, errors.New("server: no client port configured")
-		}
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			s.wal.Close()
-			return nil, fmt.Errorf("listen for clients: %w", err)
-		}
-		s.listener = l
+	if err := s.listen(opts); err != nil {
+		s.wal.Close()
+		return nil, err
 	}
 	return s, nil
 }
@@ -165,6 +166,7 @@ func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 	}
 	treeCfg := datatree.Config{
 		SuperDigest: cfg.SuperDigest, ExtendedTypesEnabled: cfg.ExtendedTypesEnabled, EnforceQuota: cfg.EnforceQuota,
+		X509Enabled: cfg.X509AuthEnabled, X509SuperUser: cfg.X509SuperUser,
 		Warn: func(msg string) { s.log.Warn(msg) },
 	}
 	rec, restored, err := restore.Load(store, treeCfg)
@@ -201,9 +203,6 @@ func (s *Server) now() zab.Time {
 	return zab.Time{Mono: time.Since(s.started), Wall: time.Now().UnixMilli()}
 }
 
-// Addr is the client listener's address.
-func (s *Server) Addr() net.Addr { return s.listener.Addr() }
-
 // Serve runs the server until ctx ends or Stop is called, then stops
 // gracefully: listeners close, the fsync in flight finishes, the log is
 // closed. It returns a fatal error (a failed log write) if one stopped it.
@@ -223,15 +222,18 @@ func (s *Server) Serve(ctx context.Context) error {
 		<-s.loopDone
 		return err
 	}
-	s.log.Info("serving clients", "addr", s.listener.Addr().String(), "data_dir", s.cfg.DataDir)
-	acceptDone := make(chan struct{})
-	go func() { defer close(acceptDone); s.acceptLoop() }()
+	var accepting sync.WaitGroup
+	for _, l := range s.listeners {
+		s.log.Info("serving clients", "addr", l.Addr().String(), "tls", l.secure, "data_dir", s.cfg.DataDir)
+		accepting.Add(1)
+		go func() { defer accepting.Done(); s.acceptLoop(l) }()
+	}
 	select {
 	case <-ctx.Done():
 	case <-s.stopping:
 	}
 	s.Stop()
-	<-acceptDone
+	accepting.Wait()
 	<-s.loopDone
 	return s.fatalErr
 }
@@ -240,7 +242,7 @@ func (s *Server) Serve(ctx context.Context) error {
 func (s *Server) Stop() {
 	s.stopOnce.Do(func() {
 		close(s.stopping)
-		s.listener.Close()
+		s.closeListeners()
 		s.stopHTTP()
 	})
 }
@@ -252,39 +254,6 @@ func (s *Server) fatal(err error) {
 		s.log.Error("stopping: fatal error", "err", err)
 	})
 	s.Stop()
-}
-
-// acceptLoop admits connections until the listener closes.
-func (s *Server) acceptLoop() {
-	var readers sync.WaitGroup
-	defer readers.Wait()
-	for {
-		nc, err := s.listener.Accept()
-		if err != nil {
-			if !errors.Is(err, net.ErrClosed) {
-				s.log.Error("accept failed", "err", err)
-			}
-			return
-		}
-		s.nextConn++
-		c := newConn(s, s.nextConn, nc)
-		if !s.admission.admit(c.ip) {
-			s.refused.Add(1)
-			s.log.Warn("refusing connection: too many connections from this address",
-				"remote", c.remote, "max_client_cnxns", s.cfg.MaxClientCnxns)
-			nc.Close()
-			continue
-		}
-		done := make(chan struct{})
-		readers.Add(1)
-		go func() {
-			defer readers.Done()
-			defer s.admission.release(c.ip)
-			defer close(done)
-			c.readLoop()
-		}()
-		go c.writeLoop(done)
-	}
 }
 
 // DefaultHandshakeTimeout is how long a new connection may take to send its

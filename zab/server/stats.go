@@ -79,7 +79,7 @@ func (s *Server) fillStatus(st *statusSnapshot) {
 	slices.SortFunc(conns, func(a, b *conn) int { return cmp.Compare(a.id, b.id) })
 	for _, c := range conns {
 		fc := fourlw.Connection{
-			Remote: c.remote, InterestOpsShown: 1, Queued: int64(c.queuedBytes()),
+			Remote: c.remote, Secure: c.secure, InterestOpsShown: 1, Queued: int64(c.queuedBytes()),
 			Received: c.received.Load(), Sent: c.sent.Load(),
 			Expires: now.Add(c.timeout).Truncate(s.cfg.TickTime),
 		}
@@ -202,13 +202,15 @@ var opAbbrev = map[wire.OpCode]string{
 // confLines are conf's key=value lines, as ZooKeeper 3.8 prints them for a
 // standalone server.
 func (s *Server) confLines(dataSize, logSize int64) []fourlw.KeyValue {
-	port := "0"
-	if a, ok := s.listener.Addr().(*net.TCPAddr); ok {
-		port = strconv.Itoa(a.Port)
+	port := func(a net.Addr, none string) string {
+		if a, ok := a.(*net.TCPAddr); ok {
+			return strconv.Itoa(a.Port)
+		}
+		return none
 	}
 	return []fourlw.KeyValue{
-		{Key: "clientPort", Value: port},
-		{Key: "secureClientPort", Value: "-1"},
+		{Key: "clientPort", Value: port(s.Addr(), "0")},
+		{Key: "secureClientPort", Value: port(s.SecureAddr(), "-1")},
 		{Key: "dataDir", Value: versionDir(s.cfg.DataDir)},
 		{Key: "dataDirSize", Value: strconv.FormatInt(dataSize, 10)},
 		{Key: "dataLogDir", Value: versionDir(s.cfg.DataLogDir)},

@@ -28,6 +28,7 @@ type ServerStats struct {
 // Source.Connections lists them ordered by Expires.
 type Connection struct {
 	Remote   string // "127.0.0.1:5000"
+	Secure   bool   // a TLS connection (the admin server lists them apart)
 	Queued   int64  // replies waiting to be written
 	Received int64
 	Sent     int64

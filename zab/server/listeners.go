@@ -1,0 +1,123 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+
+	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/server/tlsconf"
+)
+
+// clientListener is one client port: the plain clientPort or the TLS
+// secureClientPort.
+type clientListener struct {
+	net.Listener
+	secure bool
+}
+
+// loadTLS reads the key and trust stores when the config serves TLS (a
+// secureClientPort, or client.portUnification on the plain port), before
+// anything is recovered or bound: a bad store stops start-up at once.
+func (s *Server) loadTLS() error {
+	if s.cfg.SecureClientPort == 0 && !s.cfg.TLS.PortUnification {
+		return nil
+	}
+	tc, err := tlsconf.Server(s.cfg)
+	if err != nil {
+		return err
+	}
+	s.tls = tc
+	return nil
+}
+
+// listen binds the client ports, or takes the listeners the options hand in.
+func (s *Server) listen(opts Options) error {
+	plain, secure := opts.Listener, opts.SecureListener
+	if plain == nil && s.cfg.ClientAddr() != "" {
+		l, err := net.Listen("tcp", s.cfg.ClientAddr())
+		if err != nil {
+			return fmt.Errorf("listen for clients: %w", err)
+		}
+		plain = l
+	}
+	if secure == nil && s.cfg.SecureClientAddr() != "" {
+		l, err := net.Listen("tcp", s.cfg.SecureClientAddr())
+		if err != nil {
+			if plain != nil {
+				plain.Close()
+			}
+			return fmt.Errorf("listen for TLS clients (secureClientPort): %w", err)
+		}
+		secure = l
+	}
+	if plain == nil && secure == nil {
+		return errors.New("server: no client port configured")
+	}
+	if plain != nil {
+		s.listeners = append(s.listeners, clientListener{Listener: plain})
+	}
+	if secure != nil {
+		if s.tls == nil {
+			secure.Close()
+			return errors.New("server: a secure listener without a TLS configuration (secureClientPort and ssl.keyStore.location)")
+		}
+		s.listeners = append(s.listeners, clientListener{Listener: secure, secure: true})
+	}
+	return nil
+}
+
+// Addr is the plain client listener's address; nil when there is none.
+func (s *Server) Addr() net.Addr { return s.listenerAddr(false) }
+
+// SecureAddr is the TLS client listener's address; nil when there is none.
+func (s *Server) SecureAddr() net.Addr { return s.listenerAddr(true) }
+
+func (s *Server) listenerAddr(secure bool) net.Addr {
+	for _, l := range s.listeners {
+		if l.secure == secure {
+			return l.Addr()
+		}
+	}
+	return nil
+}
+
+// closeListeners stops accepting on every client port.
+func (s *Server) closeListeners() {
+	for _, l := range s.listeners {
+		l.Close()
+	}
+}
+
+// acceptLoop admits connections on one client port until it closes.
+func (s *Server) acceptLoop(l clientListener) {
+	var readers sync.WaitGroup
+	defer readers.Wait()
+	for {
+		nc, err := l.Accept()
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				s.log.Error("accept failed", "err", err)
+			}
+			return
+		}
+		c := newConn(s, zab.ConnID(s.nextConn.Add(1)), nc, l.secure)
+		if !s.admission.admit(c.ip) {
+			s.refused.Add(1)
+			s.log.Warn("refusing connection: too many connections from this address",
+				"remote", c.remote, "max_client_cnxns", s.cfg.MaxClientCnxns)
+			nc.Close()
+			continue
+		}
+		done := make(chan struct{})
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			defer s.admission.release(c.ip)
+			defer close(done)
+			c.readLoop()
+		}()
+		go c.writeLoop(done)
+	}
+}
