@@ -95,7 +95,16 @@ type Conn struct {
 	lastZxid int64
 	err      error
 	done     chan struct{}
+	observer Observer
 }
+
+// Observer sees every reply and watch event in the order they arrived, on
+// the reader goroutine, before the reply's call completes: ev is nil for a
+// reply, r is nil for an event. It lets a session layer keep client-side
+// watch state exactly as ZooKeeper's Java client does (a watch registered
+// by a reply is in place before any later event is matched against it).
+// It must not call the Conn's methods that wait for replies.
+type Observer func(r *Reply, ev *Event)
 
 // Dial connects to addr and creates or resumes a session. A server that
 // refuses the session (expired, wrong password) answers with timeout 0:
@@ -264,6 +273,14 @@ func (c *Conn) NextEvent(ctx context.Context) (Event, error) {
 	}
 }
 
+// Observe hands every later reply and event to fn (see Observer); events
+// then go to fn only, not to NextEvent. Set it before sending requests.
+func (c *Conn) Observe(fn Observer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.observer = fn
+}
+
 // PendingEvents returns and removes every event received so far.
 func (c *Conn) PendingEvents() []Event {
 	c.mu.Lock()
@@ -307,26 +324,36 @@ func (c *Conn) dispatch(frame []byte) error {
 	if d.Err() != nil {
 		return fmt.Errorf("decode reply header: %w", d.Err())
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.seq++
-	if hdr.Zxid > c.lastZxid {
-		c.lastZxid = hdr.Zxid
-	}
+	var ev *Event
 	if hdr.Xid == wire.XidNotification {
-		var ev Event
+		ev = &Event{Zxid: hdr.Zxid}
 		ev.WatcherEvent.Decode(d)
 		if d.Err() != nil {
 			return fmt.Errorf("decode watch event: %w", d.Err())
 		}
-		ev.Zxid, ev.Seq = hdr.Zxid, c.seq
-		c.events = append(c.events, ev)
-		close(c.wake)
-		c.wake = make(chan struct{})
+	}
+	c.mu.Lock()
+	c.seq++
+	if hdr.Zxid > c.lastZxid {
+		c.lastZxid = hdr.Zxid
+	}
+	observer := c.observer
+	if ev != nil {
+		ev.Seq = c.seq
+		if observer == nil {
+			c.events = append(c.events, *ev)
+			close(c.wake)
+			c.wake = make(chan struct{})
+		}
+		c.mu.Unlock()
+		if observer != nil {
+			observer(nil, ev)
+		}
 		return nil
 	}
 	queue := c.pending[hdr.Xid]
 	if len(queue) == 0 {
+		c.mu.Unlock()
 		return fmt.Errorf("reply to xid %d that has no request in flight", hdr.Xid)
 	}
 	call := queue[0]
@@ -336,6 +363,15 @@ func (c *Conn) dispatch(frame []byte) error {
 		c.pending[hdr.Xid] = queue[1:]
 	}
 	call.Reply = Reply{Header: hdr, Body: append([]byte(nil), d.Rest()...), Seq: c.seq}
+	c.mu.Unlock()
+	// The observer runs outside c.mu (it may take its own locks while
+	// another goroutine holds them across Send) and before Done closes, so
+	// the caller sees its effect.
+	// The call left c.pending above, so fail will not complete it: its
+	// reply is complete and stands even if the connection fails now.
+	if observer != nil {
+		observer(&call.Reply, nil)
+	}
 	close(call.Done)
 	return nil
 }

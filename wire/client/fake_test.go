@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"testing"
 	"time"
@@ -129,4 +130,46 @@ func TestRefusedSessionIsExpired(t *testing.T) {
 	defer cancel()
 	_, err := Handshake(ctx, clientEnd, Session{ID: 7, Passwd: make([]byte, 16)})
 	assert.ErrorIs(t, err, wire.ErrSessionExpired)
+}
+
+func TestObserverSeesRepliesAndEventsInArrivalOrderBeforeCallsComplete(t *testing.T) {
+	c, fs := newFake(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+
+	var seen []string
+	var done []bool // whether the reply's call had completed when observed
+	var call *Call
+	c.Observe(func(r *Reply, ev *Event) {
+		if ev != nil {
+			seen = append(seen, "event "+ev.Path)
+			return
+		}
+		seen = append(seen, fmt.Sprintf("reply %d", r.Header.Xid))
+		select {
+		case <-call.Done:
+			done = append(done, true)
+		default:
+			done = append(done, false)
+		}
+	})
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		call, _ = c.Send(wire.OpGetData, &wire.PathWatchRequest{Path: "/x", Watch: true})
+	}()
+	fs.request(t)
+	<-sent
+	fs.send(t, &wire.ReplyHeader{Xid: -1, Zxid: -1}, &wire.WatcherEvent{Type: wire.EventNodeDeleted, State: wire.StateSyncConnected, Path: "/y"})
+	fs.send(t, &wire.ReplyHeader{Xid: 1, Zxid: 3}, &wire.GetDataResponse{})
+	fs.send(t, &wire.ReplyHeader{Xid: -1, Zxid: -1}, &wire.WatcherEvent{Type: wire.EventNodeDataChanged, State: wire.StateSyncConnected, Path: "/x"})
+	_, err := call.Wait(ctx)
+	require.NoError(t, err)
+	// A pipe's write returns once the client has read the bytes; the
+	// reader dispatches what it has read before it sees the close.
+	fs.nc.Close()
+	<-c.Done()
+	assert.Equal(t, []string{"event /y", "reply 1", "event /x"}, seen)
+	assert.Equal(t, []bool{false}, done, "the observer runs before the call completes")
+	assert.Empty(t, c.PendingEvents(), "observed events are not queued for NextEvent")
 }
