@@ -73,6 +73,6 @@ func FuzzTokenizeAndParse(f *testing.F) {
 			parseOptions(commands["create"].options, words)
 		}
 		validatePath(line)
-		parseStatsTrack(line).String()
+		_ = parseStatsTrack(line).String()
 	})
 }
