@@ -17,6 +17,9 @@ func main() {
 
 // run is zabctl with its arguments and streams; it returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && subcommands[args[0]] != nil {
+		return runGroup(args[0], args[1:], stdout, stderr)
+	}
 	return runShell(args, stdin, stdout, stderr)
 }
 

@@ -92,18 +92,13 @@ func (sh *Shell) printJSON(obj any) {
 	sh.printOut(string(b))
 }
 
-// permString is ZKUtil.getPermString: "cdrwa" order.
+// permString is ZKUtil.getPermString: zkCli's letters in "cdrwa" order,
+// nothing for no permission.
 func permString(perms int32) string {
-	var b strings.Builder
-	for _, p := range []struct {
-		bit int32
-		c   byte
-	}{{wire.PermCreate, 'c'}, {wire.PermDelete, 'd'}, {wire.PermRead, 'r'}, {wire.PermWrite, 'w'}, {wire.PermAdmin, 'a'}} {
-		if perms&p.bit != 0 {
-			b.WriteByte(p.c)
-		}
+	if perms&wire.PermAll == 0 {
+		return ""
 	}
-	return b.String()
+	return wire.PermString(perms & wire.PermAll)
 }
 
 // juteString is how jute's ToStringOutputArchive writes a string.
