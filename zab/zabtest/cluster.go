@@ -27,13 +27,21 @@ type Cluster struct {
 	seed  uint64
 
 	links map[[2]int64]*link // [from, to]
+	conns connections
 	// cut holds the directed pairs whose traffic is dropped (partitions).
 	cut map[[2]int64]bool
 
-	// Trace is every delivery and effect, in order.
+	// Trace is every send, delivery, effect and notice, in order.
 	Trace []string
 	// Notices collects the Peers' notices, prefixed with their id.
 	Notices []string
+
+	// loggedAt is the time of the Trace's last line.
+	loggedAt time.Duration
+
+	// nextConn numbers client connections across the whole ensemble, so
+	// that a connection's name (c1, c2, ...) is unique in the Trace.
+	nextConn zab.ConnID
 }
 
 // ClusterConfig chooses the ensemble.
@@ -42,6 +50,10 @@ type ClusterConfig struct {
 	Observers int
 	// Tweak, if set, adjusts each member's Config before it starts.
 	Tweak func(id int64, cfg *zab.Config)
+	// StartDown leaves every member crashed, with an empty disk: the test
+	// writes the disks it wants (Node.Log, Accepted, Current, Snapshots,
+	// Durable) and starts members with Restart.
+	StartDown bool
 }
 
 // Node is one member: its Peer (nil while crashed) and its disk.
@@ -70,8 +82,7 @@ type Node struct {
 	damage *zab.LogDamage
 
 	// Client side: the messages the Peer addressed to client connections.
-	Replies  []zab.Message
-	nextConn zab.ConnID
+	Replies []zab.Message
 }
 
 // item is one thing in flight on a link.
@@ -81,21 +92,66 @@ type item struct {
 	// closed: the sender closed its quorum connection after what came
 	// before; the receiver sees PeerDisconnected.
 	closed bool
+	// conn numbers the quorum connection a packet or close travels on.
+	conn int
 }
 
 type link struct {
 	quorum []item
 	votes  []item
-	// deaf: the receiver's side of the quorum connection is closed; what
-	// the sender writes is lost until it learns of the close.
-	deaf bool
 }
+
+// The quorum connections. Two members share one connection at a time,
+// numbered from 1 (conn, by unordered pair); each side knows which it has
+// closed, or learned closed (closedBy, by [side, other side]). A side that
+// sends after that opens the next connection. What arrives on a
+// connection the receiver has closed is lost, as on a socket that answers
+// with a reset; the sender learns of the close when its close (or the
+// break) reaches it.
+type connections struct {
+	conn     map[[2]int64]int
+	closedBy map[[2]int64]int
+}
+
+func pair(a, b int64) [2]int64 {
+	if a > b {
+		a, b = b, a
+	}
+	return [2]int64{a, b}
+}
+
+// open reports whether side considers its connection with other open.
+func (cs *connections) open(side, other int64) bool {
+	return cs.closedBy[[2]int64{side, other}] < cs.conn[pair(side, other)]
+}
+
+// sendOn returns the connection side sends on to other, opening a new
+// one if side has closed the last.
+func (cs *connections) sendOn(side, other int64) int {
+	k := pair(side, other)
+	if !cs.open(side, other) {
+		cs.conn[k]++
+	}
+	return cs.conn[k]
+}
+
+// close marks the current connection closed on side's end; it reports
+// whether it was open there.
+func (cs *connections) close(side, other int64) bool {
+	was := cs.open(side, other)
+	cs.closedBy[[2]int64{side, other}] = cs.conn[pair(side, other)]
+	return was
+}
+
+// startTime is when a Cluster's clock starts.
+var startTime = zab.Time{Mono: time.Hour, Wall: StartWall}
 
 // NewCluster starts the ensemble's members, each looking for a leader.
 func NewCluster(t TB, cc ClusterConfig, seed uint64) *Cluster {
 	t.Helper()
-	c := &Cluster{t: t, Now: zab.Time{Mono: time.Hour, Wall: StartWall}, seed: seed,
-		links: map[[2]int64]*link{}, cut: map[[2]int64]bool{}}
+	c := &Cluster{t: t, Now: startTime, loggedAt: startTime.Mono, seed: seed,
+		links: map[[2]int64]*link{}, cut: map[[2]int64]bool{},
+		conns: connections{conn: map[[2]int64]int{}, closedBy: map[[2]int64]int{}}}
 	ens := &zab.Ensemble{Election: election.Config{FinalizeWait: 50 * time.Millisecond}}
 	for i := 1; i <= cc.Voters+cc.Observers; i++ {
 		id := int64(i)
@@ -116,6 +172,9 @@ func NewCluster(t TB, cc ClusterConfig, seed uint64) *Cluster {
 			n.Cfg.TxnLog = nodeLog{n}
 		}
 		c.Nodes = append(c.Nodes, n)
+	}
+	if cc.StartDown {
+		return c
 	}
 	for _, n := range c.Nodes {
 		c.start(n)
@@ -141,7 +200,13 @@ func (c *Cluster) linkOf(from, to int64) *link {
 	return l
 }
 
+// logf adds a line to the Trace, after a line with the time if the
+// clock moved since the last line ("at 1.25s", from the cluster's start).
 func (c *Cluster) logf(format string, args ...any) {
+	if c.Now.Mono != c.loggedAt {
+		c.loggedAt = c.Now.Mono
+		c.Trace = append(c.Trace, fmt.Sprintf("at %v", c.Now.Mono-startTime.Mono))
+	}
 	c.Trace = append(c.Trace, fmt.Sprintf(format, args...))
 }
 
@@ -178,6 +243,14 @@ func (c *Cluster) start(n *Node) {
 	if err := p.ReplayDone(); err != nil {
 		c.t.Fatalf("zabtest: server %d: %v", n.ID, err)
 	}
+	// Nothing sent to the member while it was down reaches the new
+	// process (votes, which ZooKeeper queues per peer and sends once it
+	// connects, still do).
+	for _, k := range c.sortedLinks() {
+		if k[1] == n.ID {
+			c.links[k].quorum = nil
+		}
+	}
 	n.Peer = p
 	p.Start()
 	c.collect(n)
@@ -200,6 +273,11 @@ func (c *Cluster) collect(n *Node) {
 		n.Wakeup = rd.Wakeup
 		for _, note := range rd.Notices {
 			c.Notices = append(c.Notices, fmt.Sprintf("%d: %s", n.ID, note.Text))
+			if note.Warn {
+				c.logf("%d: warning: %s", n.ID, note.Text)
+			} else {
+				c.logf("%d: notice: %s", n.ID, note.Text)
+			}
 		}
 		if rd.Truncate != nil {
 			z := *rd.Truncate
@@ -211,9 +289,15 @@ func (c *Cluster) collect(n *Node) {
 			n.Accepted, n.Current = e.Accepted, e.Current
 			c.logf("%d: persist acceptedEpoch=%d currentEpoch=%d", n.ID, e.Accepted, e.Current)
 		}
+		for i := range rd.Appends {
+			c.logf("%d: append %s %s", n.ID, hex(rd.Appends[i].Header.Zxid), describeTxn(&rd.Appends[i]))
+		}
 		n.Log = append(n.Log, rd.Appends...)
 		if s := rd.State; s != nil {
 			c.logf("%d: becomes %s (%s) leader=%d epoch=%d", n.ID, s.Role, s.Phase, s.Leader, s.Epoch)
+		}
+		for i := range rd.Messages {
+			c.logf("%d: %s", n.ID, Format(&rd.Messages[i]))
 		}
 		n.Replies = append(n.Replies, rd.Messages...)
 		for i := range rd.PeerMessages {
@@ -221,7 +305,9 @@ func (c *Cluster) collect(n *Node) {
 		}
 		for i := range rd.Votes {
 			v := rd.Votes[i]
-			c.linkOf(n.ID, v.To).votes = append(c.linkOf(n.ID, v.To).votes, item{vote: &v.Notification})
+			it := item{vote: &v.Notification}
+			c.logf("%d: send to %d: %s", n.ID, v.To, describeItem(&it))
+			c.linkOf(n.ID, v.To).votes = append(c.linkOf(n.ID, v.To).votes, it)
 		}
 		done := c.storeSnapshots(n, rd.Snapshots)
 		for _, z := range done {
@@ -238,6 +324,7 @@ func (c *Cluster) collect(n *Node) {
 			continue
 		}
 		n.Durable = last
+		c.logf("%d: durable up to %s", n.ID, hex(last))
 		n.Peer.Step(c.Now, zab.LogDurable{Zxid: last})
 	}
 }
@@ -266,21 +353,41 @@ func (c *Cluster) storeSnapshots(n *Node, chunks []zab.SnapshotChunk) (done []in
 func (c *Cluster) send(from int64, m *zab.PeerMessage) {
 	l := c.linkOf(from, m.To)
 	if m.Kind == zab.PeerClose {
-		l.quorum = append(l.quorum, item{closed: true})
-		back := c.linkOf(m.To, from)
-		back.quorum, back.deaf = nil, true
+		conn := c.conns.conn[pair(from, m.To)]
+		if !c.conns.close(from, m.To) {
+			return // closed already: there is nothing to close
+		}
+		c.logf("%d: close the connection to %d", from, m.To)
+		l.quorum = append(l.quorum, item{closed: true, conn: conn})
 		return
 	}
 	mm := *m
-	l.quorum = append(l.quorum, item{packet: &mm})
+	it := item{packet: &mm, conn: c.conns.sendOn(from, m.To)}
+	c.logf("%d: send to %d: %s", from, m.To, describeItem(&it))
+	l.quorum = append(l.quorum, it)
+}
+
+// Inject hands to a member a packet as if it had arrived from from on
+// their quorum connection, bypassing the link (what a faulty or malicious
+// peer would send).
+func (c *Cluster) Inject(from, to int64, qp wire.QuorumPacket) {
+	n := c.Node(to)
+	it := item{packet: &zab.PeerMessage{To: to, Packet: qp}}
+	if n == nil || n.Peer == nil {
+		c.logf("%d->%d injected but nobody receives it: %s", from, to, describeItem(&it))
+		return
+	}
+	c.logf("%d->%d injected %s", from, to, describeItem(&it))
+	c.Step(n, zab.PeerPacket{From: from, Packet: qp})
 }
 
 // Deliver hands the next message on the link from→to (quorum first, then
 // votes) to its receiver; drop loses it instead. It reports whether there
-// was one.
+// was one to deliver: a link cut by a partition delivers nothing (its
+// messages wait for Heal), though drop still loses one.
 func (c *Cluster) Deliver(from, to int64, drop bool) bool {
 	l := c.links[[2]int64{from, to}]
-	if l == nil {
+	if l == nil || c.cut[[2]int64{from, to}] && !drop {
 		return false
 	}
 	var it item
@@ -297,28 +404,30 @@ func (c *Cluster) Deliver(from, to int64, drop bool) bool {
 		c.logf("%d->%d lost: no such server: %s", from, to, describeItem(&it))
 		return true
 	}
-	if drop || c.cut[[2]int64{from, to}] || n.Peer == nil {
+	if drop || n.Peer == nil {
 		c.logf("%d->%d dropped %s", from, to, describeItem(&it))
-		if it.packet != nil && n.Peer != nil {
-			// Losing a packet is losing the connection (TCP): both ends
-			// see it break.
+		if it.vote == nil && n.Peer != nil {
+			// Losing a packet, or the close, is losing the connection
+			// (TCP): both ends see it break.
 			c.breakConn(from, to)
 		}
 		return true
 	}
 	switch {
-	case it.closed:
-		c.linkOf(to, from).deaf = false
-		c.logf("%d->%d connection closed", from, to)
-		c.Step(n, zab.PeerDisconnected{Peer: from})
 	case it.vote != nil:
 		c.logf("%d->%d %s", from, to, describeItem(&it))
 		c.Step(n, zab.PeerVote{From: from, Notification: *it.vote})
-	default:
-		if l.deaf {
+	case c.conns.closedBy[[2]int64{to, from}] >= it.conn:
+		// The receiver has closed this connection itself: a packet is
+		// lost, and its close tells it nothing new.
+		if !it.closed {
 			c.logf("%d->%d lost on a closed connection: %s", from, to, describeItem(&it))
-			return true
 		}
+	case it.closed:
+		c.conns.closedBy[[2]int64{to, from}] = it.conn
+		c.logf("%d->%d connection closed", from, to)
+		c.Step(n, zab.PeerDisconnected{Peer: from})
+	default:
 		c.logf("%d->%d %s", from, to, describeItem(&it))
 		c.Step(n, zab.PeerPacket{From: from, Packet: it.packet.Packet, Snapshot: it.packet.Snapshot})
 	}
@@ -328,13 +437,13 @@ func (c *Cluster) Deliver(from, to int64, drop bool) bool {
 // breakConn breaks the quorum connection between a and b: what is in
 // flight either way is lost and both ends see it.
 func (c *Cluster) breakConn(a, b int64) {
-	for _, d := range [][2]int64{{a, b}, {b, a}} {
-		l := c.linkOf(d[0], d[1])
-		l.quorum, l.deaf = nil, false
-	}
 	c.logf("%d<->%d connection broken", a, b)
-	c.Step(c.Node(a), zab.PeerDisconnected{Peer: b})
-	c.Step(c.Node(b), zab.PeerDisconnected{Peer: a})
+	for _, d := range [][2]int64{{a, b}, {b, a}} {
+		c.linkOf(d[0], d[1]).quorum = nil
+		if n := c.Node(d[0]); c.conns.close(d[0], d[1]) && n != nil {
+			c.Step(n, zab.PeerDisconnected{Peer: d[1]})
+		}
+	}
 }
 
 // Stabilize delivers every message in flight, round after round in a
@@ -392,22 +501,28 @@ func (c *Cluster) Run(total, step time.Duration) {
 }
 
 // Crash stops a member as a power failure would: appends not yet durable
-// and a snapshot being written are lost; its connections break.
+// and a snapshot being written are lost (and the disk is no longer held);
+// its connections break.
 func (c *Cluster) Crash(id int64) {
 	n := c.Node(id)
 	n.Peer = nil
 	n.Log = slices.DeleteFunc(n.Log, func(t datatree.Txn) bool { return t.Header.Zxid > n.Durable })
 	n.partial = nil
 	n.Replies = nil
+	n.Hold = false // the stalled writes are lost; the disk works after restart
 	c.logf("%d: crashed (durable up to %s)", id, hex(n.Durable))
 	for _, k := range c.sortedLinks() {
 		if k[0] == id || k[1] == id {
 			l := c.links[k]
-			l.quorum, l.votes, l.deaf = nil, nil, false
+			l.quorum, l.votes = nil, nil
 		}
 	}
 	for _, o := range c.Nodes {
-		if o.ID != id && o.Peer != nil {
+		if o.ID == id {
+			continue
+		}
+		c.conns.close(id, o.ID)
+		if c.conns.close(o.ID, id) && o.Peer != nil {
 			c.Step(o, zab.PeerDisconnected{Peer: id})
 		}
 	}
@@ -429,8 +544,27 @@ func (c *Cluster) Restart(id int64) {
 	c.start(c.Node(id))
 }
 
-// Partition drops, from now on, all traffic between the groups (either
-// way); quorum connections across it break at once.
+// Hold stops a member's appends from becoming durable (a slow or stuck
+// fsync) until Release.
+func (c *Cluster) Hold(id int64) {
+	c.Node(id).Hold = true
+	c.logf("%d: disk held", id)
+}
+
+// Release makes everything a member appended durable (one fsync covering
+// all of it), reports it, and lets later appends become durable at once.
+func (c *Cluster) Release(id int64) {
+	n := c.Node(id)
+	n.Hold = false
+	c.logf("%d: disk released", id)
+	c.collect(n)
+}
+
+// Partition cuts, from now on, all traffic between the groups (either
+// way), as a network black hole does: nothing crosses, and no connection
+// notices (TCP keeps retrying) until a member's own timers give up on
+// its peers. What is sent across waits on its link until Heal, unless
+// the receiver has closed that connection meanwhile.
 func (c *Cluster) Partition(groups ...[]int64) {
 	for i, g := range groups {
 		for _, h := range groups[i+1:] {
@@ -558,8 +692,13 @@ type ClusterClient struct {
 // resumes session, with its password, if set).
 func (c *Cluster) Connect(id int64, session int64, passwd []byte, timeoutMs int32) *ClusterClient {
 	n := c.Node(id)
-	n.nextConn++
-	cl := &ClusterClient{c: c, Node: n, Conn: n.nextConn, Session: session, Passwd: passwd}
+	c.nextConn++
+	cl := &ClusterClient{c: c, Node: n, Conn: c.nextConn, Session: session, Passwd: passwd}
+	if session == 0 {
+		c.logf("%d: c%d connects for a new session", id, cl.Conn)
+	} else {
+		c.logf("%d: c%d connects to resume session %#x", id, cl.Conn, session)
+	}
 	c.Step(n, zab.ConnOpened{Conn: cl.Conn, Addr: "127.0.0.1"})
 	if passwd == nil {
 		passwd = make([]byte, sessions.PasswordLen)
@@ -571,8 +710,35 @@ func (c *Cluster) Connect(id int64, session int64, passwd []byte, timeoutMs int3
 // Send sends a request and returns its xid.
 func (cl *ClusterClient) Send(op wire.OpCode, body wire.Record) int32 {
 	cl.xid++
-	cl.c.Step(cl.Node, zab.RequestReceived{Conn: cl.Conn, Xid: cl.xid, Op: op, Body: body})
+	cl.SendXid(cl.xid, op, body)
 	return cl.xid
+}
+
+// SendXid sends a request with the given xid (a ping's is wire.XidPing).
+func (cl *ClusterClient) SendXid(xid int32, op wire.OpCode, body wire.Record) {
+	s := fmt.Sprintf("%d: c%d request xid=%d %s", cl.Node.ID, cl.Conn, xid, op)
+	if path := requestPath(body); path != "" {
+		s += " " + path
+	}
+	cl.c.logf("%s", s)
+	cl.c.Step(cl.Node, zab.RequestReceived{Conn: cl.Conn, Xid: xid, Op: op, Body: body})
+}
+
+// requestPath is the path a request body names, if any.
+func requestPath(body wire.Record) string {
+	switch b := body.(type) {
+	case *wire.CreateRequest:
+		return b.Path
+	case *wire.SetDataRequest:
+		return b.Path
+	case *wire.PathVersionRequest:
+		return b.Path
+	case *wire.PathWatchRequest:
+		return b.Path
+	case *wire.PathRequest:
+		return b.Path
+	}
+	return ""
 }
 
 // Take returns the messages addressed to this client since the last Take,
