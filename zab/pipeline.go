@@ -243,6 +243,11 @@ func (p *Peer) propose(req *datatree.Request, owner int64) int64 {
 	if p.lead == nil {
 		return 0 // it gave up the lead while proposing a batch
 	}
+	if p.lead.epoch != 0 && epochOf(zxid) < p.lead.epoch {
+		// The first proposal of the epoch: whatever counter the initial
+		// history reached in its own epoch, this one starts from 1.
+		zxid = makeZxid(p.lead.epoch, 1)
+	}
 	if counterOf(zxid) > maxCounter {
 		if p.standalone() {
 			// Epoch 0 is a standalone server's only epoch.
@@ -252,9 +257,6 @@ func (p *Peer) propose(req *datatree.Request, owner int64) int64 {
 		p.warn("leader: zxid counter exhausted in epoch %d at %s: looking again for a new epoch", epochOf(zxid), zxidHex(p.lastProposed))
 		p.becomeLooking()
 		return 0
-	}
-	if p.lead != nil && p.lead.epoch != 0 && epochOf(zxid) < p.lead.epoch {
-		zxid = makeZxid(p.lead.epoch, 1)
 	}
 	var txn datatree.Txn
 	if err := p.checkSession(req, owner); err != wire.ErrOK {
