@@ -36,6 +36,8 @@ type Cluster struct {
 	// Notices collects the Peers' notices, prefixed with their id.
 	Notices []string
 
+	// sent counts the messages sent, to order a link's two channels.
+	sent int
 	// loggedAt is the time of the Trace's last line.
 	loggedAt time.Duration
 
@@ -94,6 +96,9 @@ type item struct {
 	closed bool
 	// conn numbers the quorum connection a packet or close travels on.
 	conn int
+	// sent orders everything sent in the cluster: a link delivers the
+	// oldest of its two channels' heads first.
+	sent int
 }
 
 type link struct {
@@ -300,14 +305,17 @@ func (c *Cluster) collect(n *Node) {
 			c.logf("%d: %s", n.ID, Format(&rd.Messages[i]))
 		}
 		n.Replies = append(n.Replies, rd.Messages...)
-		for i := range rd.PeerMessages {
-			c.send(n.ID, &rd.PeerMessages[i])
-		}
+		// Votes go first: a member that has just decided tells the
+		// others its vote before it introduces itself to its leader, who
+		// may need that very vote to know it leads.
 		for i := range rd.Votes {
 			v := rd.Votes[i]
-			it := item{vote: &v.Notification}
+			it := item{vote: &v.Notification, sent: c.nextSent()}
 			c.logf("%d: send to %d: %s", n.ID, v.To, describeItem(&it))
 			c.linkOf(n.ID, v.To).votes = append(c.linkOf(n.ID, v.To).votes, it)
+		}
+		for i := range rd.PeerMessages {
+			c.send(n.ID, &rd.PeerMessages[i])
 		}
 		done := c.storeSnapshots(n, rd.Snapshots)
 		for _, z := range done {
@@ -358,13 +366,18 @@ func (c *Cluster) send(from int64, m *zab.PeerMessage) {
 			return // closed already: there is nothing to close
 		}
 		c.logf("%d: close the connection to %d", from, m.To)
-		l.quorum = append(l.quorum, item{closed: true, conn: conn})
+		l.quorum = append(l.quorum, item{closed: true, conn: conn, sent: c.nextSent()})
 		return
 	}
 	mm := *m
-	it := item{packet: &mm, conn: c.conns.sendOn(from, m.To)}
+	it := item{packet: &mm, conn: c.conns.sendOn(from, m.To), sent: c.nextSent()}
 	c.logf("%d: send to %d: %s", from, m.To, describeItem(&it))
 	l.quorum = append(l.quorum, it)
+}
+
+func (c *Cluster) nextSent() int {
+	c.sent++
+	return c.sent
 }
 
 // Inject hands to a member a packet as if it had arrived from from on
@@ -381,20 +394,37 @@ func (c *Cluster) Inject(from, to int64, qp wire.QuorumPacket) {
 	c.Step(n, zab.PeerPacket{From: from, Packet: qp})
 }
 
-// Deliver hands the next message on the link from→to (quorum first, then
-// votes) to its receiver; drop loses it instead. It reports whether there
+// Deliver hands the next message on the link from→to (the election's and
+// the quorum channel's, in the order they were sent; DeliverOn picks one)
+// to its receiver; drop loses it instead. It reports whether there
 // was one to deliver: a link cut by a partition delivers nothing (its
 // messages wait for Heal), though drop still loses one.
 func (c *Cluster) Deliver(from, to int64, drop bool) bool {
+	return c.DeliverOn(from, to, AnyChannel, drop)
+}
+
+// Channel names one of a link's two channels, for DeliverOn.
+type Channel uint8
+
+const (
+	AnyChannel    Channel = iota // the older head of the two
+	QuorumChannel                // quorum packets and closes
+	VoteChannel                  // election notifications
+)
+
+// DeliverOn is Deliver from one channel: the two are separate connections
+// in a real ensemble, so one may overtake the other.
+func (c *Cluster) DeliverOn(from, to int64, ch Channel, drop bool) bool {
 	l := c.links[[2]int64{from, to}]
 	if l == nil || c.cut[[2]int64{from, to}] && !drop {
 		return false
 	}
+	quorumFirst := len(l.quorum) > 0 && (len(l.votes) == 0 || l.quorum[0].sent < l.votes[0].sent)
 	var it item
 	switch {
-	case len(l.quorum) > 0:
+	case len(l.quorum) > 0 && (ch == QuorumChannel || ch == AnyChannel && quorumFirst):
 		it, l.quorum = l.quorum[0], l.quorum[1:]
-	case len(l.votes) > 0:
+	case len(l.votes) > 0 && ch != QuorumChannel:
 		it, l.votes = l.votes[0], l.votes[1:]
 	default:
 		return false

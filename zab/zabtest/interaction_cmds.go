@@ -19,11 +19,13 @@ import (
 
 // addNodes makes the ensemble:
 //
-//	add-nodes voters=3 [observers=1] [window=N] [tick=200ms] [init-limit=N]
-//	          [sync-limit=N] [snap-count=N] [down]
+//	add-nodes voters=3 [observers=1] [window=N] [log-read-limit=N]
+//	          [tick=200ms] [init-limit=N] [sync-limit=N] [snap-count=N] [down]
 //
-// window is Config.CommittedWindow (a small one forces SNAP); down leaves
-// every member crashed with an empty disk, for write-log and restart.
+// window is Config.CommittedWindow, log-read-limit how many txns a
+// leader's log serves a synchronization (Node.LogReadLimit): small ones
+// force SNAP. down leaves every member crashed with an empty disk, for
+// write-log and restart.
 func (e *Interaction) addNodes(t *testing.T, d *datadriven.TestData) string {
 	if e.C != nil {
 		d.Fatalf(t, "add-nodes: the ensemble exists already")
@@ -65,6 +67,11 @@ func (e *Interaction) addNodes(t *testing.T, d *datadriven.TestData) string {
 		d.Fatalf(t, "add-nodes: voters must be at least 1")
 	}
 	e.C = NewCluster(t, cc, e.seed)
+	if d.HasArg("log-read-limit") {
+		for _, n := range e.C.Nodes {
+			n.LogReadLimit = int(argInt(t, d, "log-read-limit", 0))
+		}
+	}
 	return ""
 }
 
@@ -104,14 +111,26 @@ func (e *Interaction) stabilize(t *testing.T, d *datadriven.TestData) string {
 }
 
 // deliver hands over (or, with drop, loses) the next count messages on
-// the link from→to, quorum packets before votes:
+// the link from→to, in the order they were sent, or only those of one
+// channel (the quorum channel's packets may overtake the election's
+// votes, or the other way round):
 //
-//	deliver from=1 to=2 [count=N] [drop]
+//	deliver from=1 to=2 [count=N] [drop] [channel=quorum|votes]
 func (e *Interaction) deliver(t *testing.T, d *datadriven.TestData) string {
 	from, to := argInt(t, d, "from", 0), argInt(t, d, "to", 0)
 	count := argInt(t, d, "count", 1)
+	ch := AnyChannel
+	switch argString(d, "channel", "") {
+	case "":
+	case "quorum":
+		ch = QuorumChannel
+	case "votes":
+		ch = VoteChannel
+	default:
+		d.Fatalf(t, "deliver: channel is quorum or votes")
+	}
 	for i := int64(0); i < count; i++ {
-		if !e.C.Deliver(from, to, d.HasArg("drop")) {
+		if !e.C.DeliverOn(from, to, ch, d.HasArg("drop")) {
 			return fmt.Sprintf("nothing to deliver from %d to %d (nothing in flight, or partitioned)\n", from, to)
 		}
 	}
