@@ -101,11 +101,15 @@ func render(w io.Writer, name string) (err error) {
 var (
 	arrow = regexp.MustCompile(`^(\d+)->(\d+) (.*)$`)
 	local = regexp.MustCompile(`^(\d+): (.*)$`)
+	// quiet are the trace lines a diagram leaves out: sends (each
+	// delivery is an arrow), the disk, notices, client traffic.
+	quiet = regexp.MustCompile(`^\d+: (send to|close the connection to|append|durable up to|notice:|warning:|c\d+ )`)
 )
 
-// mermaid turns trace lines into a sequence diagram. Votes after the
-// election settled and pings carry no lesson and are left out, so the
-// diagram stays readable; everything else is drawn in trace order.
+// mermaid turns trace lines into a sequence diagram. Pings carry no
+// lesson, and sends, the disk, notices and client traffic would double
+// the arrows, so they are left out and the diagram stays readable;
+// everything else is drawn in trace order.
 func mermaid(trace []string) string {
 	var b strings.Builder
 	b.WriteString("sequenceDiagram\n")
@@ -119,6 +123,7 @@ func mermaid(trace []string) string {
 				continue
 			}
 			fmt.Fprintf(&b, "    S%s->>S%s: %s\n", m[1], m[2], escape(m[3]))
+		case quiet.MatchString(line):
 		default:
 			if m := local.FindStringSubmatch(line); m != nil {
 				fmt.Fprintf(&b, "    Note over S%s: %s\n", m[1], escape(m[2]))
