@@ -44,6 +44,18 @@ type Cluster struct {
 	// nextConn numbers client connections across the whole ensemble, so
 	// that a connection's name (c1, c2, ...) is unique in the Trace.
 	nextConn zab.ConnID
+
+	observers []Observer
+}
+
+// Observer watches the members step by step, as the invariant checkers
+// do. Ready sees each Ready before the cluster carries it out; Settled
+// runs once a Step and every effect it led to are done; Started runs when
+// a member has recovered from its disk, before its first Ready.
+type Observer interface {
+	Started(n *Node)
+	Ready(n *Node, rd *zab.Ready)
+	Settled(n *Node)
 }
 
 // ClusterConfig chooses the ensemble.
@@ -75,8 +87,13 @@ type Node struct {
 	Snapshots []Snapshot
 	partial   *Snapshot
 	// Hold keeps appends from becoming durable until Release.
-	Hold   bool
-	Wakeup time.Duration
+	Hold bool
+	// HoldSnapshots keeps written snapshots from becoming durable (and
+	// from being reported with SnapshotWritten) until ReleaseSnapshots; a
+	// crash loses them.
+	HoldSnapshots bool
+	heldSnaps     []Snapshot
+	Wakeup        time.Duration
 	// LogReadLimit is how many txns the node's log serves a leader's
 	// synchronization at most (a shell's "worth sending").
 	LogReadLimit int
@@ -257,9 +274,15 @@ func (c *Cluster) start(n *Node) {
 		}
 	}
 	n.Peer = p
+	for _, o := range c.observers {
+		o.Started(n)
+	}
 	p.Start()
-	c.collect(n)
+	c.settle(n)
 }
+
+// Observe adds an observer of every member's steps from now on.
+func (c *Cluster) Observe(o Observer) { c.observers = append(c.observers, o) }
 
 // Step feeds one event to a member and carries out its effects.
 func (c *Cluster) Step(n *Node, ev zab.Event) {
@@ -267,7 +290,18 @@ func (c *Cluster) Step(n *Node, ev zab.Event) {
 		return
 	}
 	n.Peer.Step(c.Now, ev)
+	c.settle(n)
+}
+
+// settle carries out a member's effects and tells the observers.
+func (c *Cluster) settle(n *Node) {
 	c.collect(n)
+	if n.Peer == nil {
+		return
+	}
+	for _, o := range c.observers {
+		o.Settled(n)
+	}
 }
 
 // collect carries out a member's Ready on its disk and the network, until
@@ -275,6 +309,9 @@ func (c *Cluster) Step(n *Node, ev zab.Event) {
 func (c *Cluster) collect(n *Node) {
 	for n.Peer != nil {
 		rd := n.Peer.Ready()
+		for _, o := range c.observers {
+			o.Ready(n, &rd)
+		}
 		n.Wakeup = rd.Wakeup
 		for _, note := range rd.Notices {
 			c.Notices = append(c.Notices, fmt.Sprintf("%d: %s", n.ID, note.Text))
@@ -348,6 +385,12 @@ func (c *Cluster) storeSnapshots(n *Node, chunks []zab.SnapshotChunk) (done []in
 		n.partial.Tree = append(n.partial.Tree, ch.Data...)
 		if ch.Last {
 			n.partial.Digest = ch.Digest
+			if n.HoldSnapshots {
+				n.heldSnaps = append(n.heldSnaps, *n.partial)
+				n.partial = nil
+				c.logf("%d: snapshot written at %s, not yet durable", n.ID, hex(ch.Zxid))
+				continue
+			}
 			n.Snapshots = append(n.Snapshots, *n.partial)
 			n.partial = nil
 			done = append(done, ch.Zxid)
@@ -496,6 +539,18 @@ func (c *Cluster) Stabilize(max int) int {
 	return count
 }
 
+// InFlight returns the links (from, to) with something in flight, in
+// order.
+func (c *Cluster) InFlight() [][2]int64 {
+	var out [][2]int64
+	for _, k := range c.sortedLinks() {
+		if l := c.links[k]; len(l.quorum) > 0 || len(l.votes) > 0 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 func (c *Cluster) sortedLinks() [][2]int64 {
 	keys := make([][2]int64, 0, len(c.links))
 	for k := range c.links {
@@ -530,14 +585,40 @@ func (c *Cluster) Run(total, step time.Duration) {
 	c.Stabilize(100000)
 }
 
+// ReleaseTo makes member id's log durable up to zxid only, keeping the
+// hold.
+func (c *Cluster) ReleaseTo(id, zxid int64) {
+	n := c.Node(id)
+	if zxid <= n.Durable || n.Peer == nil {
+		return
+	}
+	n.Durable = min(zxid, n.lastLogged())
+	c.logf("%d: log durable up to %s", id, hex(n.Durable))
+	c.Step(n, zab.LogDurable{Zxid: n.Durable})
+}
+
+// ReleaseSnapshots makes member id's held snapshots durable and reports
+// them, and ends the hold.
+func (c *Cluster) ReleaseSnapshots(id int64) {
+	n := c.Node(id)
+	n.HoldSnapshots = false
+	held := n.heldSnaps
+	n.heldSnaps = nil
+	for _, s := range held {
+		n.Snapshots = append(n.Snapshots, s)
+		c.logf("%d: snapshot at %s durable", id, hex(s.Zxid))
+		c.Step(n, zab.SnapshotWritten{Zxid: s.Zxid})
+	}
+}
+
 // Crash stops a member as a power failure would: appends not yet durable
-// and a snapshot being written are lost (and the disk is no longer held);
-// its connections break.
+// and snapshots being written or not yet durable are lost (and the disk
+// is no longer held); its connections break.
 func (c *Cluster) Crash(id int64) {
 	n := c.Node(id)
 	n.Peer = nil
 	n.Log = slices.DeleteFunc(n.Log, func(t datatree.Txn) bool { return t.Header.Zxid > n.Durable })
-	n.partial = nil
+	n.partial, n.heldSnaps = nil, nil
 	n.Replies = nil
 	n.Hold = false // the stalled writes are lost; the disk works after restart
 	c.logf("%d: crashed (durable up to %s)", id, hex(n.Durable))
@@ -587,7 +668,9 @@ func (c *Cluster) Release(id int64) {
 	n := c.Node(id)
 	n.Hold = false
 	c.logf("%d: disk released", id)
-	c.collect(n)
+	if n.Peer != nil {
+		c.settle(n)
+	}
 }
 
 // Partition cuts, from now on, all traffic between the groups (either
@@ -708,7 +791,7 @@ func describeTxn(t *datatree.Txn) string {
 	return s
 }
 
-// Client is a client connection to one member of a Cluster.
+// ClusterClient is a client connection to one member of a Cluster.
 type ClusterClient struct {
 	c       *Cluster
 	Node    *Node
@@ -716,6 +799,7 @@ type ClusterClient struct {
 	Session int64
 	Passwd  []byte
 	xid     int32
+	gen     int // the member's incarnation the connection was opened to
 }
 
 // Connect opens a connection to member id and asks for a new session (or
@@ -723,7 +807,7 @@ type ClusterClient struct {
 func (c *Cluster) Connect(id int64, session int64, passwd []byte, timeoutMs int32) *ClusterClient {
 	n := c.Node(id)
 	c.nextConn++
-	cl := &ClusterClient{c: c, Node: n, Conn: c.nextConn, Session: session, Passwd: passwd}
+	cl := &ClusterClient{c: c, Node: n, Conn: c.nextConn, Session: session, Passwd: passwd, gen: n.gen}
 	if session == 0 {
 		c.logf("%d: c%d connects for a new session", id, cl.Conn)
 	} else {
@@ -776,21 +860,37 @@ func requestPath(body wire.Record) string {
 // response.
 func (cl *ClusterClient) Take() []string {
 	var out []string
+	for _, m := range cl.TakeMessages() {
+		out = append(out, Format(&m))
+	}
+	return out
+}
+
+// TakeMessages returns the messages addressed to this client since the
+// last Take, and learns the session from a connect response.
+func (cl *ClusterClient) TakeMessages() []zab.Message {
+	if cl.Node.gen != cl.gen {
+		return nil // the member restarted: the connection died with it
+	}
+	var out []zab.Message
 	rest := cl.Node.Replies[:0]
-	for i := range cl.Node.Replies {
-		m := &cl.Node.Replies[i]
+	for _, m := range cl.Node.Replies {
 		if m.Conn != cl.Conn {
-			rest = append(rest, *m)
+			rest = append(rest, m)
 			continue
 		}
 		if r, ok := m.Body.(*wire.ConnectResponse); ok && m.Kind == zab.Connect && r.TimeOut > 0 {
 			cl.Session, cl.Passwd = r.SessionID, r.Passwd
 		}
-		out = append(out, Format(m))
+		out = append(out, m)
 	}
 	cl.Node.Replies = rest
 	return out
 }
+
+// Up reports whether the member the client is connected to still runs
+// the incarnation the connection was opened to.
+func (cl *ClusterClient) Up() bool { return cl.Node.Peer != nil && cl.Node.gen == cl.gen }
 
 // nodeLog reads a node's fake log for a leader's synchronization.
 type nodeLog struct{ n *Node }
