@@ -216,12 +216,16 @@ func (p *Peer) leaderAckEpoch(h *learnerHandler, qp *wire.QuorumPacket) {
 	p.maybeEpochAcked()
 }
 
-// maybeEpochAcked: once a quorum has acknowledged the epoch, the leader
-// makes it its currentEpoch (durable before anything later is sent: the
-// Ready contract) and synchronizes every learner that acknowledged.
+// maybeEpochAcked: once a quorum has acknowledged the epoch, and the
+// leader's own log holds its history durably, the leader makes the epoch
+// its currentEpoch (durable before anything later is sent: the Ready
+// contract) and synchronizes every learner that acknowledged. Its log
+// must be durable first: a currentEpoch above a log that a crash then
+// shortens wins the next election with that short log, and truncates
+// committed txns from the others (ZOOKEEPER-4643, on the leader's side).
 func (p *Peer) maybeEpochAcked() {
 	l := p.lead
-	if l.epochAcked || !p.members.hasQuorum(slices.Sorted(maps.Keys(l.ackEpochs))) {
+	if l.epochAcked || !p.members.hasQuorum(slices.Sorted(maps.Keys(l.ackEpochs))) || p.durableZxid() < p.lastProposed {
 		return
 	}
 	l.epochAcked = true

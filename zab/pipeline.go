@@ -318,6 +318,7 @@ func (p *Peer) handleDurable(zxid int64) {
 	switch {
 	case p.lead != nil:
 		p.ackOwnLog(zxid)
+		p.maybeEpochAcked()
 		p.maybeEstablish()
 	case p.learn != nil:
 		p.maybeAckNewLeader()
