@@ -26,14 +26,11 @@ type learnerState struct {
 
 	newEpoch int64 // from LEADERINFO
 	// Synchronization: the mode the leader chose (DIFF, TRUNC or SNAP),
-	// NEWLEADER seen (its zxid's epoch is newEpoch), the zxid a SNAP
-	// installed (its snapshot must be durable before NEWLEADER is ACKed),
-	// and whether the ACK went.
+	// NEWLEADER seen (its zxid's epoch is newEpoch), and whether the ACK
+	// went (a SNAP's snapshot must be durable first: Peer.snapInstall).
 	syncMode       wire.PacketType
 	newLeaderSeen  bool
 	newLeaderEnd   int64 // the last zxid of the synchronized history
-	snapZxid       int64
-	snapPending    bool
 	newLeaderAcked bool
 	// ackedUpTo is the last zxid ACKed; a new ACK goes once more is
 	// durable.
@@ -257,7 +254,7 @@ func (p *Peer) oldestUncommitted() int64 {
 // proposal ACKs follow (ZOOKEEPER-4685).
 func (p *Peer) maybeAckNewLeader() {
 	l := p.learn
-	if !l.newLeaderSeen || l.newLeaderAcked || p.durableZxid() < l.newLeaderEnd || l.snapPending {
+	if !l.newLeaderSeen || l.newLeaderAcked || p.durableZxid() < l.newLeaderEnd || p.snapInstall.pending {
 		return
 	}
 	p.setCurrentEpoch(l.newEpoch)
@@ -474,15 +471,26 @@ func (p *Peer) installSnapshot(zxid int64, data []byte) error {
 	p.window = newCommittedWindow(p.cfg.CommittedWindow)
 	p.lastProposed, p.handedOver, p.durable, p.logFrom = zxid, zxid, zxid, zxid
 	p.learn.committed = zxid
-	p.learn.snapZxid, p.learn.snapPending = zxid, true
+	p.snapInstall = installedSnapshot{zxid: zxid, pending: true}
 	return nil
 }
 
-// snapshotWritten: the snapshot a SNAP installed is durable, so NEWLEADER
-// may be ACKed; a failed write is tried again.
-func (p *Peer) learnerSnapshotWritten(e SnapshotWritten) {
-	l := p.learn
-	if l == nil || !l.snapPending || e.Zxid != l.snapZxid {
+// installedSnapshot is a tree a SNAP installed whose snapshot is not yet
+// durable. Until it is, NEWLEADER is not ACKed, and no txn after it
+// reaches the log, whatever role the member has meanwhile: a crash would
+// leave a log that skips the snapshot's txns, and a member replaying it
+// would apply a later txn without the earlier ones (ZOOKEEPER-3642's class
+// of bug).
+type installedSnapshot struct {
+	zxid    int64
+	pending bool
+}
+
+// syncSnapshotWritten: the snapshot a SNAP installed is durable, so the
+// txns after it may be logged and NEWLEADER ACKed; a failed write is tried
+// again.
+func (p *Peer) syncSnapshotWritten(e SnapshotWritten) {
+	if !p.snapInstall.pending || e.Zxid != p.snapInstall.zxid {
 		return
 	}
 	if e.Err != nil {
@@ -490,6 +498,6 @@ func (p *Peer) learnerSnapshotWritten(e SnapshotWritten) {
 		p.snap.force(p)
 		return
 	}
-	l.snapPending = false
-	p.maybeAckNewLeader()
+	p.snapInstall.pending = false
+	p.handleDurable(p.durable) // what the member holds is durable now
 }

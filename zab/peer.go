@@ -193,7 +193,8 @@ type Peer struct {
 	nextReap time.Duration // monotonic time of the next container/TTL scan
 
 	snap        snapshotState
-	digestCheck *SnapshotDigest // the restored snapshot's digest, until replay reaches it
+	snapInstall installedSnapshot // a SNAP's tree, until its snapshot is durable
+	digestCheck *SnapshotDigest   // the restored snapshot's digest, until replay reaches it
 	// digestAhead is the tree's digest at the snapshot's zxid when it was not
 	// the snapshot's: a fuzzy ZooKeeper snapshot may already hold the next
 	// txn, whose logged digest must then equal it (see checkDigest).
@@ -368,8 +369,15 @@ func (p *Peer) newSessionTracker() *sessions.Tracker {
 // election.
 func (p *Peer) standalone() bool { return p.cfg.Ensemble == nil }
 
-// durableZxid is the last zxid this member's log holds durably.
-func (p *Peer) durableZxid() int64 { return min(p.durable, p.handedOver) }
+// durableZxid is the last zxid this member's log holds durably. While the
+// snapshot of a tree a SNAP installed is not durable, nothing the member
+// holds now is: a crash would bring back its older history.
+func (p *Peer) durableZxid() int64 {
+	if p.snapInstall.pending {
+		return 0
+	}
+	return min(p.durable, p.handedOver)
+}
 
 // commitPoint is the last zxid known committed: on the leader, what a
 // quorum has acknowledged; on a learner, what the leader said.
@@ -417,7 +425,7 @@ func (p *Peer) Step(now Time, ev Event) {
 		p.handleDurable(e.Zxid)
 	case SnapshotWritten:
 		p.snap.written(e)
-		p.learnerSnapshotWritten(e)
+		p.syncSnapshotWritten(e)
 	case PeerPacket:
 		p.stepPeerPacket(e)
 	case PeerVote:
@@ -437,6 +445,10 @@ func (p *Peer) Step(now Time, ev Event) {
 func (p *Peer) Ready() Ready {
 	p.snap.advance(p)
 	rd := p.out
+	var held []datatree.Txn
+	if p.snapInstall.pending {
+		held, rd.Appends = rd.Appends, nil // see installedSnapshot
+	}
 	if n := len(rd.Appends); n > 0 {
 		p.handedOver = rd.Appends[n-1].Header.Zxid
 	}
@@ -455,6 +467,7 @@ func (p *Peer) Ready() Ready {
 		Appends:  make([]datatree.Txn, 0, p.appendsHint),
 		Messages: make([]Message, 0, p.messagesHint),
 	}
+	p.out.Appends = append(p.out.Appends, held...)
 	return rd
 }
 
