@@ -1,0 +1,133 @@
+package zab
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+func z(epoch, counter int64) int64 { return makeZxid(epoch, counter) }
+
+// window is a leader's sync history whose committed window (and
+// unapplied proposals) hold zxids, or, empty, whose tree is at tree.
+func window(tree int64, zxids ...int64) syncHistory {
+	h := syncHistory{knownFrom: tree, zxids: zxids, last: tree}
+	if len(zxids) > 0 {
+		h.knownFrom, h.last = zxids[0], zxids[len(zxids)-1]
+	}
+	return h
+}
+
+// TestDecideSyncLearnerHandlerCases replays the situations of ZooKeeper's
+// LearnerHandlerTest (zookeeper-server/src/test/java/org/apache/zookeeper/
+// server/quorum/LearnerHandlerTest.java) against decideSync. zabd
+// synchronizes from its committed window (plus its unapplied proposals)
+// only: where ZooKeeper would replay its on-disk txn log for a learner
+// older than the window, zabd sends a snapshot, and the case says so.
+// ZooKeeper's "new-epoch zxid" (a learner reporting epoch<<32, which a
+// ZooKeeper learner does after a DIFF or SNAP of an empty history) never
+// arises: a zabd member reports the zxid of its last logged txn. Nor can
+// a zabd window hold a txn twice (testDuplicatedTxn): txns are applied,
+// and so kept, in strictly increasing zxid order.
+func TestDecideSyncLearnerHandlerCases(t *testing.T) {
+	cases := []struct {
+		zkTest   string
+		what     string
+		history  syncHistory
+		peerLast int64
+		want     syncPlan
+	}{
+		{"testEmptyCommittedLog", "a learner ahead of the leader (empty window): TRUNC to the leader's last",
+			window(1), 3, syncPlan{mode: syncTrunc, after: 1}},
+		{"testEmptyCommittedLog", "a learner already in sync: empty DIFF",
+			window(1), 1, syncPlan{mode: syncDiff, after: 1}},
+		{"testEmptyCommittedLog", "a new machine (zxid 0) with an empty window: SNAP",
+			window(1), 0, syncPlan{mode: syncSnap}},
+		{"testCommittedLog", "a learner with a zxid the leader never saw, inside the window: TRUNC to the txn before it, then what follows",
+			window(0, 2, 3, 5, 6), 4, syncPlan{mode: syncTrunc, after: 3}},
+		{"testCommittedLog", "a learner inside the window: DIFF from its zxid",
+			window(0, 2, 3, 5, 6), 2, syncPlan{mode: syncDiff, after: 2}},
+		{"testCommittedLog", "a learner below the window: SNAP",
+			window(0, 2, 3, 5, 6), 1, syncPlan{mode: syncSnap}},
+		{"testTxnLog", "a learner below the window with a zxid the leader never saw: ZooKeeper TRUNCs from its txn log; zabd sends SNAP",
+			window(0, 6, 7, 8, 9), 4, syncPlan{mode: syncSnap}},
+		{"testTxnLog", "a learner below the window: ZooKeeper DIFFs from its txn log; zabd sends SNAP",
+			window(0, 6, 7, 8, 9), 3, syncPlan{mode: syncSnap}},
+		{"testTxnLogProposalIteratorClosure", "an empty window and a learner behind the tree: SNAP",
+			window(7), 4, syncPlan{mode: syncSnap}},
+		{"testTxnLogOnly", "an empty window, a learner with a zxid the leader never saw, behind its tree: SNAP (ZooKeeper TRUNCs from its log)",
+			window(7), 4, syncPlan{mode: syncSnap}},
+		{"testTxnLogOnly", "an empty window, a learner behind the tree: SNAP (ZooKeeper DIFFs from its log)",
+			window(7), 2, syncPlan{mode: syncSnap}},
+		{"testTxnLogOnly", "a learner older than anything the leader holds: SNAP",
+			window(7), 1, syncPlan{mode: syncSnap}},
+		{"testTxnLogWithNegativeZxid", "zxids of a high epoch: TRUNC inside the window to the txn before the learner's",
+			window(0, z(0xf, 6), z(0xf, 7), z(0xf, 9)), z(0xf, 8), syncPlan{mode: syncTrunc, after: z(0xf, 7)}},
+		{"testTxnLogWithNegativeZxid", "zxids of a high epoch: a learner below the window: SNAP",
+			window(0, z(0xf, 6), z(0xf, 7), z(0xf, 8), z(0xf, 9)), z(0xf, 3), syncPlan{mode: syncSnap}},
+		{"testNewEpochZxid", "a learner of epoch 0 when the window begins in epoch 1: SNAP, never a DIFF from a history the leader has not seen",
+			window(0, z(1, 1), z(1, 2)), z(0, 0), syncPlan{mode: syncSnap}},
+		{"testNewEpochZxid", "a learner at the leader's last txn: empty DIFF",
+			window(0, z(1, 1), z(1, 2)), z(1, 2), syncPlan{mode: syncDiff, after: z(1, 2)}},
+		{"testCrossEpochTrunc", "a learner holding a txn of an epoch that never committed it, between two epochs of the leader: " +
+			"TRUNC to the leader's txn before it (ZooKeeper sends SNAP, because its learner has applied what it holds; " +
+			"a zabd learner applies nothing uncommitted, and leaves rather than truncate what it applied)",
+			window(0, z(1, 1), z(2, 1), z(2, 2), z(4, 1)), z(3, 1), syncPlan{mode: syncTrunc, after: z(2, 2)}},
+		{"testTxnLogGap", "a learner older than the window (a gap between the txn log and the window): SNAP",
+			window(0, 7, 8), 3, syncPlan{mode: syncSnap}},
+		{"(zabd) diverged txn in the same epoch", "a learner whose last txn is a proposal of an old epoch the leader does not hold: TRUNC to the last shared zxid",
+			window(0, z(1, 1), z(1, 2), z(2, 1), z(2, 2)), z(1, 3), syncPlan{mode: syncTrunc, after: z(1, 2)}},
+		{"(zabd) learner at an unapplied proposal", "the leader's history includes its proposals not yet applied: DIFF from the learner's",
+			window(0, z(1, 1), z(1, 2), z(1, 3)), z(1, 3), syncPlan{mode: syncDiff, after: z(1, 3)}},
+		{"(zabd) learner at the window's oldest txn", "DIFF of everything after it",
+			window(0, z(1, 1), z(1, 2)), z(1, 1), syncPlan{mode: syncDiff, after: z(1, 1)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.zkTest+"/"+tc.what, func(t *testing.T) {
+			require.Equal(t, tc.want, decideSync(tc.peerLast, tc.history), "peer 0x%x", tc.peerLast)
+		})
+	}
+}
+
+// TestDecideSyncProperties: for any history and learner, the plan is the
+// one that leaves the learner's log exactly the leader's: SNAP only when
+// the learner is older than anything the leader can vouch for; DIFF only
+// from a zxid the leader holds; TRUNC to the greatest zxid the leader holds
+// below the learner's, which the leader lacks.
+func TestDecideSyncProperties(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		knownFrom := rapid.Int64Range(0, 50).Draw(t, "knownFrom")
+		zxids := rapid.SliceOfNDistinct(rapid.Int64Range(knownFrom+1, 100), 0, 20, rapid.ID[int64]).Draw(t, "zxids")
+		slices.Sort(zxids)
+		h := syncHistory{knownFrom: knownFrom, last: knownFrom}
+		if len(zxids) > 0 {
+			if rapid.Bool().Draw(t, "windowHoldsKnownFrom") {
+				zxids = append([]int64{knownFrom}, zxids...)
+			}
+			h.zxids, h.last = zxids, zxids[len(zxids)-1]
+		}
+		peer := rapid.Int64Range(0, 105).Draw(t, "peerLast")
+		held := func(z int64) bool { return z == h.knownFrom || slices.Contains(h.zxids, z) }
+
+		plan := decideSync(peer, h)
+		switch plan.mode {
+		case syncSnap:
+			require.Less(t, peer, h.knownFrom, "SNAP for a learner the leader could DIFF or TRUNC")
+		case syncDiff:
+			require.Equal(t, peer, plan.after)
+			require.True(t, held(peer) || peer == h.last, "DIFF from 0x%x, which the leader does not hold", peer)
+		case syncTrunc:
+			require.False(t, held(peer), "TRUNC of a learner whose last txn the leader holds")
+			require.Less(t, plan.after, peer)
+			require.True(t, held(plan.after), "TRUNC to 0x%x, which the leader does not hold", plan.after)
+			for _, z := range h.zxids {
+				require.False(t, z > plan.after && z < peer, "TRUNC to 0x%x drops 0x%x, which the leader holds", plan.after, z)
+			}
+		}
+		if peer >= h.knownFrom {
+			require.NotEqual(t, syncSnap, plan.mode, "SNAP for a learner within the leader's history")
+		}
+	})
+}
