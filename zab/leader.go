@@ -145,6 +145,15 @@ func (p *Peer) leaderFollowerInfo(from int64, qp *wire.QuorumPacket) {
 		acceptedEpoch: epochOf(qp.Zxid), lastHeard: p.now.Mono,
 	}
 	if l.epochProposed {
+		if h := l.handlers[from]; h.acceptedEpoch > l.epoch {
+			// It accepted a later epoch (from a leader that never
+			// established it) and will never take ours: only a new
+			// election, whose epoch exceeds its acceptedEpoch, lets it
+			// back in.
+			p.warn("leader: server %d accepted epoch %d, above ours (%d): looking again for a later epoch", from, h.acceptedEpoch, l.epoch)
+			p.becomeLooking()
+			return
+		}
 		p.sendLeaderInfo(l.handlers[from])
 		return
 	}
