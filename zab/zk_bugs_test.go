@@ -520,7 +520,7 @@ func zk4925(t *testing.T) *zabtest.Cluster {
 	}
 	c.Crash(1)
 	createOK(t, c, session(t, c, 3), "/d") // server 1 misses it... no quorum: not acknowledged
-	c.Crash(3) // server 2, the once-stale follower, leads with server 1
+	c.Crash(3)                             // server 2, the once-stale follower, leads with server 1
 	c.Restart(1)
 	leader := serving(t, c)
 	require.Equal(t, int64(2), leader)
