@@ -522,12 +522,16 @@ func (c *Cluster) breakConn(a, b int64) {
 // Stabilize delivers every message in flight, round after round in a
 // fixed order (by sender, then receiver), until none is left or max
 // deliveries were made. It reports how many it made.
-func (c *Cluster) Stabilize(max int) int {
+func (c *Cluster) Stabilize(max int) int { return c.StabilizeOn(AnyChannel, max) }
+
+// StabilizeOn is Stabilize on one channel only: with VoteChannel, elections
+// run to their decisions while the quorum packets they lead to wait.
+func (c *Cluster) StabilizeOn(ch Channel, max int) int {
 	count := 0
 	for count < max {
 		moved := false
 		for _, k := range c.sortedLinks() {
-			if c.Deliver(k[0], k[1], false) {
+			if c.DeliverOn(k[0], k[1], ch, false) {
 				moved = true
 				count++
 			}

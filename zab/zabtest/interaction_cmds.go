@@ -99,15 +99,31 @@ func (e *Interaction) trace(t *testing.T, d *datadriven.TestData) string {
 	return ""
 }
 
-// stabilize delivers every message in flight until none is left:
+// stabilize delivers every message in flight until none is left, or
+// only one channel's (votes: elections decide, and the quorum packets
+// they lead to wait):
 //
-//	stabilize [max=N]
+//	stabilize [max=N] [channel=quorum|votes]
 func (e *Interaction) stabilize(t *testing.T, d *datadriven.TestData) string {
 	max := int(argInt(t, d, "max", 100000))
-	if n := e.C.Stabilize(max); n == max {
+	if n := e.C.StabilizeOn(channelArg(t, d), max); n == max {
 		return fmt.Sprintf("stopped after %d deliveries: messages still in flight\n", n)
 	}
 	return ""
+}
+
+// channelArg reads channel=quorum|votes; without it, both.
+func channelArg(t *testing.T, d *datadriven.TestData) Channel {
+	switch argString(d, "channel", "") {
+	case "":
+		return AnyChannel
+	case "quorum":
+		return QuorumChannel
+	case "votes":
+		return VoteChannel
+	}
+	d.Fatalf(t, "%s: channel is quorum or votes", d.Cmd)
+	return AnyChannel
 }
 
 // deliver hands over (or, with drop, loses) the next count messages on
@@ -119,16 +135,7 @@ func (e *Interaction) stabilize(t *testing.T, d *datadriven.TestData) string {
 func (e *Interaction) deliver(t *testing.T, d *datadriven.TestData) string {
 	from, to := argInt(t, d, "from", 0), argInt(t, d, "to", 0)
 	count := argInt(t, d, "count", 1)
-	ch := AnyChannel
-	switch argString(d, "channel", "") {
-	case "":
-	case "quorum":
-		ch = QuorumChannel
-	case "votes":
-		ch = VoteChannel
-	default:
-		d.Fatalf(t, "deliver: channel is quorum or votes")
-	}
+	ch := channelArg(t, d)
 	for i := int64(0); i < count; i++ {
 		if !e.C.DeliverOn(from, to, ch, d.HasArg("drop")) {
 			return fmt.Sprintf("nothing to deliver from %d to %d (nothing in flight, or partitioned)\n", from, to)
