@@ -5,6 +5,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
+	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/zabtest"
 )
 
@@ -20,6 +21,7 @@ import (
 func TestInteraction(t *testing.T) {
 	datadriven.Walk(t, "testdata/interaction", func(t *testing.T, path string) {
 		e := zabtest.NewInteraction(1)
+		e.ConfigArgs = map[string]func(*zab.Config, int64){"counter-limit": zab.SetCounterLimit}
 		datadriven.RunTest(t, path, e.Handle)
 	})
 }

@@ -51,6 +51,10 @@ type Config struct {
 	// Bugs switches on deliberate defects, for the simulator's own tests
 	// only (see Bugs).
 	Bugs Bugs
+	// counterLimit, if set, replaces maxCounter as the last zxid counter
+	// a leader may propose in an epoch. Only the package's tests set it
+	// (export_test.go), to reach the rollover without four billion writes.
+	counterLimit int64
 	// CommittedWindow is how many recently committed txns are kept in
 	// memory for DIFF synchronization.
 	CommittedWindow int

@@ -248,7 +248,7 @@ func (p *Peer) propose(req *datatree.Request, owner int64) int64 {
 		// history reached in its own epoch, this one starts from 1.
 		zxid = makeZxid(p.lead.epoch, 1)
 	}
-	if counterOf(zxid) > maxCounter {
+	if counterOf(zxid) > p.maxCounter() {
 		if p.standalone() {
 			// Epoch 0 is a standalone server's only epoch.
 			p.warn("standalone: zxid counter exhausted at %s: refusing writes", zxidHex(p.lastProposed))
@@ -273,6 +273,14 @@ func (p *Peer) propose(req *datatree.Request, owner int64) int64 {
 		p.forwardProposal(&p.inflight[len(p.inflight)-1].txn)
 	}
 	return zxid
+}
+
+// maxCounter is the last counter a proposal may use.
+func (p *Peer) maxCounter() int64 {
+	if p.cfg.counterLimit > 0 {
+		return p.cfg.counterLimit
+	}
+	return maxCounter
 }
 
 // appendProposal takes a txn into the log and the pipeline: it waits for

@@ -39,6 +39,11 @@ type Interaction struct {
 	digestAt map[int64]seenDigest
 	// applied is each running Peer's last applied zxid, for monotonicity.
 	applied map[*zab.Peer]int64
+
+	// ConfigArgs are add-nodes arguments the test defines, for settings
+	// only its own package can reach: each adjusts every member's Config
+	// with the argument's value.
+	ConfigArgs map[string]func(cfg *zab.Config, value int64)
 }
 
 type seenDigest struct {

@@ -22,7 +22,8 @@ import (
 //	add-nodes voters=3 [observers=1] [window=N] [log-read-limit=N]
 //	          [tick=200ms] [init-limit=N] [sync-limit=N] [snap-count=N] [down]
 //
-// window is Config.CommittedWindow, log-read-limit how many txns a
+// Arguments named in Interaction.ConfigArgs are the test's own. window is
+// Config.CommittedWindow, log-read-limit how many txns a
 // leader's log serves a synchronization (Node.LogReadLimit): small ones
 // force SNAP. down leaves every member crashed with an empty disk, for
 // write-log and restart.
@@ -41,11 +42,20 @@ func (e *Interaction) addNodes(t *testing.T, d *datadriven.TestData) string {
 			d.Fatalf(t, "tick: %v", err)
 		}
 	}
+	var extra []string // the test's own arguments present, in the order given
+	for _, a := range d.CmdArgs {
+		if e.ConfigArgs[a.Key] != nil {
+			extra = append(extra, a.Key)
+		}
+	}
 	cc := ClusterConfig{
 		Voters:    int(argInt(t, d, "voters", 0)),
 		Observers: int(argInt(t, d, "observers", 0)),
 		StartDown: d.HasArg("down"),
 		Tweak: func(_ int64, cfg *zab.Config) {
+			for _, name := range extra {
+				e.ConfigArgs[name](cfg, argInt(t, d, name, 0))
+			}
 			if window > 0 {
 				cfg.CommittedWindow = window
 			}
