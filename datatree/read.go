@@ -248,7 +248,7 @@ func (t *Tree) Read(req *Request, w WatcherID, events []WatchEvent) (Result, []W
 		if !ok {
 			return badBody(r), events
 		}
-		events = t.SetWatches(b, w, events)
+		events, r.Err = t.SetWatches(b, w, events)
 	default:
 		r.Err = wire.ErrUnimplemented
 	}
@@ -273,12 +273,25 @@ func badBody(r Result) Result {
 
 // multiRead answers each getData / getChildren op on its own (an error is
 // that op's ErrorResult); any other op makes the request MarshallingError.
+// ZooKeeper cannot decode a multiRead that mixes reads and writes (no
+// results: Multi nil); one made of writes only decodes, and its loop over
+// the ops throws at the first one, after the response was begun: the reply
+// carries MarshallingError and the results so far, none (Multi empty).
 func (t *Tree) multiRead(ops []MultiOp, auth []wire.Id) Result {
+	var reads, writes bool
+	for _, op := range ops {
+		reads = reads || op.Op == wire.OpGetData || op.Op == wire.OpGetChildren
+		writes = writes || multiWriteOp(op.Op)
+	}
+	if reads && writes {
+		return Result{Op: wire.OpMultiRead, Err: wire.ErrMarshallingError}
+	}
 	r := Result{Op: wire.OpMultiRead, Multi: make([]Result, 0, len(ops))}
 	for _, op := range ops {
 		b, ok := op.Body.(*wire.PathWatchRequest)
 		if !ok || (op.Op != wire.OpGetData && op.Op != wire.OpGetChildren) {
-			return Result{Op: wire.OpMultiRead, Err: wire.ErrMarshallingError}
+			r.Err = wire.ErrMarshallingError
+			return r
 		}
 		sub := Result{Op: op.Op}
 		if op.Op == wire.OpGetData {

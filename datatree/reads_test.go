@@ -53,7 +53,12 @@ func TestReadDispatch(t *testing.T) {
 	assert.Equal(t, Result{Op: wire.OpGetData, Data: []byte("data"), Stat: st}, mr.Multi[0])
 	assert.Equal(t, Result{Op: wire.OpError, Err: wire.ErrNoNode}, mr.Multi[1])
 	assert.Equal(t, Result{Op: wire.OpGetChildren, Children: []string{}}, mr.Multi[2])
-	assert.Equal(t, wire.ErrMarshallingError, read(wire.OpMultiRead, &MultiRequest{Ops: []MultiOp{{Op: wire.OpDelete, Body: &wire.PathVersionRequest{Path: "/n"}}}}).Err)
+	// A multiRead of writes fails once ZooKeeper has begun its (empty)
+	// response; one that mixes reads and writes cannot be decoded at all.
+	deleteN := MultiOp{Op: wire.OpDelete, Body: &wire.PathVersionRequest{Path: "/n"}}
+	getN := MultiOp{Op: wire.OpGetData, Body: &wire.PathWatchRequest{Path: "/n"}}
+	assert.Equal(t, Result{Op: wire.OpMultiRead, Err: wire.ErrMarshallingError, Multi: []Result{}}, read(wire.OpMultiRead, &MultiRequest{Ops: []MultiOp{deleteN}}))
+	assert.Equal(t, Result{Op: wire.OpMultiRead, Err: wire.ErrMarshallingError}, read(wire.OpMultiRead, &MultiRequest{Ops: []MultiOp{getN, deleteN}}))
 	// A read op in a write multi fails the whole request.
 	r, _ := h.write(&Request{Op: wire.OpMulti, Body: &MultiRequest{Ops: []MultiOp{{Op: wire.OpGetData, Body: &wire.PathWatchRequest{Path: "/n"}}}}})
 	assert.Equal(t, Result{Op: wire.OpError, Err: wire.ErrMarshallingError}, r)

@@ -2,6 +2,7 @@ package datatree
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/zabd/zabd/wire"
 )
@@ -301,17 +302,53 @@ func (t *Tree) RemoveWatches(path string, typ wire.WatcherType, w WatcherID) wir
 // CheckWatches answers checkWatches as ZooKeeper 3.8's
 // WatchManager.containsWatcher does: OK when the tables typ selects hold a
 // watch on exactly path — any connection's, not only w's — else NoWatcher.
-// The empty path (the root's alias) never has one.
+// The empty path (the root's alias) never has one. A path that is not
+// absolute can make ZooKeeper fail the request (see containsWatcher); the
+// child table is asked first, and both are asked whatever the first says.
 func (t *Tree) CheckWatches(path string, typ wire.WatcherType, w WatcherID) wire.ErrCode {
 	bits, ok := tableBits(typ)
 	if !ok {
 		return wire.ErrMarshallingError
 	}
-	if path != "" && (bits&inData != 0 && len(t.watches.data.byPath[path]) > 0 ||
-		bits&inChild != 0 && len(t.watches.child.byPath[path]) > 0) {
-		return wire.ErrOK
+	found := false
+	for _, tb := range []struct {
+		bit   uint8
+		table *watchTable
+	}{{inChild, &t.watches.child}, {inData, &t.watches.data}} {
+		if bits&tb.bit == 0 {
+			continue
+		}
+		has, ok := tb.table.containsWatcher(path)
+		if !ok {
+			return wire.ErrMarshallingError
+		}
+		found = found || has
 	}
-	return wire.ErrNoWatcher
+	if !found {
+		return wire.ErrNoWatcher
+	}
+	return wire.ErrOK
+}
+
+// containsWatcher is one table's WatchManager.containsWatcher. ZooKeeper
+// walks from path up through its parents (beyond path itself only while
+// the table holds a recursive watch), computing each parent with
+// path.substring(0, path.lastIndexOf('/')) as it goes: a path with no '/'
+// throws at once, and a relative one with a '/' ("a/b") throws on the way
+// up. ok false is that exception, which fails the request with
+// MarshallingError.
+func (tb *watchTable) containsWatcher(path string) (found, ok bool) {
+	switch {
+	case path == "":
+		return false, true // no level to visit
+	case !strings.Contains(path, "/"):
+		return false, false
+	case len(tb.byPath[path]) > 0:
+		return true, true
+	case tb.recursive > 0 && path[0] != '/':
+		return false, false
+	}
+	return false, true
 }
 
 // RemoveWatcher drops every watch of w and its identities: its connection
@@ -342,7 +379,12 @@ func (t *Tree) WatchCount() int {
 // after it; every other watch is registered again, persistent ones always.
 // The events come in the request's list order (data, exist, child), and
 // are not filtered by ACL (ZooKeeper does not filter them either).
-func (t *Tree) SetWatches(req *wire.SetWatchesRequest, w WatcherID, events []WatchEvent) []WatchEvent {
+//
+// A null list (nil: wire decodes jute's null vector so) makes ZooKeeper's
+// loop over it throw: the request fails with MarshallingError once the
+// lists before it have fired and registered their watches. Only the lists
+// the opcode carries count: setWatches has no persistent ones.
+func (t *Tree) SetWatches(req *wire.SetWatchesRequest, w WatcherID, events []WatchEvent) ([]WatchEvent, wire.ErrCode) {
 	ev := func(typ wire.EventType, path string) {
 		events = append(events, WatchEvent{Watcher: w, Event: wire.WatcherEvent{Type: typ, State: wire.StateSyncConnected, Path: path}})
 	}
@@ -361,24 +403,46 @@ func (t *Tree) SetWatches(req *wire.SetWatchesRequest, w WatcherID, events []Wat
 			}
 		}
 	}
-	oneShot(req.DataWatches, inData, func(n *node) int64 { return n.stat.mzxid }, wire.EventNodeDataChanged)
-	for _, p := range req.ExistWatches {
-		if t.lookup(p) != nil {
-			ev(wire.EventNodeCreated, p)
-		} else {
-			t.watches.add(inData, p, w, modeStandard)
+	persistent := func(paths []string, mode watchMode) {
+		for _, p := range paths {
+			t.watches.add(inChild, p, w, mode)
+			t.watches.add(inData, p, w, mode)
 		}
 	}
-	oneShot(req.ChildWatches, inChild, func(n *node) int64 { return n.stat.pzxid }, wire.EventNodeChildrenChanged)
-	for _, p := range req.PersistentWatches {
-		t.watches.add(inChild, p, w, modePersistent)
-		t.watches.add(inData, p, w, modePersistent)
+	// One step per list, in ZooKeeper's order.
+	type listStep struct {
+		paths    []string
+		register func([]string)
 	}
-	for _, p := range req.PersistentRecursiveWatches {
-		t.watches.add(inChild, p, w, modePersistentRecursive)
-		t.watches.add(inData, p, w, modePersistentRecursive)
+	steps := []listStep{
+		{req.DataWatches, func(l []string) {
+			oneShot(l, inData, func(n *node) int64 { return n.stat.mzxid }, wire.EventNodeDataChanged)
+		}},
+		{req.ExistWatches, func(l []string) {
+			for _, p := range l {
+				if t.lookup(p) != nil {
+					ev(wire.EventNodeCreated, p)
+				} else {
+					t.watches.add(inData, p, w, modeStandard)
+				}
+			}
+		}},
+		{req.ChildWatches, func(l []string) {
+			oneShot(l, inChild, func(n *node) int64 { return n.stat.pzxid }, wire.EventNodeChildrenChanged)
+		}},
 	}
-	return events
+	if req.Persistent {
+		steps = append(steps,
+			listStep{req.PersistentWatches, func(l []string) { persistent(l, modePersistent) }},
+			listStep{req.PersistentRecursiveWatches, func(l []string) { persistent(l, modePersistentRecursive) }})
+	}
+	for _, step := range steps {
+		if step.paths == nil {
+			return events, wire.ErrMarshallingError
+		}
+		step.register(step.paths)
+	}
+	return events, wire.ErrOK
 }
 
 // WatchTable names which of ZooKeeper's two watch tables holds a watch.

@@ -223,6 +223,25 @@ func TestRemoveAndCheckWatches(t *testing.T) {
 	assert.Equal(t, wire.ErrNoWatcher, h.tree.CheckWatches("/", wire.WatcherAny, 1))
 	assert.Equal(t, wire.ErrOK, h.tree.RemoveWatches("", wire.WatcherData, 1))
 
+	// Paths that are not absolute: ZooKeeper's walk up the parents throws
+	// (MarshallingError) at once for one without '/', and for "a/b" only
+	// while the table holds a recursive watch (it then walks beyond the
+	// path itself); removeWatches never walks.
+	h.tree.Exists("bad", true, 1)
+	assert.Equal(t, wire.ErrMarshallingError, h.tree.CheckWatches("bad", wire.WatcherData, 1), "even with a watch there")
+	assert.Equal(t, wire.ErrMarshallingError, h.tree.CheckWatches("bad", wire.WatcherChildren, 1))
+	assert.Equal(t, wire.ErrOK, h.tree.RemoveWatches("bad", wire.WatcherData, 1))
+	assert.Equal(t, wire.ErrNoWatcher, h.tree.CheckWatches("a/b", wire.WatcherAny, 1))
+	h.tree.Exists("a/b", true, 1)
+	assert.Equal(t, wire.ErrOK, h.tree.CheckWatches("a/b", wire.WatcherData, 1))
+	require.Equal(t, wire.ErrOK, h.tree.AddWatch("/n", wire.AddWatchPersistentRecursive, 2))
+	assert.Equal(t, wire.ErrOK, h.tree.CheckWatches("a/b", wire.WatcherData, 1), "found at the path itself")
+	assert.Equal(t, wire.ErrMarshallingError, h.tree.CheckWatches("a/b", wire.WatcherAny, 1), "the child table walks up")
+	assert.Equal(t, wire.ErrMarshallingError, h.tree.CheckWatches("a/c", wire.WatcherData, 1))
+	assert.Equal(t, wire.ErrNoWatcher, h.tree.CheckWatches("/a/b", wire.WatcherData, 1))
+	require.Equal(t, wire.ErrOK, h.tree.RemoveWatches("/n", wire.WatcherAny, 2))
+	assert.Equal(t, wire.ErrNoWatcher, h.tree.CheckWatches("a/c", wire.WatcherData, 1), "no recursive watch left")
+
 	// Any also removes a persistent-recursive watch.
 	h.tree.AddWatch("/", wire.AddWatchPersistentRecursive, 3)
 	assert.Equal(t, wire.ErrOK, h.tree.RemoveWatches("/", wire.WatcherAny, 3))
@@ -275,10 +294,12 @@ func TestSetWatches(t *testing.T) {
 		DataWatches:                []string{"/same", "/changed", "/gone"},
 		ExistWatches:               []string{"/born", "/unborn"},
 		ChildWatches:               []string{"/kids", "/same", "/gone"},
+		PersistentWatches:          []string{},
 		PersistentRecursiveWatches: []string{"/same"},
 		Persistent:                 true,
 	}
-	events := h.tree.SetWatches(req, 5, nil)
+	events, err := h.tree.SetWatches(req, 5, nil)
+	require.Equal(t, wire.ErrOK, err)
 	assert.Equal(t, []WatchEvent{
 		ev(5, wire.EventNodeDataChanged, "/changed"), ev(5, wire.EventNodeDeleted, "/gone"),
 		ev(5, wire.EventNodeCreated, "/born"),
@@ -341,6 +362,33 @@ func TestEventsFilteredByACL(t *testing.T) {
 
 	// setWatches fires at once, unfiltered.
 	h.tree.SetWatcherAuth(stranger, nil)
-	got := h.tree.SetWatches(&wire.SetWatchesRequest{RelativeZxid: 0, DataWatches: []string{"/s"}}, stranger, nil)
+	got, err := h.tree.SetWatches(&wire.SetWatchesRequest{RelativeZxid: 0, DataWatches: []string{"/s"}, ExistWatches: []string{}, ChildWatches: []string{}}, stranger, nil)
+	assert.Equal(t, wire.ErrOK, err)
 	assert.Equal(t, []WatchEvent{ev(stranger, wire.EventNodeDataChanged, "/s")}, got)
+}
+
+// TestSetWatchesNullList: ZooKeeper 3.8 loops over each list of a
+// setWatches request in turn, so a null list (jute's null vector) throws
+// there: MarshallingError, after the lists before it fired and registered.
+// setWatches (not setWatches2) carries no persistent lists to be null.
+func TestSetWatchesNullList(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.mustCreate("/here")
+	events, err := h.tree.SetWatches(&wire.SetWatchesRequest{DataWatches: []string{"/gone"}, ExistWatches: []string{"/unborn", "/here"}}, 5, nil)
+	assert.Equal(t, wire.ErrMarshallingError, err)
+	assert.Equal(t, []WatchEvent{ev(5, wire.EventNodeDeleted, "/gone"), ev(5, wire.EventNodeCreated, "/here")}, events)
+	assert.Equal(t, wire.ErrOK, h.tree.CheckWatches("/unborn", wire.WatcherData, 5), "the exist list was registered")
+
+	events, err = h.tree.SetWatches(&wire.SetWatchesRequest{ChildWatches: []string{"/here"}}, 6, nil)
+	assert.Equal(t, wire.ErrMarshallingError, err)
+	assert.Empty(t, events, "the null data list comes first")
+	assert.Equal(t, wire.ErrNoWatcher, h.tree.CheckWatches("/here", wire.WatcherChildren, 6))
+
+	empty := []string{}
+	_, err = h.tree.SetWatches(&wire.SetWatchesRequest{DataWatches: empty, ExistWatches: empty, ChildWatches: empty}, 7, nil)
+	assert.Equal(t, wire.ErrOK, err, "setWatches has no persistent lists")
+	_, err = h.tree.SetWatches(&wire.SetWatchesRequest{DataWatches: empty, ExistWatches: empty, ChildWatches: empty,
+		PersistentWatches: []string{"/here"}, Persistent: true}, 7, nil)
+	assert.Equal(t, wire.ErrMarshallingError, err, "setWatches2's recursive list is null")
+	assert.Equal(t, wire.ErrOK, h.tree.CheckWatches("/here", wire.WatcherChildren, 7), "the persistent list was registered")
 }

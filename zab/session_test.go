@@ -130,7 +130,7 @@ func TestSetWatchesAfterReconnect(t *testing.T) {
 
 	r := a.Reopen()
 	r.Connect(10000, seen)
-	r.SetWatches(seen, []string{"/changed", "/same", "/gone"}, []string{"/new"}, nil)
+	r.SetWatches(seen, []string{"/changed", "/same", "/gone"}, []string{"/new"}, []string{})
 	h.Expect(
 		"c3 connect session=0x"+hex(a.Session)+" timeout=10000",
 		"c3 event NodeDataChanged /changed",
