@@ -159,6 +159,11 @@ type Config struct {
 	StandaloneEnabled bool
 	Servers           []Server // sorted by ID
 	MyID              int64    // from dataDir/myid; 0 when standalone
+	// PeerType is peerType as written ("" when absent); this server's
+	// server.N line decides its role, as in ZooKeeper, and a peerType that
+	// disagrees draws a warning.
+	PeerType     Role
+	peerTypeLine int
 
 	// SystemProperties holds every pass-through key as ZooKeeper would
 	// set it: "zookeeper.<key>" → value, recognised or not.
@@ -261,6 +266,8 @@ func Parse(r io.Reader, file string) (*Config, error) {
 			maxSession, err = parseMillis(p.Value)
 		case strings.HasPrefix(p.Key, "server."):
 			err = cfg.addServer(p)
+		case p.Key == "peerType":
+			err = cfg.setPeerType(p)
 		default:
 			err = cfg.set(p)
 		}
@@ -419,7 +426,6 @@ var acceptedWithoutEffect = map[string]string{
 	"localSessionsEnabled":          "accepted; zabd has only global sessions",
 	"localSessionsUpgradingEnabled": "accepted; zabd has only global sessions",
 	"clientPortListenBacklog":       "accepted; has no effect in zabd",
-	"peerType":                      "accepted; zabd takes the role from the server.N line",
 	"jute.maxbuffer":                "accepted; zabd's frame limit is fixed at 0xfffff bytes",
 	"admin.commandURL":              "accepted; zabd serves /commands",
 }
@@ -436,6 +442,17 @@ func (c *Config) setMetrics(p property) error {
 	}
 	c.warn(p, "accepted; has no effect in zabd")
 	return nil
+}
+
+// setPeerType parses peerType, as ZooKeeper does: observer or participant
+// in any case.
+func (c *Config) setPeerType(p property) error {
+	switch r := Role(strings.ToLower(p.Value)); r {
+	case Participant, Observer:
+		c.PeerType, c.peerTypeLine = r, p.Line
+		return nil
+	}
+	return fmt.Errorf("%q is neither participant nor observer", p.Value)
 }
 
 // addServer parses a server.N line.
@@ -612,25 +629,65 @@ func (c *Config) Distributed() bool {
 }
 
 // readMyID reads dataDir/myid for an ensemble and checks that a server line
-// carries that id.
+// carries that id. Its errors are *Error naming the myid file (line 1, key
+// "myid"), or zoo.cfg's peerType line for a role that disagrees.
 func (c *Config) readMyID() error {
 	if !c.Distributed() {
 		return nil
 	}
 	path := filepath.Join(c.DataDir, "myid")
+	fail := func(err error) error { return &Error{File: path, Line: 1, Key: "myid", Err: err} }
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("myid file is missing or unreadable: %w", err)
+		return fail(fmt.Errorf("myid file is missing or unreadable (an ensemble member needs its id there): %w", err))
 	}
-	id, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	// ZooKeeper reads the first line only.
+	first, _, _ := strings.Cut(string(data), "\n")
+	first = strings.TrimSpace(first)
+	id, err := strconv.ParseInt(first, 10, 64)
 	if err != nil {
-		return fmt.Errorf("%s: %q is not a server id", path, strings.TrimSpace(string(data)))
+		return fail(fmt.Errorf("%q is not a server id", first))
 	}
-	if _, ok := c.Server(id); !ok {
-		return fmt.Errorf("%s: id %d has no server.%d line in %s", path, id, id, c.File)
+	s, ok := c.Server(id)
+	if !ok {
+		ids := make([]string, len(c.Servers))
+		for i, s := range c.Servers {
+			ids[i] = strconv.FormatInt(s.ID, 10)
+		}
+		return fail(fmt.Errorf("id %d has no server.%d line in %s (its servers are %s)", id, id, c.File, strings.Join(ids, ", ")))
 	}
 	c.MyID = id
+	if c.PeerType != "" && c.PeerType != s.Role {
+		c.Warnings = append(c.Warnings, Warning{Line: c.peerTypeLine, Key: "peerType",
+			Message: fmt.Sprintf("%s disagrees with server.%d on line %d (%s): the server line decides, as in ZooKeeper", c.PeerType, id, s.Line, s.Role)})
+	}
 	return nil
+}
+
+// DynamicConfig is the server list as ZooKeeper 3.8 prints its quorum
+// configuration (QuorumMaj.toString): one server.N line per member in id
+// order, with its role and the client address its line names, then the
+// version in hex (0: zabd has no reconfig). Election notifications carry
+// it, and NEWLEADER.
+func (c *Config) DynamicConfig() string {
+	var b strings.Builder
+	for _, s := range c.Servers {
+		fmt.Fprintf(&b, "server.%d=%s:%d:%d:%s", s.ID, bracketHost(s.Host), s.QuorumPort, s.ElectionPort, s.Role)
+		if s.ClientPort != 0 {
+			fmt.Fprintf(&b, ";%s:%d", bracketHost(s.ClientHost), s.ClientPort)
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("version=0")
+	return b.String()
+}
+
+// bracketHost puts an IPv6 address in brackets, as ZooKeeper prints it.
+func bracketHost(h string) string {
+	if strings.Contains(h, ":") {
+		return "[" + h + "]"
+	}
+	return h
 }
 
 // Server returns the server line with the given id.

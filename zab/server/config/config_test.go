@@ -183,26 +183,67 @@ server.2=zk2:2889:3889:participant;127.0.0.1:2182
 	assert.Equal(t, Server{ID: 3, Host: "::1", QuorumPort: 2890, ElectionPort: 3890, Role: Observer, ClientHost: "::1", ClientPort: 2183, Line: 4}, cfg.Servers[2])
 	assert.Equal(t, "[::1]:2890", cfg.Servers[2].QuorumAddr())
 	assert.Equal(t, "zk1:3888", cfg.Servers[0].ElectionAddr())
+	assert.Equal(t, "server.1=zk1:2888:3888:participant;0.0.0.0:2181\n"+
+		"server.2=zk2:2889:3889:participant;127.0.0.1:2182\n"+
+		"server.3=[::1]:2890:3890:observer;[::1]:2183\n"+
+		"version=0", cfg.DynamicConfig(), "ZooKeeper's QuorumMaj.toString")
 }
 
 func TestLoadReadsMyID(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "zoo.cfg")
+	myid := filepath.Join(dir, "myid")
 	text := "dataDir=" + dir + "\ninitLimit=5\nsyncLimit=2\nserver.1=127.0.0.1:2888:3888\nserver.2=127.0.0.1:2889:3889;127.0.0.1:2182\n"
 	require.NoError(t, os.WriteFile(cfgPath, []byte(text), 0o644))
 
-	_, err := Load(cfgPath)
-	require.ErrorContains(t, err, "myid file is missing")
+	for _, tc := range []struct {
+		name, myid, want string // myid "" leaves the file out
+	}{
+		{"missing", "", myid + ":1: myid: myid file is missing"},
+		{"not a number", "two\n", myid + `:1: myid: "two" is not a server id`},
+		{"empty", "\n", myid + `:1: myid: "" is not a server id`},
+		{"not listed", "7\n", myid + ":1: myid: id 7 has no server.7 line in " + cfgPath + " (its servers are 1, 2)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(myid)
+			if tc.myid != "" {
+				require.NoError(t, os.WriteFile(myid, []byte(tc.myid), 0o644))
+			}
+			_, err := Load(cfgPath)
+			require.ErrorContains(t, err, tc.want)
+			var cfgErr *Error
+			require.ErrorAs(t, err, &cfgErr)
+			assert.Equal(t, "myid", cfgErr.Key)
+		})
+	}
 
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "myid"), []byte("7\n"), 0o644))
-	_, err = Load(cfgPath)
-	require.ErrorContains(t, err, "id 7 has no server.7 line")
-
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "myid"), []byte("2\n"), 0o644))
+	require.NoError(t, os.WriteFile(myid, []byte("2\nanything after the first line is ignored\n"), 0o644))
 	cfg, err := Load(cfgPath)
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), cfg.MyID)
 	assert.Equal(t, "127.0.0.1:2182", cfg.ClientAddr(), "the client address comes from this server's line")
+}
+
+func TestPeerType(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "zoo.cfg")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "myid"), []byte("3"), 0o644))
+	servers := "initLimit=5\nsyncLimit=2\nserver.1=a:1:2\nserver.2=b:1:2\nserver.3=c:1:2:observer\n"
+
+	require.NoError(t, os.WriteFile(cfgPath, []byte("dataDir="+dir+"\npeerType=OBSERVER\n"+servers), 0o644))
+	cfg, err := Load(cfgPath)
+	require.NoError(t, err)
+	assert.Equal(t, Observer, cfg.PeerType)
+	assert.Empty(t, cfg.Warnings, "peerType agrees with server.3")
+
+	require.NoError(t, os.WriteFile(cfgPath, []byte("dataDir="+dir+"\npeerType=participant\n"+servers), 0o644))
+	cfg, err = Load(cfgPath)
+	require.NoError(t, err)
+	require.Len(t, cfg.Warnings, 1)
+	assert.Equal(t, Warning{Line: 2, Key: "peerType", Message: "participant disagrees with server.3 on line 7 (observer): the server line decides, as in ZooKeeper"}, cfg.Warnings[0])
+
+	_, err = parse(t, "dataDir=/d\npeerType=leader\n")
+	require.EqualError(t, err, `zoo.cfg:2: peerType: "leader" is neither participant nor observer`)
 }
 
 func TestStandaloneNeedsNoMyID(t *testing.T) {
