@@ -1,0 +1,341 @@
+package peernet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/zabd/zabd/zab"
+)
+
+// Member is one server of the ensemble, as the configuration lists it.
+type Member struct {
+	ID           int64
+	QuorumAddr   string // host:port of its quorum (leader–learner) port
+	ElectionAddr string // host:port of its election port
+	Observer     bool
+}
+
+// Defaults of Config's timing and limits.
+const (
+	// DefaultDialTimeout is ZooKeeper's cnxTO (zookeeper.cnxTimeout).
+	DefaultDialTimeout = 5 * time.Second
+	// DefaultWriteTimeout bounds one write to a peer that does not read.
+	DefaultWriteTimeout = 10 * time.Second
+	// DefaultHandshakeTimeout bounds the wait for an accepted connection's
+	// first message (the InitialMessage, or FOLLOWERINFO).
+	DefaultHandshakeTimeout = 5 * time.Second
+	// DefaultLeaderDialWindow is how long a learner keeps dialling its
+	// leader before it reports the connection lost.
+	DefaultLeaderDialWindow = 2 * time.Second
+	// DefaultHoldWindow is how long a learner's connection is held while
+	// this member is still looking.
+	DefaultHoldWindow = 10 * time.Second
+	// DefaultMaxQueuedBytes bounds what waits to be sent to one peer on
+	// the quorum port; a peer that falls further behind loses its
+	// connection (and synchronizes again), rather than hold our memory.
+	DefaultMaxQueuedBytes = 256 << 20
+	// DefaultEventBuffer is the capacity of the Events channel.
+	DefaultEventBuffer = 1024
+)
+
+// Config configures a Net; zero fields take the defaults above.
+type Config struct {
+	Self    int64
+	Members []Member // every member, this one included
+	// QuorumConfig is this member's server list as ZooKeeper prints it
+	// (zoo.cfg dynamic syntax): a notification whose list disagrees is
+	// refused.
+	QuorumConfig []byte
+	Log          *slog.Logger
+	// QuorumListener and ElectionListener, if set, are used instead of
+	// listening on this member's addresses.
+	QuorumListener, ElectionListener net.Listener
+
+	MaxField         int // a packet's buffer or string; DefaultMaxField
+	MaxSnapshot      int // the snapshot stream after SNAP; DefaultMaxSnapshot
+	MaxQueuedBytes   int
+	DialTimeout      time.Duration
+	WriteTimeout     time.Duration
+	HandshakeTimeout time.Duration
+	LeaderDialWindow time.Duration
+	HoldWindow       time.Duration
+	EventBuffer      int
+}
+
+func (c *Config) fillDefaults() {
+	setDefault(&c.MaxField, DefaultMaxField)
+	setDefault(&c.MaxSnapshot, DefaultMaxSnapshot)
+	setDefault(&c.MaxQueuedBytes, DefaultMaxQueuedBytes)
+	setDefault(&c.DialTimeout, DefaultDialTimeout)
+	setDefault(&c.WriteTimeout, DefaultWriteTimeout)
+	setDefault(&c.HandshakeTimeout, DefaultHandshakeTimeout)
+	setDefault(&c.LeaderDialWindow, DefaultLeaderDialWindow)
+	setDefault(&c.HoldWindow, DefaultHoldWindow)
+	setDefault(&c.EventBuffer, DefaultEventBuffer)
+	if c.Log == nil {
+		c.Log = slog.Default()
+	}
+}
+
+func setDefault[T int | time.Duration](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
+}
+
+// Net is one member's peer transport. Start it, read Events, and hand it
+// the Peer's Votes and PeerMessages; Close stops it.
+type Net struct {
+	cfg     Config
+	log     *slog.Logger
+	self    Member
+	members map[int64]Member
+
+	quorumLn, electionLn net.Listener
+	events               chan zab.Event
+	ctx                  context.Context // cancelled by Close
+	cancel               context.CancelFunc
+	wg                   sync.WaitGroup
+
+	roleMu      sync.Mutex
+	role        zab.Role
+	roleChanged chan struct{} // closed and replaced when role changes
+
+	mu        sync.Mutex
+	conns     map[net.Conn]struct{} // every open connection, for Close
+	elections map[int64]*electionPeer
+	quorums   map[int64]*quorumPeer
+	closed    bool
+}
+
+// New checks the configuration and listens on this member's quorum and
+// election ports (or takes the listeners given); Start serves them.
+func New(cfg Config) (*Net, error) {
+	cfg.fillDefaults()
+	n := &Net{cfg: cfg, log: cfg.Log, members: map[int64]Member{}, events: make(chan zab.Event, cfg.EventBuffer),
+		roleChanged: make(chan struct{}), conns: map[net.Conn]struct{}{},
+		elections: map[int64]*electionPeer{}, quorums: map[int64]*quorumPeer{}}
+	for _, m := range cfg.Members {
+		if _, dup := n.members[m.ID]; dup {
+			return nil, fmt.Errorf("peernet: server %d listed twice", m.ID)
+		}
+		n.members[m.ID] = m
+	}
+	self, ok := n.members[cfg.Self]
+	if !ok {
+		return nil, fmt.Errorf("peernet: this server (%d) is not among the members", cfg.Self)
+	}
+	n.self = self
+	n.ctx, n.cancel = context.WithCancel(context.Background())
+	var err error
+	if n.quorumLn, err = listen(cfg.QuorumListener, self.QuorumAddr); err != nil {
+		return nil, fmt.Errorf("peernet: quorum port: %w", err)
+	}
+	if n.electionLn, err = listen(cfg.ElectionListener, self.ElectionAddr); err != nil {
+		n.quorumLn.Close()
+		return nil, fmt.Errorf("peernet: election port: %w", err)
+	}
+	return n, nil
+}
+
+func listen(given net.Listener, addr string) (net.Listener, error) {
+	if given != nil {
+		return given, nil
+	}
+	return net.Listen("tcp", addr)
+}
+
+// QuorumAddr and ElectionAddr are where the Net listens.
+func (n *Net) QuorumAddr() net.Addr   { return n.quorumLn.Addr() }
+func (n *Net) ElectionAddr() net.Addr { return n.electionLn.Addr() }
+
+// Events delivers what peers send, in order per peer.
+func (n *Net) Events() <-chan zab.Event { return n.events }
+
+// Start accepts connections and starts a send goroutine per peer's
+// election link.
+func (n *Net) Start() {
+	n.goAccept(n.electionLn, n.acceptElection)
+	n.goAccept(n.quorumLn, n.acceptQuorum)
+	for _, id := range n.otherIDs() {
+		n.electionPeer(id)
+	}
+}
+
+func (n *Net) otherIDs() []int64 {
+	var ids []int64
+	for id := range n.members {
+		if id != n.cfg.Self {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// goAccept runs an accept loop on ln, handling each connection in its own
+// goroutine.
+func (n *Net) goAccept(ln net.Listener, handle func(net.Conn)) {
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				if !errors.Is(err, net.ErrClosed) && n.ctx.Err() == nil {
+					n.log.Error("peer listener failed", "addr", ln.Addr().String(), "err", err)
+				}
+				return
+			}
+			if !n.track(nc) {
+				return
+			}
+			n.wg.Add(1)
+			go func() { defer n.wg.Done(); handle(nc) }()
+		}
+	}()
+}
+
+// track registers a connection so that Close closes it; false (and the
+// connection closed) once the Net is closing.
+func (n *Net) track(nc net.Conn) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		nc.Close()
+		return false
+	}
+	n.conns[nc] = struct{}{}
+	return true
+}
+
+func (n *Net) untrack(nc net.Conn) {
+	n.mu.Lock()
+	delete(n.conns, nc)
+	n.mu.Unlock()
+	nc.Close()
+}
+
+// dial connects to addr, tracked; ctx ends it early on Close.
+func (n *Net) dial(addr string) (net.Conn, error) {
+	d := net.Dialer{Timeout: n.cfg.DialTimeout}
+	nc, err := d.DialContext(n.ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if !n.track(nc) {
+		return nil, net.ErrClosed
+	}
+	return nc, nil
+}
+
+// push hands an event to the event loop; false once the Net is closing.
+func (n *Net) push(ev zab.Event) bool {
+	select {
+	case n.events <- ev:
+		return true
+	case <-n.ctx.Done():
+		return false
+	}
+}
+
+// SetRole tells the Net the member's role (Ready.State), which decides
+// what becomes of a learner's connection: admitted while leading, held
+// while looking, refused otherwise.
+func (n *Net) SetRole(r zab.Role) {
+	n.roleMu.Lock()
+	defer n.roleMu.Unlock()
+	if n.role != r {
+		n.role = r
+		close(n.roleChanged)
+		n.roleChanged = make(chan struct{})
+	}
+}
+
+// awaitLeading waits, for at most HoldWindow, for the member to lead,
+// with a learner's connection.
+func (n *Net) awaitLeading(learner int64, remote string) (bool, string) {
+	timer := time.NewTimer(n.cfg.HoldWindow)
+	defer timer.Stop()
+	for held := false; ; held = true {
+		n.roleMu.Lock()
+		role, changed := n.role, n.roleChanged
+		n.roleMu.Unlock()
+		switch role {
+		case zab.RoleLeading:
+			return true, ""
+		case zab.RoleLooking:
+			if !held {
+				n.log.Info("quorum: holding a learner's connection until this server leads", "server", learner, "remote", remote)
+			}
+		default:
+			return false, "this server is " + role.String()
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return false, fmt.Sprintf("this server did not lead within %v", n.cfg.HoldWindow)
+		case <-n.ctx.Done():
+			return false, "stopping"
+		}
+	}
+}
+
+// Close stops the Net: listeners and connections close, and every
+// goroutine it started has ended when Close returns.
+func (n *Net) Close() {
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return
+	}
+	n.closed = true
+	conns := make([]net.Conn, 0, len(n.conns))
+	for nc := range n.conns {
+		conns = append(conns, nc)
+	}
+	n.mu.Unlock()
+	n.cancel()
+	n.quorumLn.Close()
+	n.electionLn.Close()
+	for _, nc := range conns {
+		nc.Close()
+	}
+	n.wg.Wait()
+}
+
+// member returns the member with id, if the configuration lists it and it
+// is not this server.
+func (n *Net) peerMember(id int64) (Member, error) {
+	if id == n.cfg.Self {
+		return Member{}, fmt.Errorf("it claims our own id %d", id)
+	}
+	m, ok := n.members[id]
+	if !ok {
+		return Member{}, fmt.Errorf("server %d is not a member of the ensemble (members: %v)", id, n.allIDs())
+	}
+	return m, nil
+}
+
+func (n *Net) allIDs() []int64 {
+	return append(n.otherIDs(), n.cfg.Self)
+}
+
+// sleep waits d, or less if wake fires; false once the Net is closing.
+func (n *Net) sleep(d time.Duration, wake <-chan struct{}) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-wake:
+	case <-n.ctx.Done():
+		return false
+	}
+	return true
+}
