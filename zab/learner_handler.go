@@ -1,6 +1,7 @@
 package zab
 
 import (
+	"slices"
 	"time"
 
 	"github.com/zabd/zabd/datatree"
@@ -96,3 +97,40 @@ func (p *Peer) forwardCommit(t *datatree.Txn) {
 		h.committedUpTo = zxid
 	}
 }
+
+// LearnerStatus is one learner as its leader sees it, for the shells'
+// metrics (mntr's zk_learners, zk_synced_followers).
+type LearnerStatus struct {
+	ID       int64
+	Observer bool
+	Phase    Phase
+	// Synced: it has been sent UPTODATE and serves clients.
+	Synced bool
+}
+
+// Learners returns the learners connected to a leading member, by id; nil
+// when the member does not lead an ensemble.
+func (p *Peer) Learners() []LearnerStatus {
+	if p.lead == nil || p.standalone() {
+		return nil
+	}
+	var out []LearnerStatus
+	for _, sid := range p.lead.sortedHandlers() {
+		h := p.lead.handlers[sid]
+		out = append(out, LearnerStatus{ID: sid, Observer: h.observer, Phase: h.phase, Synced: h.upToDate})
+	}
+	return out
+}
+
+// PendingSyncs counts the learners' sync requests a leader has not yet
+// answered (ZooKeeper's pending_syncs).
+func (p *Peer) PendingSyncs() int {
+	if p.lead == nil {
+		return 0
+	}
+	return len(p.lead.learnerSyncs)
+}
+
+// Voters returns the ensemble's voting members (one, the member itself,
+// when standalone).
+func (p *Peer) Voters() []int64 { return slices.Clone(p.members.voters) }
