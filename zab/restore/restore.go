@@ -14,8 +14,13 @@ import (
 // state a Peer starts from: the newest valid snapshot's tree, loaded with
 // tree, its session table and its digest; or, when recovery found no valid
 // snapshot (rec.Snapshot.Name is ""), an empty Restored, so that zab.New
-// starts from a fresh tree. The recovery's Log is open: the caller owns it.
+// starts from a fresh tree. The epoch files fill AcceptedEpoch and
+// CurrentEpoch (see Epochs). The recovery's Log is open: the caller owns it.
 func Load(store *storage.Store, tree datatree.Config) (*storage.Recovery, zab.Restored, error) {
+	accepted, current, err := Epochs(store)
+	if err != nil {
+		return nil, zab.Restored{}, err
+	}
 	var loaded *datatree.Tree
 	rec, err := store.Recover(func(d *wire.Decoder, zxid int64) error {
 		t, err := datatree.Load(tree, d, zxid)
@@ -25,7 +30,7 @@ func Load(store *storage.Store, tree datatree.Config) (*storage.Recovery, zab.Re
 	if err != nil {
 		return nil, zab.Restored{}, err
 	}
-	var restored zab.Restored
+	restored := zab.Restored{AcceptedEpoch: accepted, CurrentEpoch: current}
 	// With no valid snapshot, loaded may hold what a failed load left of a
 	// corrupt one: storage skipped it, and so must the Peer.
 	if rec.Snapshot.Name == "" {
@@ -39,6 +44,24 @@ func Load(store *storage.Store, tree datatree.Config) (*storage.Recovery, zab.Re
 		restored.Digest = &zab.SnapshotDigest{Zxid: d.Zxid, Version: d.Version, Digest: d.Digest}
 	}
 	return rec, restored, nil
+}
+
+// Epochs reads version-2's acceptedEpoch and currentEpoch. An absent
+// currentEpoch is 0 (a standalone server, or a member that never joined an
+// epoch); an absent acceptedEpoch is currentEpoch, as ZooKeeper takes it.
+func Epochs(store *storage.Store) (accepted, current int64, err error) {
+	current, _, err = store.CurrentEpoch()
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", store.Dir(), err)
+	}
+	accepted, ok, err := store.AcceptedEpoch()
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", store.Dir(), err)
+	}
+	if !ok {
+		accepted = current
+	}
+	return accepted, current, nil
 }
 
 // Replay feeds peer, just built from Load's Restored, every txn rec.Log holds

@@ -5,6 +5,8 @@ import (
 	"io"
 	mathrand "math/rand"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -165,4 +167,24 @@ func TestReplayClosesASessionLoggedWithoutBody(t *testing.T) {
 	require.Equal(t, wire.ErrNoNode, code, "closing the session deletes its ephemeral")
 	require.Equal(t, closed.Digest(), peer.Digest())
 	require.Equal(t, applied(txns[:2]).NodeCount()-1, closed.NodeCount())
+}
+
+func TestLoadReadsTheEpochFiles(t *testing.T) {
+	dir := t.TempDir()
+	store := openStore(t, dir)
+	_, restored, err := restore.Load(store, treeCfg)
+	require.NoError(t, err)
+	require.Equal(t, [2]int64{0, 0}, [2]int64{restored.AcceptedEpoch, restored.CurrentEpoch}, "no epoch files: epoch 0")
+	require.NoError(t, store.SetCurrentEpoch(3))
+	_, restored, err = restore.Load(openStore(t, dir), treeCfg)
+	require.NoError(t, err)
+	require.Equal(t, [2]int64{3, 3}, [2]int64{restored.AcceptedEpoch, restored.CurrentEpoch}, "an absent acceptedEpoch is currentEpoch")
+	require.NoError(t, store.SetAcceptedEpoch(4))
+	_, restored, err = restore.Load(openStore(t, dir), treeCfg)
+	require.NoError(t, err)
+	require.Equal(t, [2]int64{4, 3}, [2]int64{restored.AcceptedEpoch, restored.CurrentEpoch})
+	require.NoError(t, os.WriteFile(filepath.Join(dir, storage.VersionDir, "currentEpoch"), []byte("three"), 0o644))
+	_, _, err = restore.Load(openStore(t, dir), treeCfg)
+	require.ErrorContains(t, err, `currentEpoch`)
+	require.ErrorContains(t, err, `"three" is not an epoch`)
 }
