@@ -50,9 +50,6 @@ func run(args []string) error {
 	for _, w := range cfg.Warnings {
 		log.Warn("config: "+w.Message, "file", cfg.File, "line", w.Line, "key", w.Key)
 	}
-	if cfg.Distributed() {
-		return ensembleRefusal(cfg)
-	}
 	dataDir, _ := filepath.Abs(cfg.DataDir)
 	where := dataDir
 	if cfg.DataLogDir != cfg.DataDir {
@@ -63,7 +60,13 @@ func run(args []string) error {
 	if secure := cfg.SecureClientAddr(); secure != "" {
 		addrs = strings.TrimPrefix(addrs+" and TLS on "+secure, " and ")
 	}
-	fmt.Fprintf(os.Stderr, "zabd: serving ZooKeeper clients on %s, data in %s\n", addrs, where)
+	if cfg.Distributed() {
+		me, _ := cfg.Server(cfg.MyID)
+		fmt.Fprintf(os.Stderr, "zabd: server %d of an ensemble of %d (quorum port %s, election port %s): ZooKeeper clients on %s, data in %s\n",
+			cfg.MyID, len(cfg.Servers), me.QuorumAddr(), me.ElectionAddr(), addrs, where)
+	} else {
+		fmt.Fprintf(os.Stderr, "zabd: serving ZooKeeper clients on %s, data in %s\n", addrs, where)
+	}
 
 	srv, err := server.New(server.Options{Config: cfg, Log: log, AllowDataLoss: *allowDataLoss})
 	if err != nil {
@@ -74,17 +77,6 @@ func run(args []string) error {
 	err = srv.Serve(ctx)
 	log.Info("stopped")
 	return err
-}
-
-// ensembleRefusal explains why a zoo.cfg describing an ensemble does not
-// start: the configuration is valid, but zabd has no ensemble mode yet.
-func ensembleRefusal(cfg *config.Config) error {
-	what := fmt.Sprintf("%d server.N lines", len(cfg.Servers))
-	if len(cfg.Servers) == 1 {
-		what = "standaloneEnabled=false with a server.N line"
-	}
-	return fmt.Errorf("%s: this zoo.cfg describes an ensemble (%s), but ensemble mode is not implemented yet: "+
-		"zabd runs standalone only (remove the server.N lines, or keep one with standaloneEnabled=true)", cfg.File, what)
 }
 
 // loadConfig reads the zoo.cfg, or builds the no-argument configuration:

@@ -33,23 +33,18 @@ func TestConfigFileErrorsNameTheLine(t *testing.T) {
 	assert.Contains(t, err.Error(), path+":2: tickTime")
 }
 
-// TestEnsembleConfigRefused: a valid ensemble configuration stops start-up
-// with a message saying that ensemble mode is not implemented yet.
-func TestEnsembleConfigRefused(t *testing.T) {
+// TestEnsembleMyIDErrors: an ensemble member's myid problems stop start-up
+// with a message naming the myid file and the key.
+func TestEnsembleMyIDErrors(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "myid"), []byte("1\n"), 0o644))
-	for name, body := range map[string]string{
-		"3 server.N lines": "server.1=127.0.0.1:2888:3888\nserver.2=127.0.0.1:2889:3889\nserver.3=127.0.0.1:2890:3890\n",
-		"standaloneEnabled=false with a server.N line": "standaloneEnabled=false\nserver.1=127.0.0.1:2888:3888\n",
-	} {
-		path := filepath.Join(dir, "zoo.cfg")
-		cfg := "dataDir=" + dir + "\nclientPort=0\ntickTime=2000\ninitLimit=5\nsyncLimit=2\n" + body
-		require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
-		err := run([]string{"-config", path})
-		require.Error(t, err, name)
-		assert.Contains(t, err.Error(), "("+name+")")
-		assert.Contains(t, err.Error(), "ensemble mode is not implemented yet")
-	}
+	path := filepath.Join(dir, "zoo.cfg")
+	cfg := "dataDir=" + dir + "\nclientPort=0\ntickTime=2000\ninitLimit=5\nsyncLimit=2\n" +
+		"server.1=127.0.0.1:2888:3888\nserver.2=127.0.0.1:2889:3889\nserver.3=127.0.0.1:2890:3890\n"
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
+	myid := filepath.Join(dir, "myid")
+	assert.ErrorContains(t, run([]string{"-config", path}), myid+":1: myid: myid file is missing")
+	require.NoError(t, os.WriteFile(myid, []byte("4\n"), 0o644))
+	assert.ErrorContains(t, run([]string{"-config", path}), myid+":1: myid: id 4 has no server.4 line")
 }
 
 func TestBadFlags(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	mathrand "math/rand"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -15,21 +16,33 @@ import (
 	"github.com/zabd/zabd/zab/storage/vfs"
 )
 
-// diskWriter is the group-commit goroutine: it appends every batch of txns
-// it is handed and fsyncs once for all batches that arrived meanwhile, then
-// publishes the durable zxid.
+// diskWriter is the one ordered stream of log operations (DESIGN.md): the
+// group-commit goroutine appends every batch of txns it is handed and
+// fsyncs once for all batches that arrived meanwhile, then publishes the
+// durable zxid. An ensemble member also truncates the log, writes the epoch
+// files and installs a snapshot received from its leader here, in order
+// with the appends.
 type diskWriter struct {
-	wal *storage.Log
-	log *slog.Logger
+	wal   *storage.Log
+	store *storage.Store
+	log   *slog.Logger
 
-	in chan []datatree.Txn
+	in chan diskOp
 	// durable is the highest zxid known durable; durableSignal (capacity 1)
 	// tells the event loop to read it. The writer never blocks on the loop:
-	// signals coalesce.
+	// signals coalesce. After a truncation it goes down with the log.
 	durable       atomic.Int64
 	durableSignal chan struct{}
-	err           atomic.Pointer[error]
-	done          chan struct{}
+	// installed reports a snapshot installed from the leader (SNAP).
+	installed chan zab.SnapshotWritten
+	err       atomic.Pointer[error]
+	done      chan struct{}
+
+	// The snapshot being installed, and the operations that arrived
+	// behind it: the install removes the old log files, so nothing is
+	// appended before it is complete.
+	install  *installing
+	deferred []diskOp
 
 	// Figures for mntr and /metrics.
 	fsyncs     atomic.Int64
@@ -37,66 +50,247 @@ type diskWriter struct {
 	batchTxns  atomic.Int64
 }
 
-func newDiskWriter(wal *storage.Log, log *slog.Logger) *diskWriter {
-	d := &diskWriter{wal: wal, log: log, in: make(chan []datatree.Txn, 64), durableSignal: make(chan struct{}, 1), done: make(chan struct{})}
+// diskOp is one operation of the stream: exactly one field is set. The
+// event loop waits on done for a truncation or an epoch write, which must
+// be durable before the Ready's peer messages leave.
+type diskOp struct {
+	appends  []datatree.Txn
+	truncate *int64
+	epochs   *zab.EpochWrite
+	chunk    *zab.SnapshotChunk // a piece of a snapshot installed from a SNAP
+	done     chan error
+}
+
+// installing gathers a SNAP-installed snapshot's chunks.
+type installing struct {
+	first zab.SnapshotChunk
+	tree  []byte
+}
+
+func newDiskWriter(wal *storage.Log, store *storage.Store, log *slog.Logger) *diskWriter {
+	d := &diskWriter{wal: wal, store: store, log: log, in: make(chan diskOp, 64), durableSignal: make(chan struct{}, 1),
+		installed: make(chan zab.SnapshotWritten, 4), done: make(chan struct{})}
 	d.durable.Store(wal.DurableZxid())
 	return d
 }
 
-// run appends and syncs until in is closed, then closes the log. A failed
-// append or fsync is fatal: it is published through err and the writer
+// append hands the writer a batch of txns.
+func (d *diskWriter) append(txns []datatree.Txn) { d.in <- diskOp{appends: txns} }
+
+// sync runs op (a truncation or an epoch write) and waits until it is
+// durable.
+func (d *diskWriter) sync(op diskOp) error {
+	op.done = make(chan error, 1)
+	d.in <- op
+	return <-op.done
+}
+
+// run carries out operations until in is closed, then closes the log. A
+// failed operation is fatal: it is published through err and the writer
 // stops taking txns (storage must not be retried).
 func (d *diskWriter) run() {
 	defer close(d.done)
 	buf := make([]byte, 0, 4096)
-	for batch := range d.in {
-		n := 0
-		for more := true; more; {
-			for i := range batch {
-				buf = zab.EncodeTxnEntryInto(buf, &batch[i])
-				if _, err := d.wal.Append(buf); err != nil {
-					d.failWith(fmt.Errorf("append txn 0x%x: %w", batch[i].Header.Zxid, err))
-					d.drain()
-					return
+	var carry *diskOp // an operation taken while gathering appends
+	for {
+		var op diskOp
+		switch {
+		case carry != nil:
+			op, carry = *carry, nil
+		case d.install == nil && len(d.deferred) > 0:
+			op, d.deferred = d.deferred[0], d.deferred[1:]
+		default:
+			var ok bool
+			if op, ok = <-d.in; !ok {
+				if err := d.wal.Close(); err != nil {
+					d.log.Error("closing the txn log", "err", err)
 				}
-			}
-			n += len(batch)
-			// Take whatever else is already waiting into this fsync.
-			select {
-			case batch, more = <-d.in:
-			default:
-				more = false
+				return
 			}
 		}
-		start := time.Now()
-		zxid, err := d.wal.Sync()
+		var err error
+		switch {
+		case op.chunk != nil:
+			err = d.installChunk(op.chunk)
+		case op.epochs != nil:
+			err = d.writeEpochs(*op.epochs)
+		case d.install != nil:
+			err = d.deferBehindInstall(op)
+		case op.truncate != nil:
+			err = d.truncate(*op.truncate)
+		default:
+			carry, err = d.appendAndSync(op.appends, &buf)
+		}
+		if op.done != nil {
+			op.done <- err
+		}
 		if err != nil {
-			d.failWith(fmt.Errorf("fsync the txn log: %w", err))
+			d.failWith(err)
 			d.drain()
 			return
 		}
-		d.fsyncs.Add(1)
-		d.fsyncNanos.Add(int64(time.Since(start)))
-		d.batchTxns.Add(int64(n))
-		d.durable.Store(zxid)
-		select {
-		case d.durableSignal <- struct{}{}:
-		default:
-		}
-	}
-	if err := d.wal.Close(); err != nil {
-		d.log.Error("closing the txn log", "err", err)
 	}
 }
 
-// drain swallows batches after a failure so that the event loop never
-// blocks on a dead writer.
+// appendAndSync appends txns and every batch of txns already waiting, then
+// fsyncs once (group commit). It returns the first other operation it
+// took, to be carried out next.
+func (d *diskWriter) appendAndSync(txns []datatree.Txn, buf *[]byte) (*diskOp, error) {
+	var carry *diskOp
+	n := 0
+gather:
+	for {
+		for i := range txns {
+			*buf = zab.EncodeTxnEntryInto(*buf, &txns[i])
+			if _, err := d.wal.Append(*buf); err != nil {
+				return nil, fmt.Errorf("append txn 0x%x: %w", txns[i].Header.Zxid, err)
+			}
+		}
+		n += len(txns)
+		// Take whatever else is already waiting into this fsync.
+		select {
+		case op, ok := <-d.in:
+			switch {
+			case !ok:
+				break gather
+			case op.appends != nil:
+				txns = op.appends
+			default:
+				carry = &op
+				break gather
+			}
+		default:
+			break gather
+		}
+	}
+	start := time.Now()
+	zxid, err := d.wal.Sync()
+	if err != nil {
+		return nil, fmt.Errorf("fsync the txn log: %w", err)
+	}
+	d.fsyncs.Add(1)
+	d.fsyncNanos.Add(int64(time.Since(start)))
+	d.batchTxns.Add(int64(n))
+	d.publish(zxid)
+	return carry, nil
+}
+
+// publish makes zxid the durable zxid and tells the event loop.
+func (d *diskWriter) publish(zxid int64) {
+	d.durable.Store(zxid)
+	select {
+	case d.durableSignal <- struct{}{}:
+	default:
+	}
+}
+
+// truncate cuts the log after zxid, durably (a TRUNC, or a SNAP that
+// replaces a longer history).
+func (d *diskWriter) truncate(zxid int64) error {
+	if err := d.wal.Truncate(zxid); err != nil {
+		return fmt.Errorf("truncate the txn log after 0x%x: %w", zxid, err)
+	}
+	d.log.Info("txn log truncated", "after", zxidHex(zxid))
+	d.publish(d.wal.DurableZxid())
+	return nil
+}
+
+func (d *diskWriter) writeEpochs(e zab.EpochWrite) error {
+	if err := d.store.SetAcceptedEpoch(e.Accepted); err != nil {
+		return fmt.Errorf("write acceptedEpoch %d: %w", e.Accepted, err)
+	}
+	if err := d.store.SetCurrentEpoch(e.Current); err != nil {
+		return fmt.Errorf("write currentEpoch %d: %w", e.Current, err)
+	}
+	return nil
+}
+
+// deferBehindInstall keeps an operation that arrived during an install
+// for after it; a truncation (which can only cut txns the leader sent
+// after the snapshot, since the tree already holds the snapshot) drops
+// those of the kept appends at once.
+func (d *diskWriter) deferBehindInstall(op diskOp) error {
+	if op.truncate == nil {
+		d.deferred = append(d.deferred, op)
+		return nil
+	}
+	z := *op.truncate
+	if z < d.install.first.Zxid {
+		return fmt.Errorf("truncate after 0x%x while installing the snapshot at 0x%x", z, d.install.first.Zxid)
+	}
+	kept := d.deferred[:0]
+	for _, o := range d.deferred {
+		o.appends = slices.DeleteFunc(o.appends, func(t datatree.Txn) bool { return t.Header.Zxid > z })
+		if len(o.appends) > 0 {
+			kept = append(kept, o)
+		}
+	}
+	d.deferred = kept
+	return nil
+}
+
+// installChunk gathers a SNAP-installed snapshot; with its last chunk, the
+// snapshot replaces the log (storage.Store.InstallSnapshot: the log is
+// cut to the snapshot, the snapshot written, the old log files removed)
+// and the Peer hears that it is written.
+func (d *diskWriter) installChunk(c *zab.SnapshotChunk) error {
+	if c.First {
+		d.install = &installing{first: *c}
+	}
+	in := d.install
+	if in == nil || in.first.Zxid != c.Zxid {
+		return fmt.Errorf("a piece of the snapshot at 0x%x outside its stream", c.Zxid)
+	}
+	in.tree = append(in.tree, c.Data...)
+	if !c.Last {
+		return nil
+	}
+	d.install = nil
+	start := time.Now()
+	sessions := make([]storage.Session, len(in.first.Sessions))
+	for i, s := range in.first.Sessions {
+		sessions[i] = storage.Session{ID: s.ID, Timeout: s.Timeout}
+	}
+	digest := c.Digest
+	name, err := d.store.InstallSnapshot(d.wal, &storage.Snapshot{
+		Zxid:     c.Zxid,
+		Sessions: sessions,
+		WriteTree: func(out io.Writer) error {
+			_, err := out.Write(in.tree)
+			return err
+		},
+		Digest: func() storage.ZxidDigest {
+			return storage.ZxidDigest{Zxid: digest.Zxid, Version: digest.Version, Digest: digest.Digest}
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("install the leader's snapshot at 0x%x: %w", c.Zxid, err)
+	}
+	d.log.Info("installed the leader's snapshot", "file", name, "zxid", zxidHex(c.Zxid), "bytes", len(in.tree), "took", time.Since(start).Round(time.Millisecond))
+	d.publish(d.wal.DurableZxid())
+	select {
+	case d.installed <- zab.SnapshotWritten{Zxid: c.Zxid}:
+	default:
+		// The loop has not taken the earlier reports: this member went
+		// through several SNAPs meanwhile, and waits for this one in
+		// vain until its sync times out and starts again.
+		d.log.Warn("the report of an installed snapshot was dropped", "zxid", zxidHex(c.Zxid))
+	}
+	return nil
+}
+
+// drain swallows operations after a failure so that the event loop never
+// blocks on a dead writer; waiting operations get the failure.
 func (d *diskWriter) drain() {
 	select {
 	case d.durableSignal <- struct{}{}:
 	default:
 	}
-	for range d.in {
+	err := d.failure()
+	for op := range d.in {
+		if op.done != nil {
+			op.done <- err
+		}
 	}
 }
 

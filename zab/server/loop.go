@@ -21,11 +21,21 @@ func (s *Server) loop() {
 	defer close(s.loopDone)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	var peerEvents <-chan zab.Event // nil when standalone: never ready
+	if s.net != nil {
+		peerEvents = s.net.Events()
+	}
+	s.flushReady(timer) // what Start asked for: an ensemble member's first votes
 	for {
 		select {
 		case in := <-s.events:
 			s.step(in)
 			s.stepWaiting()
+		case ev := <-peerEvents:
+			s.stepPeer(ev)
+			s.stepPeersWaiting(peerEvents)
+		case w := <-s.disk.installed:
+			s.peer.Step(s.now(), w)
 		case <-s.disk.durableSignal:
 			if err := s.disk.failure(); err != nil {
 				s.fatal(err)
@@ -61,6 +71,30 @@ func (s *Server) stepWaiting() {
 	}
 }
 
+// stepPeer feeds one event from the peer transport to the Peer. A SNAP is
+// noted: the snapshot the Peer writes of the tree it installs is the
+// log's new starting point, and goes to the log goroutine (flushReady).
+func (s *Server) stepPeer(ev zab.Event) {
+	if pp, ok := ev.(zab.PeerPacket); ok && pp.Packet.Type == wire.PacketSnap {
+		z := pp.Packet.Zxid
+		s.snapAt = &z
+	}
+	s.peer.Step(s.now(), ev)
+}
+
+// stepPeersWaiting steps the peer events already waiting, up to
+// maxEventsPerReady in all, so that a burst of proposals shares one append.
+func (s *Server) stepPeersWaiting(events <-chan zab.Event) {
+	for n := 1; n < maxEventsPerReady; n++ {
+		select {
+		case ev := <-events:
+			s.stepPeer(ev)
+		default:
+			return
+		}
+	}
+}
+
 // step feeds one connection event to the Peer, keeping the shell's table of
 // connections and its counters.
 func (s *Server) step(in inbound) {
@@ -82,25 +116,102 @@ func (s *Server) step(in inbound) {
 	s.peer.Step(s.now(), in.ev)
 }
 
-// flushReady carries out the Peer's effects.
+// flushReady carries out the Peer's effects in the order its durability
+// contract asks (zab.Ready): the log's truncation, then the epoch files,
+// both durable before anything of this Ready is sent; then the appends
+// (their durability comes back as LogDurable); then the sends.
 func (s *Server) flushReady(timer *time.Timer) {
 	rd := s.peer.Ready()
+	if rd.State != nil {
+		s.roleChanged(*rd.State)
+	}
+	for _, n := range rd.Notices {
+		if n.Warn {
+			s.log.Warn(n.Text)
+		} else {
+			s.log.Info(n.Text)
+		}
+	}
+	if rd.Truncate != nil {
+		if err := s.disk.sync(diskOp{truncate: rd.Truncate}); err != nil {
+			s.fatal(err)
+			return
+		}
+	}
+	if rd.Epochs != nil {
+		if err := s.disk.sync(diskOp{epochs: rd.Epochs}); err != nil {
+			s.fatal(err)
+			return
+		}
+		s.log.Info("epochs persisted", "accepted_epoch", rd.Epochs.Accepted, "current_epoch", rd.Epochs.Current)
+	}
 	if len(rd.Appends) > 0 {
 		s.logSessionTxns(rd.Appends)
-		s.disk.in <- rd.Appends
+		s.disk.append(rd.Appends)
 	}
 	now := time.Now()
 	for i := range rd.Messages {
 		s.dispatch(&rd.Messages[i], now)
 	}
-	for _, chunk := range rd.Snapshots {
-		s.snapshots.in <- chunk
+	for i := range rd.Snapshots {
+		s.routeSnapshot(&rd.Snapshots[i])
+	}
+	if s.net != nil {
+		s.net.SendPeer(rd.PeerMessages)
+		s.net.SendVotes(rd.Votes)
 	}
 	wait := rd.Wakeup - s.now().Mono
 	if wait < time.Millisecond {
 		wait = time.Millisecond
 	}
 	timer.Reset(wait)
+}
+
+// routeSnapshot hands a snapshot chunk to the snapshot writer, or, for the
+// snapshot of a tree installed from the leader's SNAP (the first one to
+// begin, at the SNAP's zxid, after the SNAP was stepped), to the log
+// goroutine, which installs it in order with the appends.
+func (s *Server) routeSnapshot(c *zab.SnapshotChunk) {
+	if c.First && s.snapAt != nil && *s.snapAt == c.Zxid {
+		z := c.Zxid
+		s.installing, s.snapAt = &z, nil
+	}
+	if s.installing == nil || *s.installing != c.Zxid {
+		s.snapshots.in <- *c
+		return
+	}
+	if c.Last {
+		s.installing = nil
+	}
+	s.disk.in <- diskOp{chunk: c}
+}
+
+// roleChanged logs the member's new role (one line per change of role or
+// leader), with how long the election took, and tells the transport.
+func (s *Server) roleChanged(st zab.SoftState) {
+	prev := s.role
+	s.role = st
+	now := time.Now()
+	if s.net != nil {
+		s.net.SetRole(st.Role)
+	}
+	if !s.roleSince.IsZero() && st.Role == prev.Role && st.Leader == prev.Leader {
+		if st.Phase != prev.Phase {
+			s.log.Info("phase: "+st.Phase.String(), "role", st.Role.String(), "epoch", st.Epoch, "since_role_change", now.Sub(s.roleSince).Round(time.Millisecond))
+		}
+		return
+	}
+	s.roleSince = now
+	attrs := []any{"phase", st.Phase.String(), "epoch", st.Epoch}
+	switch st.Role {
+	case zab.RoleLooking:
+		s.electionStart = now
+		s.log.Info("role: looking for a leader", attrs...)
+	case zab.RoleLeading:
+		s.log.Info("role: leading", append(attrs, "election_took", now.Sub(s.electionStart).Round(time.Millisecond))...)
+	default:
+		s.log.Info("role: "+st.Role.String(), append(attrs, "leader", st.Leader, "election_took", now.Sub(s.electionStart).Round(time.Millisecond))...)
+	}
 }
 
 // logSessionTxns logs the sessions that txns create and end. An end that no
@@ -175,6 +286,9 @@ func (s *Server) dispatch(m *zab.Message, now time.Time) {
 // shutdownLoop ends the loop's part of a stop: the disk goroutine gets no
 // more txns and finishes the fsync in flight; every connection closes.
 func (s *Server) shutdownLoop() {
+	if s.net != nil {
+		s.net.Close()
+	}
 	close(s.disk.in)
 	close(s.snapshots.in)
 	for _, c := range s.conns {

@@ -13,10 +13,12 @@ import (
 	"time"
 
 	"github.com/zabd/zabd/datatree"
+	"github.com/zabd/zabd/election"
 	"github.com/zabd/zabd/sessions"
 	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/restore"
 	"github.com/zabd/zabd/zab/server/config"
+	"github.com/zabd/zabd/zab/server/peernet"
 	"github.com/zabd/zabd/zab/storage"
 	"github.com/zabd/zabd/zab/storage/vfs"
 )
@@ -53,7 +55,7 @@ type Options struct {
 	Seed uint64
 }
 
-// Server is a running standalone zabd.
+// Server is a running zabd: standalone, or a member of an ensemble.
 type Server struct {
 	cfg              *config.Config
 	log              *slog.Logger
@@ -66,6 +68,8 @@ type Server struct {
 	store     *storage.Store
 	wal       *storage.Log
 	peer      *zab.Peer
+	// net carries an ensemble member's peer traffic; nil when standalone.
+	net *peernet.Net
 
 	events    chan inbound
 	queries   chan func()
@@ -75,6 +79,16 @@ type Server struct {
 	// Owned by the event loop.
 	conns map[zab.ConnID]*conn
 	stats serverStats
+	// role is the member's role as the Peer last reported it, and since
+	// when; electionStart is when it last began looking.
+	role          zab.SoftState
+	roleSince     time.Time
+	electionStart time.Time
+	// snapAt is the zxid of a SNAP handed to the Peer whose snapshot it
+	// has not yet started writing; installing is the zxid of the one it
+	// is writing: those chunks go to the log goroutine (see flushReady).
+	snapAt     *int64
+	installing *int64
 
 	admission admission
 	// Counters of connections the shell closed or refused.
@@ -144,8 +158,18 @@ func New(opts Options) (*Server, error) {
 	if err := s.recover(fsys, seed, opts.AllowDataLoss); err != nil {
 		return nil, err
 	}
+	if cfg.Distributed() {
+		var err error
+		if s.net, err = newPeerNet(cfg, log); err != nil {
+			s.wal.Close()
+			return nil, err
+		}
+	}
 	if err := s.listen(opts); err != nil {
 		s.wal.Close()
+		if s.net != nil {
+			s.net.Close()
+		}
 		return nil, err
 	}
 	return s, nil
@@ -178,14 +202,19 @@ func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 	} else {
 		s.log.Info("recovery: no snapshot, starting from an empty tree")
 	}
-	peer, err := zab.New(zab.Config{
+	zcfg := zab.Config{
 		ServerID:               zab.StandaloneServerID,
 		Tick:                   cfg.TickTime,
 		SessionLimits:          sessions.Limits{MinMillis: int32(cfg.MinSessionTimeout.Milliseconds()), MaxMillis: int32(cfg.MaxSessionTimeout.Milliseconds())},
 		Tree:                   treeCfg,
 		SnapCount:              cfg.SnapCount,
 		ContainerCheckInterval: cfg.ContainerCheckInterval,
-	}, s.now(), rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), restored)
+	}
+	if cfg.Distributed() {
+		zcfg.ServerID, zcfg.Ensemble = cfg.MyID, ensembleOf(cfg)
+		s.log.Info("recovery: ensemble member", "myid", cfg.MyID, "accepted_epoch", restored.AcceptedEpoch, "current_epoch", restored.CurrentEpoch)
+	}
+	peer, err := zab.New(zcfg, s.now(), rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), restored)
 	if err != nil {
 		return err
 	}
@@ -194,8 +223,41 @@ func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 		return fmt.Errorf("replay the txn log: %w", err)
 	}
 	s.log.Info("recovery: replayed txn log", "txns", replayed, "last_zxid", zxidHex(rec.LastZxid))
+	peer.Start()
 	s.store, s.wal, s.peer = store, rec.Log, peer
+	s.role, s.electionStart = peer.State(), s.started
 	return nil
+}
+
+// ensembleOf is the ensemble a zoo.cfg lists, for the Peer.
+func ensembleOf(cfg *config.Config) *zab.Ensemble {
+	e := &zab.Ensemble{InitLimit: cfg.InitLimit, SyncLimit: cfg.SyncLimit,
+		Election: election.Config{QuorumConfig: []byte(cfg.DynamicConfig())}}
+	for _, m := range cfg.Servers {
+		if m.Role == config.Observer {
+			e.Observers = append(e.Observers, m.ID)
+		} else {
+			e.Voters = append(e.Voters, m.ID)
+		}
+	}
+	return e
+}
+
+// newPeerNet builds an ensemble member's transport, listening on its own
+// quorum and election ports.
+func newPeerNet(cfg *config.Config, log *slog.Logger) (*peernet.Net, error) {
+	pc := peernet.Config{Self: cfg.MyID, QuorumConfig: []byte(cfg.DynamicConfig()), Log: log,
+		// A learner waits for a leader that is still deciding as long as
+		// ZooKeeper's learner retries its connection: initLimit ticks.
+		HoldWindow: time.Duration(cfg.InitLimit) * cfg.TickTime}
+	for _, m := range cfg.Servers {
+		pc.Members = append(pc.Members, peernet.Member{ID: m.ID, QuorumAddr: m.QuorumAddr(), ElectionAddr: m.ElectionAddr(), Observer: m.Role == config.Observer})
+	}
+	n, err := peernet.New(pc)
+	if err != nil {
+		return nil, fmt.Errorf("server.%d: %w", cfg.MyID, err)
+	}
+	return n, nil
 }
 
 // now reads the two clocks the core wants.
@@ -207,7 +269,7 @@ func (s *Server) now() zab.Time {
 // gracefully: listeners close, the fsync in flight finishes, the log is
 // closed. It returns a fatal error (a failed log write) if one stopped it.
 func (s *Server) Serve(ctx context.Context) error {
-	s.disk = newDiskWriter(s.wal, s.log)
+	s.disk = newDiskWriter(s.wal, s.store, s.log)
 	s.snapshots = newSnapshotWriter(s.store, s.log, s.stopping, s.cfg.PurgeInterval, s.cfg.SnapRetainCount)
 	if s.cfg.PurgeInterval > 0 {
 		s.snapshots.purge() // ZooKeeper's autopurge also runs once at start
@@ -216,6 +278,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	go func() { defer s.wg.Done(); s.disk.run() }()
 	s.wg.Add(1)
 	go func() { defer s.wg.Done(); s.snapshots.run() }()
+	if s.net != nil {
+		s.net.Start()
+	}
 	go s.loop()
 	if err := s.startHTTP(); err != nil {
 		s.Stop()

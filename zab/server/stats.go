@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -38,6 +39,10 @@ type statusSnapshot struct {
 	dataDirSize   int64
 	logDirSize    int64
 	srv           *Server
+
+	// serving: the server answers clients (standalone, or a member in
+	// broadcast); the words that need a running server say it is not.
+	serving bool
 }
 
 // status takes a statusSnapshot; false if the server has stopped.
@@ -65,8 +70,10 @@ func (s *Server) fillStatus(st *statusSnapshot) {
 	for _, c := range s.conns {
 		outstanding += int64(len(c.inflight))
 	}
+	mode := s.mode()
+	st.serving = mode != ""
 	st.stats = fourlw.ServerStats{
-		Version: Version, Mode: "standalone",
+		Version: Version, Mode: mode,
 		MinLatency: s.stats.latency.min, AvgLatency: s.stats.latency.avg(), MaxLatency: s.stats.latency.max,
 		PacketsReceived: s.stats.received, PacketsSent: s.stats.sent,
 		AliveConnections: len(s.conns), OutstandingRequests: outstanding,
@@ -110,7 +117,7 @@ func (s *Server) fillStatus(st *statusSnapshot) {
 	fsyncs := s.disk.fsyncs.Load()
 	st.metrics = []fourlw.Metric{
 		{Name: "version", Text: Version},
-		{Name: "server_state", Text: "standalone"},
+		{Name: "server_state", Text: cmp.Or(mode, "looking")},
 		{Name: "ephemerals_count", Value: float64(ephemeralCount)},
 		{Name: "num_alive_connections", Value: float64(len(s.conns))},
 		{Name: "avg_latency", Value: s.stats.latency.avg(), Float: true},
@@ -134,6 +141,68 @@ func (s *Server) fillStatus(st *statusSnapshot) {
 		{Name: "zabd_slow_reader_disconnects", Value: float64(s.slowReaders.Load())},
 		{Name: "zabd_connections_refused", Value: float64(s.refused.Load())},
 	}
+	st.metrics = append(st.metrics, s.quorumMetrics()...)
+}
+
+// mode is srvr's Mode and mntr's zk_server_state: standalone, leader,
+// follower or observer; "" while an ensemble member is not serving
+// (looking, or not yet synchronized with its leader). Runs on the event
+// loop.
+func (s *Server) mode() string {
+	if s.net == nil {
+		return "standalone"
+	}
+	if s.role.Phase != zab.PhaseBroadcast {
+		return ""
+	}
+	switch s.role.Role {
+	case zab.RoleLeading:
+		return "leader"
+	case zab.RoleFollowing:
+		return "follower"
+	case zab.RoleObserving:
+		return "observer"
+	}
+	return ""
+}
+
+// quorumMetrics are the ensemble's mntr lines, as ZooKeeper 3.8 prints
+// them: every member its peer state and quorum size; a leader its
+// learners, synced followers and observers, and pending syncs. Runs on
+// the event loop.
+func (s *Server) quorumMetrics() []fourlw.Metric {
+	if s.net == nil {
+		return nil
+	}
+	peerState := strings.ToLower(s.role.Role.String())
+	if s.role.Role != zab.RoleLooking {
+		peerState += " - " + s.role.Phase.String()
+	}
+	ms := []fourlw.Metric{
+		{Name: "peer_state", Text: peerState},
+		{Name: "quorum_size", Value: float64(len(s.peer.Voters()))},
+	}
+	if s.role.Role != zab.RoleLeading {
+		return ms
+	}
+	learners := s.peer.Learners()
+	followers, observers := 0, 0
+	for _, l := range learners {
+		switch {
+		case !l.Synced:
+		case l.Observer:
+			observers++
+		default:
+			followers++
+		}
+	}
+	return append(ms,
+		fourlw.Metric{Name: "learners", Value: float64(len(learners))},
+		fourlw.Metric{Name: "synced_followers", Value: float64(followers)},
+		fourlw.Metric{Name: "synced_non_voting_followers", Value: 0},
+		fourlw.Metric{Name: "synced_observers", Value: float64(observers)},
+		fourlw.Metric{Name: "pending_syncs", Value: float64(s.peer.PendingSyncs())},
+	)
 }
 
 // watchLists groups the data table's watches (the ones ZooKeeper 3.8's
@@ -309,6 +378,7 @@ func (st *statusSnapshot) SessionExpiry() []fourlw.ExpirySet      { return st.ex
 func (st *statusSnapshot) Ephemerals() []fourlw.SessionEphemerals { return st.ephemerals }
 func (st *statusSnapshot) Metrics() []fourlw.Metric               { return st.metrics }
 func (st *statusSnapshot) ReadOnly() bool                         { return false }
+func (st *statusSnapshot) Serving() bool                          { return st.serving }
 
 func (st *statusSnapshot) WatchesBySession() []fourlw.SessionWatches {
 	st.listWatches()

@@ -101,6 +101,9 @@ type Source interface {
 	Ephemerals() []SessionEphemerals
 	Metrics() []Metric
 	ReadOnly() bool
+	// Serving reports whether the server answers clients: an ensemble
+	// member that is electing or synchronizing does not.
+	Serving() bool
 	ResetConnectionStats()
 	ResetServerStats()
 }
@@ -108,14 +111,31 @@ type Source interface {
 // Words lists every command this package answers.
 var Words = []string{"conf", "cons", "crst", "dirs", "dump", "envi", "hash", "isro", "mntr", "ruok", "srst", "srvr", "stat", "wchc", "wchp", "wchs"}
 
+// NotServing is what ZooKeeper answers the words that need a running
+// server while it is not serving (AbstractFourLetterCommand.ZK_NOT_SERVING).
+const NotServing = "This ZooKeeper instance is not currently serving requests"
+
+// needServing are the words ZooKeeper 3.8 answers with NotServing while
+// its server is not running.
+var needServing = map[string]bool{
+	"conf": true, "cons": true, "crst": true, "dirs": true, "dump": true, "hash": true, "mntr": true,
+	"srst": true, "srvr": true, "stat": true, "wchc": true, "wchp": true, "wchs": true,
+}
+
 // Run writes the answer to word. allowed tells whether the whitelist admits
 // it; a refused or unknown word gets ZooKeeper's refusal line.
 func Run(w io.Writer, word string, src Source, allowed func(string) bool) error {
 	var b strings.Builder
 	render, known := commands[word]
-	if !known || !allowed(word) {
+	switch {
+	case !known || !allowed(word):
 		fmt.Fprintf(&b, "%s is not executed because it is not in the whitelist.\n", word)
-	} else {
+	case needServing[word] && !src.Serving():
+		b.WriteString(NotServing)
+		if word != "hash" { // ZooKeeper's DigestCommand prints it without a line end
+			b.WriteByte('\n')
+		}
+	default:
 		render(&b, src)
 	}
 	_, err := io.WriteString(w, b.String())
@@ -152,9 +172,12 @@ var commands = map[string]func(b *strings.Builder, src Source){
 		fmt.Fprintf(b, "datadir_size: %d\nlogdir_size: %d\n", data, log)
 	},
 	"isro": func(b *strings.Builder, src Source) {
-		if src.ReadOnly() {
+		switch {
+		case !src.Serving():
+			b.WriteString("null") // ZooKeeper's IsroCommand without a running server
+		case src.ReadOnly():
 			b.WriteString("ro")
-		} else {
+		default:
 			b.WriteString("rw")
 		}
 	},

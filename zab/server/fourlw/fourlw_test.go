@@ -12,7 +12,10 @@ import (
 // fakeSource reports fixed values; the expected texts below are ZooKeeper
 // 3.8.0's outputs for the same state, captured from Debian's server with the
 // whitelist "*".
-type fakeSource struct{ connResets, serverResets int }
+type fakeSource struct {
+	connResets, serverResets int
+	notServing               bool
+}
 
 var (
 	est    = time.UnixMilli(1795260007396).UTC()
@@ -63,6 +66,7 @@ func (f *fakeSource) Metrics() []Metric {
 	}
 }
 func (f *fakeSource) ReadOnly() bool        { return false }
+func (f *fakeSource) Serving() bool         { return !f.notServing }
 func (f *fakeSource) ResetConnectionStats() { f.connResets++ }
 func (f *fakeSource) ResetServerStats()     { f.serverResets++ }
 
@@ -115,6 +119,20 @@ func TestRefusal(t *testing.T) {
 	assert.Equal(t, "srst is not executed because it is not in the whitelist.\n", run(t, src, "srst", onlySrvr))
 	assert.Zero(t, src.serverResets, "a refused command does nothing")
 	assert.Contains(t, run(t, src, "srvr", onlySrvr), "Mode: standalone")
+}
+
+// An ensemble member that is electing or synchronizing answers as
+// ZooKeeper 3.8's does before its server runs.
+func TestNotServing(t *testing.T) {
+	src := &fakeSource{notServing: true}
+	for _, word := range []string{"conf", "cons", "crst", "dirs", "dump", "mntr", "srst", "srvr", "stat", "wchc", "wchp", "wchs"} {
+		assert.Equal(t, NotServing+"\n", run(t, src, word, all), word)
+	}
+	assert.Equal(t, NotServing, run(t, src, "hash", all))
+	assert.Equal(t, "null", run(t, src, "isro", all))
+	assert.Equal(t, "imok", run(t, src, "ruok", all))
+	assert.Equal(t, "Environment:\nos.name=Linux\n", run(t, src, "envi", all))
+	assert.Zero(t, src.connResets+src.serverResets, "the resets do nothing")
 }
 
 func TestJavaDouble(t *testing.T) {
