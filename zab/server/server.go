@@ -44,6 +44,10 @@ type Options struct {
 	// SecureListener likewise for the secure (TLS) client address.
 	Listener       net.Listener
 	SecureListener net.Listener
+	// QuorumListener and ElectionListener, if set, are an ensemble
+	// member's peer ports (tests pass ones bound to 127.0.0.1:0, and list
+	// their addresses in the config's server lines).
+	QuorumListener, ElectionListener net.Listener
 	// MaxQueuedBytes overrides DefaultMaxQueuedBytes.
 	MaxQueuedBytes int
 	// HandshakeTimeout overrides DefaultHandshakeTimeout.
@@ -160,7 +164,7 @@ func New(opts Options) (*Server, error) {
 	}
 	if cfg.Distributed() {
 		var err error
-		if s.net, err = newPeerNet(cfg, log); err != nil {
+		if s.net, err = newPeerNet(cfg, log, opts.QuorumListener, opts.ElectionListener); err != nil {
 			s.wal.Close()
 			return nil, err
 		}
@@ -245,8 +249,9 @@ func ensembleOf(cfg *config.Config) *zab.Ensemble {
 
 // newPeerNet builds an ensemble member's transport, listening on its own
 // quorum and election ports.
-func newPeerNet(cfg *config.Config, log *slog.Logger) (*peernet.Net, error) {
+func newPeerNet(cfg *config.Config, log *slog.Logger, quorumLn, electionLn net.Listener) (*peernet.Net, error) {
 	pc := peernet.Config{Self: cfg.MyID, QuorumConfig: []byte(cfg.DynamicConfig()), Log: log,
+		QuorumListener: quorumLn, ElectionListener: electionLn,
 		// A learner waits for a leader that is still deciding as long as
 		// ZooKeeper's learner retries its connection: initLimit ticks.
 		HoldWindow: time.Duration(cfg.InitLimit) * cfg.TickTime}

@@ -1,0 +1,252 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zabd/zabd/zab/server/config"
+	"github.com/zabd/zabd/zab/server/zkprocess"
+)
+
+// testEnsemble is an ensemble of in-process servers on loopback, each with
+// its own data directory and ports.
+type testEnsemble struct {
+	t       *testing.T
+	members []*testMember // by id - 1
+}
+
+type testMember struct {
+	id      int64
+	cfg     *config.Config
+	addrs   [3]string // client, quorum, election
+	running *testServer
+}
+
+// startEnsemble starts voters+observers members (observers get the
+// highest ids) with ticks of 200 ms: syncLimit is a second, which a member
+// slowed by the race detector on a busy machine still meets.
+func startEnsemble(t *testing.T, voters, observers int, mod ...func(*config.Config)) *testEnsemble {
+	t.Helper()
+	e := &testEnsemble{t: t}
+	n := voters + observers
+	var servers []config.Server
+	var lns [][3]net.Listener
+	for i := 1; i <= n; i++ {
+		var ls [3]net.Listener
+		for k := range ls {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			ls[k] = l
+		}
+		lns = append(lns, ls)
+		port := func(k int) int { return ls[k].Addr().(*net.TCPAddr).Port }
+		role := config.Participant
+		if i > voters {
+			role = config.Observer
+		}
+		servers = append(servers, config.Server{ID: int64(i), Host: "127.0.0.1", QuorumPort: port(1), ElectionPort: port(2),
+			Role: role, ClientHost: "127.0.0.1", ClientPort: port(0)})
+	}
+	for i := 1; i <= n; i++ {
+		cfg := testConfig(filepath.Join(t.TempDir(), strconv.Itoa(i)))
+		cfg.TickTime, cfg.InitLimit, cfg.SyncLimit = 200*time.Millisecond, 10, 5
+		cfg.Servers, cfg.MyID = servers, int64(i)
+		for _, m := range mod {
+			m(cfg)
+		}
+		m := &testMember{id: int64(i), cfg: cfg}
+		for k := range m.addrs {
+			m.addrs[k] = lns[i-1][k].Addr().String()
+		}
+		e.members = append(e.members, m)
+		e.start(m, lns[i-1])
+	}
+	return e
+}
+
+// start runs member m, on the given listeners or, after a stop, on new
+// ones at its addresses.
+func (e *testEnsemble) start(m *testMember, lns [3]net.Listener) {
+	e.t.Helper()
+	for k := range lns {
+		if lns[k] == nil {
+			l, err := net.Listen("tcp", m.addrs[k])
+			require.NoError(e.t, err)
+			lns[k] = l
+		}
+	}
+	m.running = startServer(e.t, m.cfg, func(o *Options) {
+		o.Listener, o.QuorumListener, o.ElectionListener = lns[0], lns[1], lns[2]
+		o.Seed = uint64(m.id)
+	})
+}
+
+func (e *testEnsemble) stop(id int64) {
+	m := e.members[id-1]
+	m.running.stop(e.t)
+	m.running = nil
+}
+
+func (e *testEnsemble) restart(id int64) { e.start(e.members[id-1], [3]net.Listener{}) }
+
+// mode is what srvr says the member is ("" while it does not serve).
+func (e *testEnsemble) mode(id int64) string {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	out, err := zkprocess.FourLetterWord(ctx, e.members[id-1].addrs[0], "srvr")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if m, ok := strings.CutPrefix(line, "Mode: "); ok {
+			return m
+		}
+	}
+	return ""
+}
+
+// waitServing waits until every running member serves and one leads; it
+// returns the leader's id.
+func (e *testEnsemble) waitServing() int64 {
+	e.t.Helper()
+	var leader int64
+	eventually(e.t, "every running member serves under one leader", func() bool {
+		leader = 0
+		for _, m := range e.members {
+			if m.running == nil {
+				continue
+			}
+			switch e.mode(m.id) {
+			case "leader":
+				if leader != 0 {
+					return false
+				}
+				leader = m.id
+			case "follower", "observer":
+			default:
+				return false
+			}
+		}
+		return leader != 0
+	})
+	return leader
+}
+
+func (e *testEnsemble) client(id int64) *zk.Conn {
+	e.t.Helper()
+	c, _ := dialZK(e.t, e.members[id-1].addrs[0], 10*time.Second)
+	return c
+}
+
+func (e *testEnsemble) mntr(id int64, name string) string {
+	e.t.Helper()
+	for _, line := range strings.Split(word(e.t, e.members[id-1].addrs[0], "mntr"), "\n") {
+		if v, ok := strings.CutPrefix(line, "zk_"+name+"\t"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// readAll syncs member id with its leader and returns /data's children.
+func readAfterSync(t *testing.T, c *zk.Conn, path string) []string {
+	t.Helper()
+	_, err := c.Sync(path)
+	require.NoError(t, err)
+	kids, _, err := c.Children(path)
+	require.NoError(t, err)
+	return kids
+}
+
+func TestEnsembleServesOnEveryMember(t *testing.T) {
+	e := startEnsemble(t, 3, 1)
+	leader := e.waitServing()
+	assert.Equal(t, "observer", e.mode(4))
+	assert.Equal(t, "3", e.mntr(leader, "quorum_size"))
+	assert.Equal(t, "3", e.mntr(leader, "learners"))
+	assert.Equal(t, "2", e.mntr(leader, "synced_followers"))
+	assert.Equal(t, "1", e.mntr(leader, "synced_observers"))
+	assert.Equal(t, "leading - broadcast", e.mntr(leader, "peer_state"))
+
+	clients := map[int64]*zk.Conn{}
+	for id := int64(1); id <= 4; id++ {
+		clients[id] = e.client(id)
+	}
+	_, err := clients[1].Create("/data", nil, 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+	for id, c := range clients {
+		_, err := c.Create(fmt.Sprintf("/data/from%d", id), []byte("x"), 0, zk.WorldACL(zk.PermAll))
+		require.NoError(t, err, "write through member %d", id)
+	}
+	for id, c := range clients {
+		assert.ElementsMatch(t, []string{"from1", "from2", "from3", "from4"}, readAfterSync(t, c, "/data"), "read on member %d", id)
+	}
+	// A watch set on one member fires for a write through another.
+	_, _, watch, err := clients[2].GetW("/data/from1")
+	require.NoError(t, err)
+	_, err = clients[3].Set("/data/from1", []byte("y"), -1)
+	require.NoError(t, err)
+	assert.Equal(t, zk.EventNodeDataChanged, waitEvent(t, watch).Type)
+}
+
+// The leader stops: the others elect a new one that serves every
+// acknowledged write; the old leader comes back as a follower.
+func TestEnsembleSurvivesItsLeader(t *testing.T) {
+	e := startEnsemble(t, 3, 0)
+	leader := e.waitServing()
+	other := leader%3 + 1
+	c := e.client(other)
+	for i := range 20 {
+		_, err := c.Create(fmt.Sprintf("/n%d", i), nil, 0, zk.WorldACL(zk.PermAll))
+		require.NoError(t, err)
+	}
+	e.stop(leader)
+	newLeader := e.waitServing()
+	assert.NotEqual(t, leader, newLeader)
+	c2 := e.client(other)
+	kids := readAfterSync(t, c2, "/")
+	for i := range 20 {
+		assert.Contains(t, kids, fmt.Sprintf("n%d", i))
+	}
+	_, err := c2.Create("/after", nil, 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+
+	e.restart(leader)
+	assert.Equal(t, newLeader, e.waitServing())
+	assert.Contains(t, readAfterSync(t, e.client(leader), "/"), "after")
+}
+
+// A member that starts behind the leader's committed window gets the tree
+// by SNAP, installs it durably, and recovers from it after a restart.
+func TestEnsembleSnapSyncAndRestart(t *testing.T) {
+	e := startEnsemble(t, 3, 0)
+	leader := e.waitServing()
+	late := leader%3 + 1
+	e.stop(late)
+	c := e.client(leader)
+	for i := range 600 { // beyond the committed window of 500
+		_, err := c.Create(fmt.Sprintf("/n%03d", i), []byte("d"), 0, zk.WorldACL(zk.PermAll))
+		require.NoError(t, err)
+	}
+	e.restart(late)
+	e.waitServing()
+	assert.Len(t, readAfterSync(t, e.client(late), "/"), 601)
+	_, err := c.Create("/after-snap", nil, 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+	assert.Contains(t, readAfterSync(t, e.client(late), "/"), "after-snap")
+
+	e.stop(late)
+	e.restart(late)
+	e.waitServing()
+	assert.Len(t, readAfterSync(t, e.client(late), "/"), 602, "recovered from the installed snapshot and the log after it")
+}
