@@ -29,7 +29,7 @@ type leaderState struct {
 	since       time.Duration
 	nextPing    time.Duration
 
-	handlers map[int64]*learnerHandler
+	handlers []*learnerHandler // sorted by sid: every loop over learners has one order
 	// learnerSyncs are SYNC requests of learners waiting for the zxid
 	// that was the last proposed when they arrived to commit.
 	learnerSyncs []learnerSync
@@ -40,17 +40,12 @@ type learnerSync struct {
 	zxid int64
 }
 
-func (l *leaderState) sortedHandlers() []int64 {
-	return slices.Sorted(maps.Keys(l.handlers))
-}
-
 // becomeLeading enters the LEADING role after an election chose this
 // member: discovery starts, with the member's own acceptedEpoch counted.
 func (p *Peer) becomeLeading() {
 	p.resetRole(RoleLeading, p.self)
 	p.lead = &leaderState{
 		ackEpochs: map[int64]bool{},
-		handlers:  map[int64]*learnerHandler{},
 		since:     p.now.Mono,
 	}
 	p.quorum = newQuorumTracker(p.members)
@@ -64,7 +59,7 @@ func (p *Peer) becomeLeading() {
 // start, established, with no learners.
 func (p *Peer) becomeStandaloneLeader() {
 	p.resetRole(RoleLeading, p.self)
-	p.lead = &leaderState{handlers: map[int64]*learnerHandler{}, established: true, epochAcked: true}
+	p.lead = &leaderState{established: true, epochAcked: true}
 	p.quorum = newQuorumTracker(p.members)
 	p.quorum.ack(p.self, p.lastProposed)
 	p.phase = PhaseBroadcast
@@ -135,17 +130,17 @@ func (p *Peer) leaderFollowerInfo(from int64, qp *wire.QuorumPacket) {
 		p.refusePeer(from, qp, "its role disagrees with the ensemble's configuration")
 		return
 	}
-	if old := l.handlers[from]; old != nil {
+	if l.handlerOf(from) != nil {
 		// A new connection replaces the old one (the learner restarted or
 		// reconnected): start it afresh.
 		p.notice("leader: server %d reconnected; its earlier connection is forgotten", from)
 	}
-	l.handlers[from] = &learnerHandler{
+	l.put(&learnerHandler{
 		sid: from, observer: observer, phase: PhaseDiscovery,
 		acceptedEpoch: epochOf(qp.Zxid), lastHeard: p.now.Mono,
-	}
+	})
 	if l.epochProposed {
-		if h := l.handlers[from]; h.acceptedEpoch > l.epoch {
+		if h := l.handlerOf(from); h.acceptedEpoch > l.epoch {
 			// It accepted a later epoch (from a leader that never
 			// established it) and will never take ours: only a new
 			// election, whose epoch exceeds its acceptedEpoch, lets it
@@ -154,7 +149,7 @@ func (p *Peer) leaderFollowerInfo(from int64, qp *wire.QuorumPacket) {
 			p.becomeLooking()
 			return
 		}
-		p.sendLeaderInfo(l.handlers[from])
+		p.sendLeaderInfo(l.handlerOf(from))
 		return
 	}
 	p.maybeProposeEpoch()
@@ -167,12 +162,11 @@ func (p *Peer) maybeProposeEpoch() {
 	l := p.lead
 	ids := []int64{p.self}
 	epoch := p.acceptedEpoch
-	for _, sid := range l.sortedHandlers() {
-		h := l.handlers[sid]
+	for _, h := range l.handlers {
 		if h.observer {
 			continue
 		}
-		ids = append(ids, sid)
+		ids = append(ids, h.sid)
 		epoch = max(epoch, h.acceptedEpoch)
 	}
 	if !p.members.hasQuorum(ids) {
@@ -186,8 +180,8 @@ func (p *Peer) maybeProposeEpoch() {
 	p.announce(epoch)
 	p.notice("leader: proposing epoch %d to %v", epoch, ids)
 	l.ackEpochs[p.self] = true
-	for _, sid := range l.sortedHandlers() {
-		p.sendLeaderInfo(l.handlers[sid])
+	for _, h := range l.handlers {
+		p.sendLeaderInfo(h)
 	}
 	p.maybeEpochAcked()
 }
@@ -242,8 +236,8 @@ func (p *Peer) maybeEpochAcked() {
 	l.initialEnd = p.lastProposed
 	p.phase = PhaseSync
 	p.reportState()
-	for _, sid := range l.sortedHandlers() {
-		if h := l.handlers[sid]; h.ackedEpoch {
+	for _, h := range l.handlers {
+		if h.ackedEpoch {
 			p.syncLearner(h)
 		}
 	}
@@ -293,9 +287,9 @@ func (p *Peer) maybeEstablish() {
 	if p.durableZxid() >= l.initialEnd {
 		ids = append(ids, p.self)
 	}
-	for _, sid := range l.sortedHandlers() {
-		if h := l.handlers[sid]; h.newLeaderAcked && !h.observer {
-			ids = append(ids, sid)
+	for _, h := range l.handlers {
+		if h.newLeaderAcked && !h.observer {
+			ids = append(ids, h.sid)
 		}
 	}
 	if !p.members.hasQuorum(ids) {
@@ -307,8 +301,8 @@ func (p *Peer) maybeEstablish() {
 	p.notice("leader: epoch %d established with %v after %v; serving", l.epoch, ids, p.now.Mono-l.since)
 	p.reportState()
 	p.applyCommittedProposals()
-	for _, sid := range l.sortedHandlers() {
-		if h := l.handlers[sid]; h.newLeaderAcked {
+	for _, h := range l.handlers {
+		if h.newLeaderAcked {
 			p.sendUpToDate(h)
 		}
 	}
@@ -381,7 +375,7 @@ func (p *Peer) answerLearnerSyncs() {
 	committed := p.commitPoint()
 	rest := l.learnerSyncs[:0]
 	for _, s := range l.learnerSyncs {
-		if h := l.handlers[s.sid]; h != nil && s.zxid <= committed {
+		if h := l.handlerOf(s.sid); h != nil && s.zxid <= committed {
 			p.sendToLearner(h, wire.PacketSync, 0, nil)
 			continue
 		} else if h == nil {
@@ -429,10 +423,9 @@ func (p *Peer) leaderTick() {
 	l.nextPing = p.now.Mono + p.cfg.Tick/2
 	heard := []int64{p.self}
 	limit := ticks(p.members.syncLimit, p.cfg.Tick)
-	for _, sid := range l.sortedHandlers() {
-		h := l.handlers[sid]
+	for _, h := range l.handlers {
 		if p.now.Mono-h.lastHeard <= limit && h.newLeaderAcked {
-			heard = append(heard, sid)
+			heard = append(heard, h.sid)
 		}
 		if h.forwarding {
 			// Only once synchronization began: before, the learner
@@ -460,7 +453,7 @@ func (p *Peer) leaderWakeup() time.Duration {
 
 // leaderPeerGone: a learner's connection broke.
 func (p *Peer) leaderPeerGone(sid int64) {
-	if p.lead.handlers[sid] != nil {
+	if p.lead.handlerOf(sid) != nil {
 		p.notice("leader: lost the connection of server %d", sid)
 		p.lead.forget(sid)
 	}

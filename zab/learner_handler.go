@@ -1,6 +1,7 @@
 package zab
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -47,10 +48,33 @@ type learnerHandler struct {
 
 // handlerOf returns the handler of a learner that has introduced itself on
 // the current connection.
-func (l *leaderState) handlerOf(sid int64) *learnerHandler { return l.handlers[sid] }
+func (l *leaderState) handlerOf(sid int64) *learnerHandler {
+	if i, ok := l.indexOf(sid); ok {
+		return l.handlers[i]
+	}
+	return nil
+}
+
+func (l *leaderState) indexOf(sid int64) (int, bool) {
+	return slices.BinarySearchFunc(l.handlers, sid, func(h *learnerHandler, sid int64) int { return cmp.Compare(h.sid, sid) })
+}
+
+// put adds a learner's handler, replacing any earlier one of it.
+func (l *leaderState) put(h *learnerHandler) {
+	i, ok := l.indexOf(h.sid)
+	if ok {
+		l.handlers[i] = h
+		return
+	}
+	l.handlers = slices.Insert(l.handlers, i, h)
+}
 
 // forget drops a learner's handler (its connection is gone or refused).
-func (l *leaderState) forget(sid int64) { delete(l.handlers, sid) }
+func (l *leaderState) forget(sid int64) {
+	if i, ok := l.indexOf(sid); ok {
+		l.handlers = slices.Delete(l.handlers, i, i+1)
+	}
+}
 
 // sendToLearner queues a packet for one learner.
 func (p *Peer) sendToLearner(h *learnerHandler, t wire.PacketType, zxid int64, data []byte) {
@@ -62,8 +86,7 @@ func (p *Peer) sendToLearner(h *learnerHandler, t wire.PacketType, zxid int64, d
 func (p *Peer) forwardProposal(t *datatree.Txn) {
 	zxid := t.Header.Zxid
 	var entry []byte
-	for _, sid := range p.lead.sortedHandlers() {
-		h := p.lead.handlers[sid]
+	for _, h := range p.lead.handlers {
 		if !h.forwarding || h.observer || zxid <= h.proposedUpTo {
 			continue
 		}
@@ -80,8 +103,7 @@ func (p *Peer) forwardProposal(t *datatree.Txn) {
 func (p *Peer) forwardCommit(t *datatree.Txn) {
 	zxid := t.Header.Zxid
 	var entry []byte
-	for _, sid := range p.lead.sortedHandlers() {
-		h := p.lead.handlers[sid]
+	for _, h := range p.lead.handlers {
 		if !h.forwarding || zxid <= h.committedUpTo {
 			continue
 		}
@@ -115,9 +137,8 @@ func (p *Peer) Learners() []LearnerStatus {
 		return nil
 	}
 	var out []LearnerStatus
-	for _, sid := range p.lead.sortedHandlers() {
-		h := p.lead.handlers[sid]
-		out = append(out, LearnerStatus{ID: sid, Observer: h.observer, Phase: h.phase, Synced: h.upToDate})
+	for _, h := range p.lead.handlers {
+		out = append(out, LearnerStatus{ID: h.sid, Observer: h.observer, Phase: h.phase, Synced: h.upToDate})
 	}
 	return out
 }

@@ -32,9 +32,14 @@ func (p *Peer) becomeLooking() {
 func (p *Peer) resetRole(role Role, leader int64) {
 	switch {
 	case p.lead != nil:
-		for _, sid := range p.lead.sortedHandlers() {
-			p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: sid, Kind: PeerClose})
+		for _, h := range p.lead.handlers {
+			p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: h.sid, Kind: PeerClose})
 		}
+		// The txns it prepared and did not apply stay in its log as
+		// proposals, but the tree must forget their changes: a later lead
+		// prepares against the tree as synchronization leaves it (a stale
+		// change made its next txns' digests wrong).
+		p.tree.DiscardPending()
 	case p.learn != nil:
 		p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: p.learn.leader, Kind: PeerClose})
 	}
