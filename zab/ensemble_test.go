@@ -242,3 +242,36 @@ func TestNewLeaderAckCoversOnlyTheSync(t *testing.T) {
 	require.NotEmpty(t, replies, "%s\n%s", c.Status(), strings.Join(c.Trace, "\n"))
 	require.Contains(t, replies[len(replies)-1], "ok /x", "committed once the learner ACKs it")
 }
+
+// TestStaleAckFromAnEarlierConnectionDoesNotCommit: a follower ACKs a
+// proposal, then reconnects; its synchronization cuts the proposal (TRUNC
+// to the commit point) and sends it again. Until it ACKs it anew, its old
+// ACK must not count: the leader alone holding the txn durably is no
+// quorum. (The randomized fault test found this with five members.)
+func TestStaleAckFromAnEarlierConnectionDoesNotCommit(t *testing.T) {
+	c := zabtest.NewCluster(t, zabtest.ClusterConfig{Voters: 3}, 21)
+	c.Run(time.Second, 50*time.Millisecond)
+	leader := c.Leader()
+	require.NotZero(t, leader)
+	a, b := leader%3+1, (leader+1)%3+1
+	cl := c.Connect(leader, 0, nil, 30000)
+	c.Stabilize(1000)
+	c.Hold(b) // b logs /x but never acknowledges it here
+	c.Hold(leader)
+	cl.Send(wire.OpCreate, &wire.CreateRequest{Path: "/x", ACL: wire.OpenACLUnsafe})
+	c.Stabilize(1000) // a logs /x durably and ACKs it; the leader's own log is held
+
+	c.Crash(a)
+	c.Hold(a)
+	c.Restart(a) // a comes back with /x, is cut back to the commit point, and gets /x again
+	c.Stabilize(1000)
+	c.Release(leader)
+	c.Stabilize(1000)
+	_, _, err := c.Node(leader).Peer.Tree().GetData("/x", nil, false, 0)
+	require.Equal(t, wire.ErrNoNode, err, "committed with only the leader holding it durably:\n%s", strings.Join(c.Trace, "\n"))
+
+	c.Release(a)
+	c.Stabilize(1000)
+	_, _, err = c.Node(leader).Peer.Tree().GetData("/x", nil, false, 0)
+	require.Equal(t, wire.ErrOK, err, "committed once a quorum holds it:\n%s\n%s", c.Status(), strings.Join(c.Trace[len(c.Trace)-60:], "\n"))
+}

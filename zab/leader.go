@@ -130,6 +130,9 @@ func (p *Peer) leaderFollowerInfo(from int64, qp *wire.QuorumPacket) {
 		p.refusePeer(from, qp, "its role disagrees with the ensemble's configuration")
 		return
 	}
+	// Acknowledgements from its earlier connection no longer count: the
+	// synchronization ahead may truncate what it logged then.
+	p.quorum.forget(from)
 	if l.handlerOf(from) != nil {
 		// A new connection replaces the old one (the learner restarted or
 		// reconnected): start it afresh.
@@ -258,7 +261,10 @@ func (p *Peer) leaderAck(h *learnerHandler, qp *wire.QuorumPacket) {
 			p.quorum.ack(h.sid, h.syncedUpTo)
 		}
 		if l.established {
+			// Its ACK may complete a quorum for proposals it was sent
+			// during synchronization.
 			p.sendUpToDate(h)
+			p.applyCommittedProposals()
 			return
 		}
 		p.maybeEstablish()

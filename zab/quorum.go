@@ -10,9 +10,12 @@ import "slices"
 // The leader counts itself only after its own fsync. With one voter, a
 // proposal commits when the member's own log makes it durable.
 type quorumTracker struct {
-	m       *members
-	acked   map[int64]int64 // voter -> highest zxid acknowledged
-	scratch []int64         // committed's buffers, kept to avoid allocating
+	m     *members
+	acked map[int64]int64 // voter -> highest zxid acknowledged
+	// floor is the highest commit point returned: a commit is never
+	// undone, even when a voter's acknowledgement is withdrawn (forget).
+	floor   int64
+	scratch []int64 // committed's buffers, kept to avoid allocating
 	ids     []int64
 }
 
@@ -31,10 +34,21 @@ func (q *quorumTracker) ack(voter int64, zxid int64) {
 	}
 }
 
-// committed returns the highest zxid whose acknowledgers form a quorum:
-// trying the acknowledged zxids from the highest down, the first that a
-// quorum has reached.
+// forget withdraws a voter's acknowledgements: its connection was replaced,
+// and the synchronization that follows may truncate what it had logged
+// (an ACK from an earlier connection must not count for a txn the voter no
+// longer holds).
+func (q *quorumTracker) forget(voter int64) { delete(q.acked, voter) }
+
+// committed returns the highest zxid whose acknowledgers form a quorum
+// (trying the acknowledged zxids from the highest down, the first that a
+// quorum has reached), and never less than it returned before.
 func (q *quorumTracker) committed() int64 {
+	q.floor = max(q.floor, q.quorumAcked())
+	return q.floor
+}
+
+func (q *quorumTracker) quorumAcked() int64 {
 	acks := q.scratch[:0]
 	for _, v := range q.m.voters {
 		acks = append(acks, q.acked[v])
