@@ -35,8 +35,11 @@ type tap struct {
 	got          *reply
 	askedSession int64 // session id of the last ConnectRequest
 	// setWatchesCall is when go-zookeeper sent its re-registration after
-	// reconnecting (it does so alongside queued requests, not first).
+	// reconnecting (it does so alongside queued requests, not first), and
+	// setWatchesXid its xid: go-zookeeper numbers it like any request,
+	// where ZooKeeper's Java client uses the reserved xid -8.
 	setWatchesCall int64
+	setWatchesXid  int32
 }
 
 // dial is go-zookeeper's Dialer: it connects and wraps the connection.
@@ -135,8 +138,8 @@ func (t *tap) onRequest(frame []byte, first bool) {
 	h.Decode(d)
 	switch {
 	case d.Err() != nil:
-	case h.Xid == wire.XidSetWatches:
-		t.setWatchesCall = t.c.r.now()
+	case h.Xid == wire.XidSetWatches || h.Type == wire.OpSetWatches || h.Type == wire.OpSetWatches2:
+		t.setWatchesCall, t.setWatchesXid = t.c.r.now(), h.Xid
 	case t.expectOp != 0 && t.expectXid == 0 && h.Type == t.expectOp:
 		t.expectXid = h.Xid
 	}
@@ -170,7 +173,13 @@ func (t *tap) onReply(frame []byte, first bool) {
 		}
 		return
 	}
-	if h.Xid == wire.XidSetWatches {
+	t.c.mu.Lock()
+	reregistered := h.Xid == wire.XidSetWatches || (t.setWatchesXid != 0 && h.Xid == t.setWatchesXid)
+	if reregistered {
+		t.setWatchesXid = 0
+	}
+	t.c.mu.Unlock()
+	if reregistered {
 		t.c.setWatchesDone(h)
 		return
 	}

@@ -95,18 +95,26 @@ func TestFrozenTapSwallowsWritesAndRefusesDials(t *testing.T) {
 
 // go-zookeeper's re-registration after a reconnect is recorded as a
 // setWatches operation with its reply's zxid.
+// Java's client sends it with the reserved xid -8, go-zookeeper (v1.0.4's
+// sendSetWatches, through Conn.request) with the next ordinary xid.
 func TestTapRecordsSetWatches(t *testing.T) {
-	var out bytes.Buffer
-	rec := New(&out)
-	c := &Client{r: rec, id: 1, session: 0x42}
-	c.tap = &tap{c: c}
-	c.tap.onRequest(wire.AppendFrame(nil, &wire.RequestHeader{Xid: wire.XidSetWatches, Type: wire.OpSetWatches})[4:], false)
-	c.tap.onReply(wire.AppendFrame(nil, &wire.ReplyHeader{Xid: wire.XidSetWatches, Zxid: 0x9})[4:], false)
-	require.NoError(t, rec.Close())
-	h, err := linearizability.ReadHistory(&out, "setWatches")
-	require.NoError(t, err)
-	require.Len(t, h, 1)
-	assert.Equal(t, linearizability.OpSetWatches, h[0].Op)
-	assert.Equal(t, linearizability.Hex64(0x9), *h[0].Zxid)
-	assert.Equal(t, linearizability.Hex64(0x42), h[0].Session)
+	for _, xid := range []int32{wire.XidSetWatches, 17} {
+		var out bytes.Buffer
+		rec := New(&out)
+		c := &Client{r: rec, id: 1, session: 0x42}
+		c.tap = &tap{c: c}
+		c.tap.onRequest(wire.AppendFrame(nil, &wire.RequestHeader{Xid: xid, Type: wire.OpSetWatches})[4:], false)
+		c.tap.onReply(wire.AppendFrame(nil, &wire.ReplyHeader{Xid: xid, Zxid: 0x9})[4:], false)
+		if xid != wire.XidSetWatches {
+			// an ordinary xid names one request: a later reply with it is not this one's
+			c.tap.onReply(wire.AppendFrame(nil, &wire.ReplyHeader{Xid: xid, Zxid: 0xa})[4:], false)
+		}
+		require.NoError(t, rec.Close())
+		h, err := linearizability.ReadHistory(&out, "setWatches")
+		require.NoError(t, err)
+		require.Len(t, h, 1, "xid %d", xid)
+		assert.Equal(t, linearizability.OpSetWatches, h[0].Op)
+		assert.Equal(t, linearizability.Hex64(0x9), *h[0].Zxid)
+		assert.Equal(t, linearizability.Hex64(0x42), h[0].Session)
+	}
 }
