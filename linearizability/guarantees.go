@@ -668,6 +668,17 @@ func CheckDurability(h History) []Violation {
 	return out
 }
 
+// madeBySequentialCreate reports whether s is a sequential create that may
+// have made path: its prefix and a 10-digit counter (the name is unknown
+// when the outcome is).
+func madeBySequentialCreate(s SubOp, path string) bool {
+	if s.Op != OpCreate || !modeNames[s.Mode].Sequential() {
+		return false
+	}
+	prefixes := counterPrefixes(path)
+	return len(prefixes) > 0 && prefixes[0] == s.Path && len(path) == len(s.Path)+sequentialCounterDigits
+}
+
 func finalMatches(last *pathWrite, exists bool, r *Entry) bool {
 	if last == nil {
 		return !exists
@@ -699,7 +710,7 @@ func unknownExplains(tl *timeline, path string, last *pathWrite, exists bool, r 
 			subs = e.Ops
 		}
 		for _, s := range subs {
-			if s.Path != path {
+			if s.Path != path && !madeBySequentialCreate(s, path) {
 				continue
 			}
 			switch s.Op {
