@@ -185,8 +185,11 @@ func (w *Workload) expireOne(ctx context.Context, rec *Recorder, observer *Clien
 }
 
 // finalReads reads every path once all workers stopped: the final state
-// the durability checker compares with the acknowledged writes.
+// the durability checker compares with the acknowledged writes. It syncs
+// first: a member of an ensemble answers reads from its own tree, which may
+// not yet hold the last writes other members acknowledged.
 func (w *Workload) finalReads(c *Client) {
+	c.Sync(w.Root)
 	for _, p := range append(w.paths(), w.Root+"/victim") {
 		c.Get(p, false)
 	}
