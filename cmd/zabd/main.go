@@ -1,8 +1,10 @@
 // Command zabd runs a zabd server.
 //
 // With no arguments it serves standalone on 127.0.0.1:2181 with its data
-// under ./zabd-data; with -config it reads a ZooKeeper zoo.cfg. It stops
-// gracefully on SIGINT or SIGTERM. See docs/zabd.md.
+// under ./zabd-data; with -config it reads a ZooKeeper zoo.cfg (several
+// server.N lines and a myid file make it an ensemble member). It stops
+// gracefully on SIGINT or SIGTERM. `zabd ensemble -n 3` runs a local
+// ensemble of zabd processes. See docs/zabd.md.
 package main
 
 import (
@@ -28,6 +30,9 @@ func main() {
 }
 
 func run(args []string) error {
+	if len(args) > 0 && args[0] == "ensemble" {
+		return runEnsemble(args[1:])
+	}
 	fs := flag.NewFlagSet("zabd", flag.ContinueOnError)
 	configFile := fs.String("config", "", "read this ZooKeeper zoo.cfg (default: standalone on 127.0.0.1:2181, data in ./zabd-data)")
 	logFormat := fs.String("log-format", "text", "log format: text or json")

@@ -1,0 +1,295 @@
+package localens_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zabd/zabd/linearizability"
+	"github.com/zabd/zabd/linearizability/record"
+	"github.com/zabd/zabd/zab/server/localens"
+)
+
+// zabdBinary is cmd/zabd, built once for every test of the package.
+var zabdBinary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "localens-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	zabdBinary = filepath.Join(dir, "zabd")
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if out, err := exec.Command(goTool, "build", "-o", zabdBinary, "github.com/zabd/zabd/cmd/zabd").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build cmd/zabd: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// tick is the members' tickTime: syncLimit (5 ticks) is a second.
+const tick = 200 * time.Millisecond
+
+// startEnsemble runs an ensemble for the test; on failure it prints the
+// members' logs' tails.
+func startEnsemble(t *testing.T, voters, observers int) *localens.Ensemble {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs zabd processes")
+	}
+	e, err := localens.Start(localens.Options{Binary: zabdBinary, Voters: voters, Observers: observers, Dir: t.TempDir(), TickTime: tick})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		e.Close()
+		if t.Failed() {
+			for _, m := range e.Members {
+				t.Logf("server %d log tail:\n%s", m.ID, m.LogTail(40))
+			}
+		}
+	})
+	return e
+}
+
+// waitServing waits (30 s at most) until every running member serves
+// under one leader.
+func waitServing(t *testing.T, e *localens.Ensemble) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	leader, err := e.WaitServing(ctx)
+	require.NoError(t, err)
+	return leader
+}
+
+func connect(t *testing.T, addrs ...string) *zk.Conn {
+	t.Helper()
+	c, events, err := zk.Connect(addrs, 4*time.Second, zk.WithLogger(log.New(io.Discard, "", 0)))
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case ev := <-events:
+			if ev.State == zk.StateHasSession {
+				return c
+			}
+		case <-deadline:
+			t.Fatalf("no session with %v within 10s", addrs)
+		}
+	}
+}
+
+func TestThreeMembersServeClientsOnEveryMember(t *testing.T) {
+	e := startEnsemble(t, 3, 1)
+	waitServing(t, e)
+	assert.Equal(t, "observer", e.Mode(context.Background(), 4))
+	var clients []*zk.Conn
+	for _, addr := range e.ClientAddrs() {
+		clients = append(clients, connect(t, addr))
+	}
+	_, err := clients[0].Create("/shared", nil, 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+	for i, c := range clients {
+		_, err := c.Create(fmt.Sprintf("/shared/by%d", i+1), []byte("v"), 0, zk.WorldACL(zk.PermAll))
+		require.NoError(t, err, "write through server %d", i+1)
+	}
+	for i, c := range clients {
+		_, err := c.Sync("/shared")
+		require.NoError(t, err)
+		kids, _, err := c.Children("/shared")
+		require.NoError(t, err)
+		assert.ElementsMatch(t, []string{"by1", "by2", "by3", "by4"}, kids, "read on server %d after sync", i+1)
+	}
+}
+
+// chaos runs a recorded workload over the whole ensemble while fault runs,
+// then checks the history: no violation, no acknowledged write lost.
+func chaos(t *testing.T, e *localens.Ensemble, seed uint64, fault func(ctx context.Context)) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	faultDone := make(chan struct{})
+	go func() { defer close(faultDone); fault(ctx) }()
+	w := record.Workload{Servers: e.ClientAddrs(), Clients: 4, Duration: 6 * time.Second, SessionTimeout: 4 * time.Second, Seed: seed}
+	err = w.Run(ctx, f)
+	require.NoError(t, f.Close())
+	<-faultDone
+	require.NoError(t, err, "the workload (history in %s)", path)
+	h, err := readHistory(path)
+	require.NoError(t, err)
+	require.NoError(t, h.Validate())
+	report := linearizability.CheckAll(h, linearizability.Options{})
+	if !report.OK() {
+		var b strings.Builder
+		report.Print(&b)
+		t.Fatalf("history %s fails its checks:\n%s", keep(t, path), b.String())
+	}
+	t.Logf("history of %d entries: every check passed", len(h))
+}
+
+// keep copies a failing run's history out of the test's temporary
+// directory, which is removed when the test ends, and returns the copy.
+func keep(t *testing.T, path string) string {
+	dir, err := os.MkdirTemp("", "zabd-history-"+t.Name()+"-")
+	if err != nil {
+		return path
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return path
+	}
+	kept := filepath.Join(dir, filepath.Base(path))
+	if os.WriteFile(kept, b, 0o644) != nil {
+		return path
+	}
+	return kept
+}
+
+func readHistory(path string) (linearizability.History, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return linearizability.ReadHistory(f, path)
+}
+
+// after waits d or until ctx ends; false if ctx ended.
+func after(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-time.After(d):
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func TestSIGKILLLeaderUnderLoad(t *testing.T) {
+	e := startEnsemble(t, 3, 0)
+	waitServing(t, e)
+	chaos(t, e, 1, func(ctx context.Context) {
+		if !after(ctx, 1500*time.Millisecond) {
+			return
+		}
+		leader, err := e.WaitServing(ctx)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		killed := time.Now()
+		e.Member(leader).Stop(syscall.SIGKILL)
+		newLeader, err := e.WaitServing(ctx)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		t.Logf("killed leader %d; server %d leads and all serve %v later", leader, newLeader, time.Since(killed).Round(time.Millisecond))
+		if !after(ctx, time.Second) {
+			return
+		}
+		if err := e.Restart(leader); err != nil {
+			t.Error(err)
+		}
+	})
+	leader := waitServing(t, e)
+	t.Logf("server %d leads at the end; every member serves", leader)
+}
+
+func TestSIGKILLFollowerUnderLoad(t *testing.T) {
+	e := startEnsemble(t, 3, 0)
+	leader := waitServing(t, e)
+	follower := leader%3 + 1
+	chaos(t, e, 2, func(ctx context.Context) {
+		if !after(ctx, 1500*time.Millisecond) {
+			return
+		}
+		e.Member(follower).Stop(syscall.SIGKILL)
+		if !after(ctx, 1500*time.Millisecond) {
+			return
+		}
+		if err := e.Restart(follower); err != nil {
+			t.Error(err)
+		}
+	})
+	assert.Equal(t, leader, waitServing(t, e), "the leader kept its lead")
+}
+
+// A member restarted with its data catches up by DIFF; one restarted
+// without any (a replaced disk) gets everything from the leader.
+func TestRestartWithAndWithoutData(t *testing.T) {
+	e := startEnsemble(t, 3, 0)
+	leader := waitServing(t, e)
+	c := connect(t, e.Member(leader).ClientAddr)
+	write := func(from, to int) {
+		for i := from; i < to; i++ {
+			_, err := c.Create(fmt.Sprintf("/n%04d", i), []byte("v"), 0, zk.WorldACL(zk.PermAll))
+			require.NoError(t, err)
+		}
+	}
+	countOn := func(id int64) int {
+		m := connect(t, e.Member(id).ClientAddr)
+		_, err := m.Sync("/")
+		require.NoError(t, err)
+		kids, _, err := m.Children("/")
+		require.NoError(t, err)
+		m.Close()
+		return len(kids)
+	}
+	write(0, 100)
+	for _, id := range []int64{leader%3 + 1, (leader+1)%3 + 1} {
+		e.Member(id).Stop(syscall.SIGKILL)
+		write(100*int(id), 100*int(id)+100) // the other two go on
+		if id == leader%3+1 {
+			require.NoError(t, e.Wipe(id))
+		}
+		require.NoError(t, e.Restart(id))
+		waitServing(t, e)
+		assert.Equal(t, countOn(leader), countOn(id), "server %d after its restart", id)
+	}
+	assert.Equal(t, 301, countOn(leader), "100 + 2×100 writes and /zookeeper")
+}
+
+// A leader stopped (SIGSTOP) for longer than syncLimit loses its lead; when
+// it resumes it finds a newer epoch and follows.
+func TestSIGSTOPLeaderPastSyncLimit(t *testing.T) {
+	e := startEnsemble(t, 3, 0)
+	waitServing(t, e)
+	chaos(t, e, 3, func(ctx context.Context) {
+		if !after(ctx, time.Second) {
+			return
+		}
+		leader, err := e.WaitServing(ctx)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if err := e.Member(leader).Signal(syscall.SIGSTOP); err != nil {
+			t.Error(err)
+			return
+		}
+		after(ctx, 8*tick) // past syncLimit (5 ticks)
+		if err := e.Member(leader).Signal(syscall.SIGCONT); err != nil {
+			t.Error(err)
+		}
+	})
+	waitServing(t, e)
+}
