@@ -75,6 +75,18 @@ func ParseOpCode(s string) (OpCode, bool) {
 // Known reports whether o is an opcode ZooKeeper 3.8 defines.
 func (o OpCode) Known() bool { _, ok := opNames[o]; return ok }
 
+// IsWrite reports whether a client request of type o becomes a txn (and
+// takes a zxid, a failed one as an error txn), as opposed to a read
+// answered from the applied tree.
+func (o OpCode) IsWrite() bool {
+	switch o {
+	case OpCreate, OpCreate2, OpCreateContainer, OpCreateTTL, OpDelete, OpSetData, OpSetACL, OpCheck,
+		OpMulti, OpCloseSession, OpDeleteContainer, OpReconfig:
+		return true
+	}
+	return false
+}
+
 // ErrCode is a KeeperException.Code as carried in ReplyHeader.Err.
 type ErrCode int32
 

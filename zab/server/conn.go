@@ -48,10 +48,16 @@ type conn struct {
 	lastZxid    int64
 	lastResp    time.Time
 	lastOp      wire.OpCode
-	inflight    map[int32]time.Time // xid -> when the request arrived, for latency
+	inflight    map[int32]inflightRequest // by xid, for latency
 	latency     latencyStats
 	lastLatency int64
 	hasLastOp   bool
+}
+
+// inflightRequest is a request waiting for its reply.
+type inflightRequest struct {
+	at time.Time // when it arrived
+	op wire.OpCode
 }
 
 func newConn(srv *Server, id zab.ConnID, nc net.Conn, secure bool) *conn {
@@ -62,7 +68,7 @@ func newConn(srv *Server, id zab.ConnID, nc net.Conn, secure bool) *conn {
 	}
 	return &conn{
 		id: id, nc: nc, ip: ip, remote: remote, srv: srv, secure: secure,
-		wake: make(chan struct{}, 1), opened: time.Now(), inflight: map[int32]time.Time{},
+		wake: make(chan struct{}, 1), opened: time.Now(), inflight: map[int32]inflightRequest{},
 	}
 }
 
@@ -167,6 +173,7 @@ func (c *conn) readLoop() {
 	frame, word, err := fr.ReadFirstFrame()
 	c.nc.SetDeadline(time.Time{})
 	if word != "" {
+		s.measured.bytesReceived.Add(int64(len(word)))
 		s.answerFourLetterWord(c, word)
 		c.nc.Close()
 		return
@@ -177,9 +184,14 @@ func (c *conn) readLoop() {
 		s.deliver(c, zab.ConnClosed{Conn: c.id})
 	}()
 	if err != nil {
+		var netErr net.Error
+		if errors.As(err, &netErr) && netErr.Timeout() {
+			s.measured.sessionlessExpired.Add(1)
+		}
 		c.logReadEnd(err)
 		return
 	}
+	s.measured.bytesReceived.Add(int64(4 + len(frame)))
 	var req wire.ConnectRequest
 	if err := wire.Unmarshal(frame, &req); err != nil {
 		s.log.Info("closing connection: malformed connect request", "conn", c.id, "remote", c.remote, "err", err)
@@ -194,6 +206,7 @@ func (c *conn) readLoop() {
 			return
 		}
 		c.received.Add(1)
+		s.measured.bytesReceived.Add(int64(4 + len(frame)))
 		ev, ok := zab.DecodeRequest(c.id, frame)
 		if !ok {
 			s.log.Info("closing connection: request shorter than its header", "conn", c.id, "remote", c.remote, "bytes", len(frame))

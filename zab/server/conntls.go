@@ -27,10 +27,10 @@ func (c *conn) openTransport() (*bufio.Reader, bool) {
 		// real first frame (a length, a four-letter word) is longer.
 		head, _ := in.Peek(3)
 		if !startsTLSHandshake(head) {
+			s.measured.countPlainConnection(c.nc.RemoteAddr())
 			return in, true
 		}
 		if !s.cfg.TLS.PortUnification {
-			s.unsuccessfulHandshakes.Add(1)
 			hint := "no secureClientPort is configured"
 			if a := s.SecureAddr(); a != nil {
 				hint = "TLS clients connect to the secure client port " + a.String()
@@ -42,8 +42,14 @@ func (c *conn) openTransport() (*bufio.Reader, bool) {
 		c.nc = bufferedConn{Conn: c.nc, in: in}
 	}
 	tc := tls.Server(c.nc, s.tls)
-	if err := tc.Handshake(); err != nil {
-		s.unsuccessfulHandshakes.Add(1)
+	s.measured.handshaking.Add(1)
+	err := tc.Handshake()
+	s.measured.handshaking.Add(-1)
+	if err != nil {
+		// ZooKeeper counts a failed handshake as a failed authentication
+		// too (NettyServerCnxnFactory.CertificateVerifier).
+		s.measured.failedHandshakes.Add(1)
+		s.measured.authFailed.Add(1)
 		s.log.Warn("closing connection: "+handshakeFailure(err), append(c.logAttrs(), "err", err)...)
 		return nil, false
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zabd/zabd/datatree"
 	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/server/metrics"
 	"github.com/zabd/zabd/zab/storage"
 	"github.com/zabd/zabd/zab/storage/vfs"
 )
@@ -48,6 +49,9 @@ type diskWriter struct {
 	fsyncs     atomic.Int64
 	fsyncNanos atomic.Int64
 	batchTxns  atomic.Int64
+	// fsyncTime and batchSize are ZooKeeper's fsynctime (ms) and
+	// sync_processor_batch_size (txns made durable by one fsync).
+	fsyncTime, batchSize *metrics.Distribution
 }
 
 // diskOp is one operation of the stream: exactly one field is set. The
@@ -67,9 +71,10 @@ type installing struct {
 	tree  []byte
 }
 
-func newDiskWriter(wal *storage.Log, store *storage.Store, log *slog.Logger) *diskWriter {
+func newDiskWriter(wal *storage.Log, store *storage.Store, log *slog.Logger, m *measured) *diskWriter {
 	d := &diskWriter{wal: wal, store: store, log: log, in: make(chan diskOp, 64), durableSignal: make(chan struct{}, 1),
-		installed: make(chan zab.SnapshotWritten, 4), done: make(chan struct{})}
+		installed: make(chan zab.SnapshotWritten, 4), done: make(chan struct{}),
+		fsyncTime: m.fsyncTime, batchSize: m.syncBatchSize}
 	d.durable.Store(wal.DurableZxid())
 	return d
 }
@@ -168,9 +173,12 @@ gather:
 	if err != nil {
 		return nil, fmt.Errorf("fsync the txn log: %w", err)
 	}
+	took := time.Since(start)
 	d.fsyncs.Add(1)
-	d.fsyncNanos.Add(int64(time.Since(start)))
+	d.fsyncNanos.Add(int64(took))
 	d.batchTxns.Add(int64(n))
+	d.fsyncTime.Observe(took.Milliseconds())
+	d.batchSize.Observe(int64(n))
 	d.publish(zxid)
 	return carry, nil
 }
@@ -314,7 +322,8 @@ type snapshotWriter struct {
 	written chan zab.SnapshotWritten
 	stop    <-chan struct{} // closed when the server stops
 	done    chan struct{}
-	count   atomic.Int64
+	// took records each snapshot's duration in ms (snapshottime).
+	took *metrics.Distribution
 
 	// Autopurge: after a snapshot, once purgeEvery has passed since the
 	// last purge, keep the newest retain snapshots and the logs they need.
@@ -324,10 +333,10 @@ type snapshotWriter struct {
 	lastPurge  time.Time
 }
 
-func newSnapshotWriter(store *storage.Store, log *slog.Logger, stop <-chan struct{}, purgeEvery time.Duration, retain int) *snapshotWriter {
+func newSnapshotWriter(store *storage.Store, log *slog.Logger, stop <-chan struct{}, purgeEvery time.Duration, retain int, took *metrics.Distribution) *snapshotWriter {
 	return &snapshotWriter{
 		store: store, log: log, stop: stop, in: make(chan zab.SnapshotChunk, 256), written: make(chan zab.SnapshotWritten, 4),
-		done: make(chan struct{}), purgeEvery: purgeEvery, retain: retain, lastPurge: time.Now(),
+		done: make(chan struct{}), purgeEvery: purgeEvery, retain: retain, lastPurge: time.Now(), took: took,
 	}
 }
 
@@ -408,7 +417,7 @@ func (w *snapshotWriter) write(first zab.SnapshotChunk) (complete bool, err erro
 	}
 	pw.Close()
 	if err = <-result; err == nil {
-		w.count.Add(1)
+		w.took.Observe(time.Since(start).Milliseconds())
 		w.log.Info("snapshot taken", "file", name, "zxid", zxidHex(first.Zxid), "sessions", len(sessions), "took", time.Since(start).Round(time.Millisecond))
 	}
 	return true, err

@@ -356,7 +356,7 @@ func TestSnapshotsAndAutopurge(t *testing.T) {
 		names, _ := filepath.Glob(filepath.Join(cfg.DataDir, "version-2", "snapshot.*"))
 		return names
 	}
-	taken := func() int64 { return ts.snapshots.count.Load() }
+	taken := func() int64 { return ts.measured.snapshotTime.Count() }
 	for i := 0; taken() < 6; i++ {
 		require.Less(t, i, 2000, "no 6 snapshots after 2000 writes")
 		_, err := c.SetData(ctx, "/snap", []byte(fmt.Sprint(i)), -1)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab/server/fourlw"
+	"github.com/zabd/zabd/zab/server/metrics"
 )
 
 // httpServer is one of the optional HTTP endpoints (admin, metrics).
@@ -48,7 +51,10 @@ func (s *Server) startHTTP() error {
 	}
 	if s.cfg.MetricsEnabled {
 		mux := http.NewServeMux()
-		mux.HandleFunc("/metrics", s.serveMetrics)
+		mux.Handle("/metrics", promhttp.HandlerFor(s.prometheusRegistry(func() (metrics.Reading, bool) {
+			st, ok := s.status()
+			return st.reading, ok
+		}), promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
 		if err := s.listenHTTP("metrics", s.cfg.MetricsAddr(), mux); err != nil {
 			return err
 		}
@@ -147,10 +153,14 @@ func adminFields(name string, st *statusSnapshot) map[string]any {
 			"node_count": stats.NodeCount, "connections": connectionsJSON(st.conns)}
 	case "monitor":
 		m := map[string]any{}
-		for _, metric := range st.metrics {
+		for _, metric := range st.Metrics() {
 			switch {
 			case metric.Text != "":
 				m[metric.Name] = metric.Text
+			case math.IsNaN(metric.Value) || math.IsInf(metric.Value, 0):
+				// JSON has no NaN: Jackson quotes it, as ZooKeeper's
+				// admin server shows an empty summary's quantiles.
+				m[metric.Name] = fourlw.JavaDouble(metric.Value)
 			default:
 				m[metric.Name] = metric.Value
 			}
@@ -237,26 +247,6 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.Encode(v)
-}
-
-// serveMetrics writes the mntr figures in Prometheus' text format, under
-// ZooKeeper's Prometheus names (mntr's without the zk_ prefix); text-valued
-// ones are skipped.
-func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
-	st, ok := s.status()
-	if !ok {
-		http.Error(w, "server is stopping", http.StatusServiceUnavailable)
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-	var b strings.Builder
-	for _, m := range st.metrics {
-		if m.Text != "" {
-			continue
-		}
-		fmt.Fprintf(&b, "# TYPE %s gauge\n%s %s\n", m.Name, m.Name, fourlw.JavaDouble(m.Value))
-	}
-	w.Write([]byte(b.String()))
 }
 
 // answerFourLetterWord answers a four-letter word on the client port and

@@ -104,7 +104,7 @@ func (s *Server) acceptLoop(l clientListener) {
 		}
 		c := newConn(s, zab.ConnID(s.nextConn.Add(1)), nc, l.secure)
 		if !s.admission.admit(c.ip) {
-			s.refused.Add(1)
+			s.measured.connectionRejected.Add(1)
 			s.log.Warn("refusing connection: too many connections from this address",
 				"remote", c.remote, "max_client_cnxns", s.cfg.MaxClientCnxns)
 			nc.Close()

@@ -108,10 +108,11 @@ func (s *Server) step(in inbound) {
 		s.log.Info("connection closed", append(c.logAttrs(), "session", sessionHex(c.session))...)
 	case zab.RequestReceived:
 		s.stats.received++
-		c.inflight[ev.Xid] = time.Now()
+		c.inflight[ev.Xid] = inflightRequest{at: time.Now(), op: ev.Op}
 		c.lastOp, c.hasLastOp, c.lastCxid = ev.Op, true, ev.Xid
 	case zab.ConnectReceived:
 		s.stats.received++
+		s.measured.connectionRequests.Add(1)
 	}
 	s.peer.Step(s.now(), in.ev)
 }
@@ -153,6 +154,7 @@ func (s *Server) flushReady(timer *time.Timer) {
 	for i := range rd.Messages {
 		s.dispatch(&rd.Messages[i], now)
 	}
+	s.measureNotifications(rd.Messages)
 	for i := range rd.Snapshots {
 		s.routeSnapshot(&rd.Snapshots[i])
 	}
@@ -265,20 +267,17 @@ func (s *Server) dispatch(m *zab.Message, now time.Time) {
 			c.session, c.timeout = resp.SessionID, time.Duration(resp.TimeOut)*time.Millisecond
 		}
 	case zab.Reply:
+		frame := m.AppendFrame(nil)
+		s.measureReply(c, m, len(frame)-4, now)
 		if m.Header.Xid != wire.XidNotification {
 			s.stats.sent++
-			if t, ok := c.inflight[m.Header.Xid]; ok {
-				delete(c.inflight, m.Header.Xid)
-				ms := now.Sub(t).Milliseconds()
-				s.stats.latency.add(ms)
-				c.latency.add(ms)
-				c.lastLatency = ms
-			}
 			if m.Header.Zxid > 0 {
 				c.lastZxid = m.Header.Zxid
 			}
 			c.lastResp = now
 		}
+		c.enqueue(frame)
+		return
 	}
 	c.enqueue(m.AppendFrame(nil))
 }
@@ -319,10 +318,12 @@ func (l *latencyStats) avg() float64 {
 	return math.Floor(float64(l.total)/float64(l.count)*1e4+0.5) / 1e4
 }
 
-// serverStats are the server-wide counters of srvr and mntr.
+// serverStats are the server-wide counters of srvr and mntr that srst
+// resets.
 type serverStats struct {
 	received, sent int64
 	latency        latencyStats
+	responseSize   bufferStats
 }
 
-func (st *serverStats) reset() { *st = serverStats{} }
+func (st *serverStats) reset() { *st = serverStats{responseSize: newBufferStats()} }

@@ -18,6 +18,7 @@ import (
 	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/restore"
 	"github.com/zabd/zabd/zab/server/config"
+	"github.com/zabd/zabd/zab/server/metrics"
 	"github.com/zabd/zabd/zab/server/peernet"
 	"github.com/zabd/zabd/zab/storage"
 	"github.com/zabd/zabd/zab/storage/vfs"
@@ -95,12 +96,12 @@ type Server struct {
 	installing *int64
 
 	admission admission
-	// Counters of connections the shell closed or refused.
+	// slowReaders counts connections closed for not reading their replies.
 	slowReaders atomic.Int64
-	refused     atomic.Int64
-	// unsuccessfulHandshakes counts TLS handshakes that failed (and TLS
-	// clients on a plain port).
-	unsuccessfulHandshakes atomic.Int64
+	// metrics holds ZooKeeper's counters and summaries; measured are the
+	// ones the shell feeds.
+	metrics  *metrics.Registry
+	measured *measured
 
 	nextConn  atomic.Int64 // the last ConnID the accept loops gave
 	wg        sync.WaitGroup
@@ -147,7 +148,9 @@ func New(opts Options) (*Server, error) {
 		events:  make(chan inbound, 1024), queries: make(chan func()),
 		conns: map[zab.ConnID]*conn{}, stopping: make(chan struct{}), loopDone: make(chan struct{}),
 		admission: admission{perIP: map[string]int{}, max: cfg.MaxClientCnxns},
+		metrics:   metrics.New(),
 	}
+	s.measured = newMeasured(s.metrics)
 	if s.maxQueuedBytes <= 0 {
 		s.maxQueuedBytes = DefaultMaxQueuedBytes
 	}
@@ -197,6 +200,7 @@ func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 		X509Enabled: cfg.X509AuthEnabled, X509SuperUser: cfg.X509SuperUser,
 		Warn: func(msg string) { s.log.Warn(msg) },
 	}
+	loadStart := time.Now()
 	rec, restored, err := restore.Load(store, treeCfg)
 	if err != nil {
 		return fmt.Errorf("recover %s: %w", cfg.DataDir, err)
@@ -222,10 +226,12 @@ func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 	if err != nil {
 		return err
 	}
+	replayStart := time.Now()
 	replayed, err := restore.Replay(peer, rec)
 	if err != nil {
 		return fmt.Errorf("replay the txn log: %w", err)
 	}
+	s.measureRecovery(loadStart, replayStart, replayed)
 	s.log.Info("recovery: replayed txn log", "txns", replayed, "last_zxid", zxidHex(rec.LastZxid))
 	peer.Start()
 	s.store, s.wal, s.peer = store, rec.Log, peer
@@ -274,8 +280,8 @@ func (s *Server) now() zab.Time {
 // gracefully: listeners close, the fsync in flight finishes, the log is
 // closed. It returns a fatal error (a failed log write) if one stopped it.
 func (s *Server) Serve(ctx context.Context) error {
-	s.disk = newDiskWriter(s.wal, s.store, s.log)
-	s.snapshots = newSnapshotWriter(s.store, s.log, s.stopping, s.cfg.PurgeInterval, s.cfg.SnapRetainCount)
+	s.disk = newDiskWriter(s.wal, s.store, s.log, s.measured)
+	s.snapshots = newSnapshotWriter(s.store, s.log, s.stopping, s.cfg.PurgeInterval, s.cfg.SnapRetainCount, s.measured.snapshotTime)
 	if s.cfg.PurgeInterval > 0 {
 		s.snapshots.purge() // ZooKeeper's autopurge also runs once at start
 	}
@@ -321,6 +327,7 @@ func (s *Server) Stop() {
 func (s *Server) fatal(err error) {
 	s.fatalOnce.Do(func() {
 		s.fatalErr = err
+		s.measured.unrecoverable.Add(1)
 		s.log.Error("stopping: fatal error", "err", err)
 	})
 	s.Stop()

@@ -17,6 +17,7 @@ import (
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/server/fourlw"
+	"github.com/zabd/zabd/zab/server/metrics"
 	"github.com/zabd/zabd/zab/storage"
 )
 
@@ -27,7 +28,7 @@ type statusSnapshot struct {
 	conns      []fourlw.Connection
 	ephemerals []fourlw.SessionEphemerals
 	expiry     []fourlw.ExpirySet
-	metrics    []fourlw.Metric
+	reading    metrics.Reading // the gauges, read with the rest
 	conf       []fourlw.KeyValue
 	env        []fourlw.KeyValue
 	// The watch lists are taken only when a watch command asks for them,
@@ -77,7 +78,7 @@ func (s *Server) fillStatus(st *statusSnapshot) {
 		MinLatency: s.stats.latency.min, AvgLatency: s.stats.latency.avg(), MaxLatency: s.stats.latency.max,
 		PacketsReceived: s.stats.received, PacketsSent: s.stats.sent,
 		AliveConnections: len(s.conns), OutstandingRequests: outstanding,
-		LastZxid: s.peer.LastZxid(), NodeCount: tree.NodeCount(),
+		LastZxid: s.peer.LastZxid(), NodeCount: tree.ZooKeeperNodeCount(),
 	}
 	conns := make([]*conn, 0, len(s.conns))
 	for _, c := range s.conns {
@@ -114,34 +115,66 @@ func (s *Server) fillStatus(st *statusSnapshot) {
 	for _, at := range slices.SortedFunc(maps.Keys(byExpiry), time.Time.Compare) {
 		st.expiry = append(st.expiry, fourlw.ExpirySet{At: at, Sessions: byExpiry[at]})
 	}
-	fsyncs := s.disk.fsyncs.Load()
-	st.metrics = []fourlw.Metric{
-		{Name: "version", Text: Version},
-		{Name: "server_state", Text: cmp.Or(mode, "looking")},
-		{Name: "ephemerals_count", Value: float64(ephemeralCount)},
-		{Name: "num_alive_connections", Value: float64(len(s.conns))},
-		{Name: "avg_latency", Value: s.stats.latency.avg(), Float: true},
-		{Name: "outstanding_requests", Value: float64(outstanding)},
-		{Name: "znode_count", Value: float64(tree.NodeCount())},
-		{Name: "global_sessions", Value: float64(len(table))},
-		{Name: "local_sessions", Value: 0},
-		{Name: "packets_sent", Value: float64(s.stats.sent)},
-		{Name: "packets_received", Value: float64(s.stats.received)},
-		{Name: "watch_count", Value: float64(tree.WatchCount())},
-		{Name: "min_latency", Value: float64(s.stats.latency.min)},
-		{Name: "max_latency", Value: float64(s.stats.latency.max)},
-		{Name: "open_file_descriptor_count", Value: float64(openFDs())},
-		{Name: "max_file_descriptor_count", Value: float64(maxFDs())},
-		{Name: "uptime", Value: float64(time.Since(s.started).Milliseconds())},
-		{Name: "last_zxid", Text: zxidHex(s.peer.LastZxid())},
-		{Name: "snap_count", Value: float64(s.snapshots.count.Load())},
-		{Name: "cnt_fsynctime", Value: float64(fsyncs)},
-		{Name: "sum_fsynctime", Value: float64(time.Duration(s.disk.fsyncNanos.Load()).Milliseconds())},
-		{Name: "zabd_txns_per_fsync", Value: ratio(s.disk.batchTxns.Load(), fsyncs), Float: true},
-		{Name: "zabd_slow_reader_disconnects", Value: float64(s.slowReaders.Load())},
-		{Name: "zabd_connections_refused", Value: float64(s.refused.Load())},
+	st.reading = s.reading(cmp.Or(mode, "looking"), ephemeralCount, outstanding, len(table))
+}
+
+// reading reads the gauges for mntr and /metrics (on the event loop).
+func (s *Server) reading(state string, ephemerals int, outstanding int64, sessions int) metrics.Reading {
+	tree := s.peer.Tree()
+	m := s.measured
+	gauges := map[string]float64{
+		"ephemerals_count":            float64(ephemerals),
+		"num_alive_connections":       float64(len(s.conns)),
+		"avg_latency":                 s.stats.latency.avg(),
+		"outstanding_requests":        float64(outstanding),
+		"znode_count":                 float64(tree.ZooKeeperNodeCount()),
+		"global_sessions":             float64(sessions),
+		"non_mtls_remote_conn_count":  float64(m.nonMTLSRemote.Load()),
+		"last_client_response_size":   float64(s.stats.responseSize.last),
+		"packets_sent":                float64(s.stats.sent),
+		"packets_received":            float64(s.stats.received),
+		"max_client_response_size":    float64(s.stats.responseSize.max),
+		"connection_drop_probability": 0,
+		"watch_count":                 float64(tree.WatchCount()),
+		"auth_failed_count":           float64(m.authFailed.Load()),
+		"min_latency":                 float64(s.stats.latency.min),
+		"max_file_descriptor_count":   float64(maxFDs()),
+		"approximate_data_size":       float64(tree.ApproximateDataSize()),
+		"open_file_descriptor_count":  float64(openFDs()),
+		"local_sessions":              0,
+		"uptime":                      float64(time.Since(s.started).Milliseconds()),
+		"max_latency":                 float64(s.stats.latency.max),
+		"outstanding_tls_handshake":   float64(m.handshaking.Load()),
+		"min_client_response_size":    float64(s.stats.responseSize.min),
+		"non_mtls_local_conn_count":   float64(m.nonMTLSLocal.Load()),
 	}
-	st.metrics = append(st.metrics, s.quorumMetrics()...)
+	sets := map[string]map[string]float64{}
+	set := func(name, key string, v int64) {
+		if sets[name] == nil {
+			sets[name] = map[string]float64{}
+		}
+		sets[name][key] = float64(v)
+	}
+	for ns, q := range tree.QuotaMetrics() {
+		if q.HasLimit() {
+			set("quota_count_limit_per_namespace", ns, q.CountLimit)
+			set("quota_bytes_limit_per_namespace", ns, q.BytesLimit)
+		}
+		if q.HasUsage() {
+			set("quota_count_usage_per_namespace", ns, q.CountUsage)
+			set("quota_bytes_usage_per_namespace", ns, q.BytesUsage)
+		}
+	}
+	peerState := s.quorumGauges(gauges)
+	fsyncs := s.disk.fsyncs.Load()
+	return metrics.Reading{
+		Version: Version, State: state, PeerState: peerState, Gauges: gauges, GaugeSets: sets,
+		Own: []fourlw.Metric{
+			{Name: "zabd_txns_per_fsync", Value: ratio(s.disk.batchTxns.Load(), fsyncs), Float: true},
+			{Name: "zabd_slow_reader_disconnects", Value: float64(s.slowReaders.Load())},
+			{Name: "zabd_last_zxid", Value: float64(s.peer.LastZxid())},
+		},
+	}
 }
 
 // mode is srvr's Mode and mntr's zk_server_state: standalone, leader,
@@ -166,24 +199,22 @@ func (s *Server) mode() string {
 	return ""
 }
 
-// quorumMetrics are the ensemble's mntr lines, as ZooKeeper 3.8 prints
-// them: every member its peer state and quorum size; a leader its
-// learners, synced followers and observers, and pending syncs. Runs on
-// the event loop.
-func (s *Server) quorumMetrics() []fourlw.Metric {
+// quorumGauges adds the ensemble's gauges as ZooKeeper 3.8 registers them —
+// every member its quorum size; a leader its learners, synced followers
+// and observers, and pending syncs — and returns its zk_peer_state
+// (QuorumZooKeeperServer.dumpMonitorValues); a standalone server has
+// neither. Runs on the event loop.
+func (s *Server) quorumGauges(gauges map[string]float64) string {
 	if s.net == nil {
-		return nil
+		return ""
 	}
 	peerState := strings.ToLower(s.role.Role.String())
 	if s.role.Role != zab.RoleLooking {
 		peerState += " - " + s.role.Phase.String()
 	}
-	ms := []fourlw.Metric{
-		{Name: "peer_state", Text: peerState},
-		{Name: "quorum_size", Value: float64(len(s.peer.Voters()))},
-	}
+	gauges["quorum_size"] = float64(len(s.peer.Voters()))
 	if s.role.Role != zab.RoleLeading {
-		return ms
+		return peerState
 	}
 	learners := s.peer.Learners()
 	followers, observers := 0, 0
@@ -196,13 +227,12 @@ func (s *Server) quorumMetrics() []fourlw.Metric {
 			followers++
 		}
 	}
-	return append(ms,
-		fourlw.Metric{Name: "learners", Value: float64(len(learners))},
-		fourlw.Metric{Name: "synced_followers", Value: float64(followers)},
-		fourlw.Metric{Name: "synced_non_voting_followers", Value: 0},
-		fourlw.Metric{Name: "synced_observers", Value: float64(observers)},
-		fourlw.Metric{Name: "pending_syncs", Value: float64(s.peer.PendingSyncs())},
-	)
+	gauges["learners"] = float64(len(learners))
+	gauges["synced_followers"] = float64(followers)
+	gauges["synced_non_voting_followers"] = 0
+	gauges["synced_observers"] = float64(observers)
+	gauges["pending_syncs"] = float64(s.peer.PendingSyncs())
+	return peerState
 }
 
 // watchLists groups the data table's watches (the ones ZooKeeper 3.8's
@@ -358,11 +388,7 @@ func maxFDs() uint64 {
 // sent nothing, has no session, and expires as a sessionless connection.
 func (st *statusSnapshot) addAsker(c *conn, sessionless time.Duration) {
 	st.stats.AliveConnections++
-	for i := range st.metrics {
-		if st.metrics[i].Name == "num_alive_connections" {
-			st.metrics[i].Value++
-		}
-	}
+	st.reading.Gauges["num_alive_connections"]++
 	asker := fourlw.Connection{Remote: c.remote, Received: 1, Expires: time.Now().Add(sessionless).Truncate(st.srv.cfg.TickTime)}
 	st.conns = append(st.conns, asker)
 	slices.SortStableFunc(st.conns, func(a, b fourlw.Connection) int { return a.Expires.Compare(b.Expires) })
@@ -376,7 +402,7 @@ func (st *statusSnapshot) Env() []fourlw.KeyValue                 { return st.en
 func (st *statusSnapshot) DirSizes() (int64, int64)               { return st.dataDirSize, st.logDirSize }
 func (st *statusSnapshot) SessionExpiry() []fourlw.ExpirySet      { return st.expiry }
 func (st *statusSnapshot) Ephemerals() []fourlw.SessionEphemerals { return st.ephemerals }
-func (st *statusSnapshot) Metrics() []fourlw.Metric               { return st.metrics }
+func (st *statusSnapshot) Metrics() []fourlw.Metric               { return st.srv.monitorLines(st.reading) }
 func (st *statusSnapshot) ReadOnly() bool                         { return false }
 func (st *statusSnapshot) Serving() bool                          { return st.serving }
 
@@ -410,6 +436,12 @@ func (st *statusSnapshot) ResetConnectionStats() {
 	})
 }
 
+// ResetServerStats is srst: the server's counters and, with ZooKeeper's
+// default metrics provider, every counter and summary of the catalogue (its
+// Prometheus provider ignores the reset).
 func (st *statusSnapshot) ResetServerStats() {
 	st.srv.query(func() { st.srv.stats.reset() })
+	if !st.srv.cfg.MetricsEnabled {
+		st.srv.metrics.Reset()
+	}
 }

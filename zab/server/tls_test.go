@@ -261,5 +261,10 @@ func TestBadTLSClientsAreRefusedAndLogged(t *testing.T) {
 			require.NoError(t, err, "the secure port still serves")
 		})
 	}
-	assert.Equal(t, int64(5), f.unsuccessfulHandshakes.Load())
+	st, ok := f.status()
+	require.True(t, ok)
+	lines := st.Metrics()
+	assert.Equal(t, 4.0, metricNamed(lines, "unsuccessful_handshake").Value, "the four failed handshakes (a TLS client on the plain port has none)")
+	assert.Equal(t, 4.0, metricNamed(lines, "auth_failed_count").Value, "ZooKeeper counts a failed handshake as a failed authentication")
+	assert.Equal(t, 0.0, metricNamed(lines, "outstanding_tls_handshake").Value)
 }

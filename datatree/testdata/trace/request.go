@@ -32,15 +32,7 @@ var opCodes = func() map[string]wire.OpCode {
 // IsWrite reports whether requests of type op become txns (each takes a
 // zxid, a failed one as an error txn), as opposed to reads answered from the
 // applied tree.
-func IsWrite(op wire.OpCode) bool {
-	switch op {
-	case wire.OpCreate, wire.OpCreate2, wire.OpCreateContainer, wire.OpCreateTTL, wire.OpDelete,
-		wire.OpSetData, wire.OpSetACL, wire.OpCheck, wire.OpMulti, wire.OpCloseSession,
-		wire.OpDeleteContainer, wire.OpReconfig:
-		return true
-	}
-	return false
-}
+func IsWrite(op wire.OpCode) bool { return op.IsWrite() }
 
 // Bytes returns the request data as sent: nil when Data is absent.
 func (r *Request) Bytes() []byte {

@@ -148,6 +148,9 @@ type Config struct {
 	MetricsEnabled bool
 	MetricsHost    string
 	MetricsPort    int
+	// MetricsExportJvmInfo is metricsProvider.exportJvmInfo: the provider
+	// also exports the process's metrics (zabd: process_* and Go's go_*).
+	MetricsExportJvmInfo bool
 
 	ForceSync bool
 
@@ -195,6 +198,7 @@ func Default() *Config {
 		AdminPort:               DefaultAdminPort,
 		MetricsHost:             DefaultMetricsHost,
 		MetricsPort:             DefaultMetricsPort,
+		MetricsExportJvmInfo:    true,
 		ForceSync:               true,
 		ContainerCheckInterval:  DefaultContainerCheckInterval,
 		ContainerMaxPerMinute:   DefaultContainerMaxPerMinute,
@@ -439,6 +443,10 @@ func (c *Config) setMetrics(p property) error {
 		return setInt(&c.MetricsPort, p.Value, 0, 65535)
 	case "httpHost":
 		return setHost(&c.MetricsHost, p.Value)
+	case "exportJvmInfo":
+		// Java's Boolean.parseBoolean: anything but "true" is false.
+		c.MetricsExportJvmInfo = strings.EqualFold(p.Value, "true")
+		return nil
 	}
 	c.warn(p, "accepted; has no effect in zabd")
 	return nil

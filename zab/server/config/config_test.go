@@ -34,6 +34,7 @@ func TestDefaultsOfAMinimalFile(t *testing.T) {
 	assert.True(t, cfg.AdminEnabled)
 	assert.Equal(t, "0.0.0.0:8080", cfg.AdminAddr())
 	assert.False(t, cfg.MetricsEnabled)
+	assert.True(t, cfg.MetricsExportJvmInfo, "ZooKeeper's Prometheus provider exports the JVM's metrics by default")
 	assert.True(t, cfg.ForceSync)
 	assert.Equal(t, time.Minute, cfg.ContainerCheckInterval)
 	assert.Equal(t, "0.0.0.0:2181", cfg.ClientAddr())
@@ -65,6 +66,7 @@ admin.serverPort=9090
 metricsProvider.className=org.apache.zookeeper.metrics.prometheus.PrometheusMetricsProvider
 metricsProvider.httpPort=7001
 metricsProvider.httpHost=127.0.0.1
+metricsProvider.exportJvmInfo=false
 forceSync=no
 DigestAuthenticationProvider.superDigest=super:D/InIHSb7yEEbrWz8b9l71RjZJU=
 znode.container.checkIntervalMs=500
@@ -89,6 +91,7 @@ enforceQuota=true
 	assert.Equal(t, "127.0.0.1:9090", cfg.AdminAddr())
 	assert.True(t, cfg.MetricsEnabled)
 	assert.Equal(t, "127.0.0.1:7001", cfg.MetricsAddr())
+	assert.False(t, cfg.MetricsExportJvmInfo)
 	assert.False(t, cfg.ForceSync)
 	assert.Equal(t, "super:D/InIHSb7yEEbrWz8b9l71RjZJU=", cfg.SuperDigest)
 	assert.Equal(t, 500*time.Millisecond, cfg.ContainerCheckInterval)
