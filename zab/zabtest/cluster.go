@@ -767,6 +767,16 @@ func describeItem(it *item) string {
 		if wire.Unmarshal(qp.Data, &a) == nil {
 			s += fmt.Sprintf(" currentEpoch=%d", a.CurrentEpoch)
 		}
+	case wire.PacketRevalidate:
+		// The learner asks with the timeout; the leader answers whether the
+		// session is valid. The two records differ in length.
+		var rq wire.RevalidateRequest
+		var rp wire.RevalidateReply
+		if wire.Unmarshal(qp.Data, &rq) == nil {
+			s += fmt.Sprintf(" session=%#x timeout=%d", rq.SessionID, rq.Timeout)
+		} else if wire.Unmarshal(qp.Data, &rp) == nil {
+			s += fmt.Sprintf(" session=%#x valid=%t", rp.SessionID, rp.Valid)
+		}
 	case wire.PacketPing:
 		var pt wire.PingTouches
 		if len(qp.Data) > 0 && wire.Unmarshal(qp.Data, &pt) == nil {

@@ -57,7 +57,7 @@ func NewInteraction(seed uint64) *Interaction {
 	return &Interaction{seed: seed, hidden: map[string]bool{}, digestAt: map[int64]seenDigest{}, applied: map[*zab.Peer]int64{}}
 }
 
-type handler func(e *Interaction, t *testing.T, d *datadriven.TestData) string
+type handler func(e *Interaction, t testing.TB, d *datadriven.TestData) string
 
 var handlers map[string]handler
 
@@ -96,7 +96,7 @@ func init() {
 // Handle runs one command of a script and returns what it printed: the
 // Trace lines it produced (less the hidden kinds), then the command's own
 // output, or "ok" if there is neither.
-func (e *Interaction) Handle(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) Handle(t testing.TB, d *datadriven.TestData) string {
 	h, ok := handlers[d.Cmd]
 	if !ok {
 		names := make([]string, 0, len(handlers))
@@ -142,7 +142,7 @@ func (e *Interaction) Handle(t *testing.T, d *datadriven.TestData) string {
 }
 
 // checkInvariants fails the test on Agreement or monotonicity violations.
-func (e *Interaction) checkInvariants(t *testing.T, d *datadriven.TestData) {
+func (e *Interaction) checkInvariants(t testing.TB, d *datadriven.TestData) {
 	t.Helper()
 	for _, n := range e.C.Nodes {
 		p := n.Peer
@@ -190,7 +190,7 @@ func traceKind(line string) string {
 
 // Argument helpers. A bad argument is the script's fault: Fatalf names it.
 
-func argInt(t *testing.T, d *datadriven.TestData, key string, def int64) int64 {
+func argInt(t testing.TB, d *datadriven.TestData, key string, def int64) int64 {
 	arg, ok := d.Arg(key)
 	if !ok {
 		return def
@@ -202,7 +202,7 @@ func argInt(t *testing.T, d *datadriven.TestData, key string, def int64) int64 {
 	return v
 }
 
-func argInts(t *testing.T, d *datadriven.TestData, key string) []int64 {
+func argInts(t testing.TB, d *datadriven.TestData, key string) []int64 {
 	arg, ok := d.Arg(key)
 	if !ok {
 		d.Fatalf(t, "missing argument %s", key)
@@ -226,7 +226,7 @@ func argString(d *datadriven.TestData, key, def string) string {
 }
 
 // bareInts reads a command's bare numeric arguments ("crash 1 2").
-func bareInts(t *testing.T, d *datadriven.TestData) []int64 {
+func bareInts(t testing.TB, d *datadriven.TestData) []int64 {
 	var out []int64
 	for _, a := range d.CmdArgs {
 		if len(a.Vals) != 0 {
@@ -246,7 +246,7 @@ func bareInts(t *testing.T, d *datadriven.TestData) []int64 {
 
 // bareDuration reads the duration a command takes as its first bare
 // argument ("advance 200ms").
-func bareDuration(t *testing.T, d *datadriven.TestData) time.Duration {
+func bareDuration(t testing.TB, d *datadriven.TestData) time.Duration {
 	if len(d.CmdArgs) == 0 || len(d.CmdArgs[0].Vals) != 0 {
 		d.Fatalf(t, "%s: want a duration first", d.Cmd)
 	}
@@ -258,7 +258,7 @@ func bareDuration(t *testing.T, d *datadriven.TestData) time.Duration {
 }
 
 // node returns the member a script names, failing on an unknown id.
-func (e *Interaction) node(t *testing.T, d *datadriven.TestData, id int64) *Node {
+func (e *Interaction) node(t testing.TB, d *datadriven.TestData, id int64) *Node {
 	n := e.C.Node(id)
 	if n == nil {
 		d.Fatalf(t, "%s: there is no server %d", d.Cmd, id)
@@ -266,7 +266,7 @@ func (e *Interaction) node(t *testing.T, d *datadriven.TestData, id int64) *Node
 	return n
 }
 
-func (e *Interaction) client(t *testing.T, d *datadriven.TestData) *ClusterClient {
+func (e *Interaction) client(t testing.TB, d *datadriven.TestData) *ClusterClient {
 	i := argInt(t, d, "client", 0)
 	if i < 1 || i > int64(len(e.clients)) {
 		d.Fatalf(t, "%s: there is no client %d", d.Cmd, i)

@@ -27,7 +27,7 @@ import (
 // leader's log serves a synchronization (Node.LogReadLimit): small ones
 // force SNAP. down leaves every member crashed with an empty disk, for
 // write-log and restart.
-func (e *Interaction) addNodes(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) addNodes(t testing.TB, d *datadriven.TestData) string {
 	if e.C != nil {
 		d.Fatalf(t, "add-nodes: the ensemble exists already")
 	}
@@ -92,7 +92,7 @@ func (e *Interaction) addNodes(t *testing.T, d *datadriven.TestData) string {
 // votes and pings are election notifications and PING packets (sent and
 // delivered; a PING that reports session touches always shows); sends are the sends of every other packet (their deliveries
 // still show); disk is appends and durability reports.
-func (e *Interaction) trace(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) trace(t testing.TB, d *datadriven.TestData) string {
 	kinds := map[string]bool{"votes": true, "pings": true, "sends": true, "disk": true}
 	for _, key := range []string{"hide", "show"} {
 		arg, ok := d.Arg(key)
@@ -114,7 +114,7 @@ func (e *Interaction) trace(t *testing.T, d *datadriven.TestData) string {
 // they lead to wait):
 //
 //	stabilize [max=N] [channel=quorum|votes]
-func (e *Interaction) stabilize(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) stabilize(t testing.TB, d *datadriven.TestData) string {
 	max := int(argInt(t, d, "max", 100000))
 	if n := e.C.StabilizeOn(channelArg(t, d), max); n == max {
 		return fmt.Sprintf("stopped after %d deliveries: messages still in flight\n", n)
@@ -123,7 +123,7 @@ func (e *Interaction) stabilize(t *testing.T, d *datadriven.TestData) string {
 }
 
 // channelArg reads channel=quorum|votes; without it, both.
-func channelArg(t *testing.T, d *datadriven.TestData) Channel {
+func channelArg(t testing.TB, d *datadriven.TestData) Channel {
 	switch argString(d, "channel", "") {
 	case "":
 		return AnyChannel
@@ -142,7 +142,7 @@ func channelArg(t *testing.T, d *datadriven.TestData) Channel {
 // votes, or the other way round):
 //
 //	deliver from=1 to=2 [count=N] [drop] [channel=quorum|votes]
-func (e *Interaction) deliver(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) deliver(t testing.TB, d *datadriven.TestData) string {
 	from, to := argInt(t, d, "from", 0), argInt(t, d, "to", 0)
 	count := argInt(t, d, "count", 1)
 	ch := channelArg(t, d)
@@ -157,7 +157,7 @@ func (e *Interaction) deliver(t *testing.T, d *datadriven.TestData) string {
 // advance moves the clock and ticks every member whose wakeup came:
 //
 //	advance 200ms
-func (e *Interaction) advance(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) advance(t testing.TB, d *datadriven.TestData) string {
 	e.C.Advance(bareDuration(t, d))
 	return ""
 }
@@ -165,7 +165,7 @@ func (e *Interaction) advance(t *testing.T, d *datadriven.TestData) string {
 // run alternates stabilize and advance(step) for the duration:
 //
 //	run 2s [step=50ms]
-func (e *Interaction) run(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) run(t testing.TB, d *datadriven.TestData) string {
 	total := bareDuration(t, d)
 	step, err := time.ParseDuration(argString(d, "step", "50ms"))
 	if err != nil || step <= 0 {
@@ -178,7 +178,7 @@ func (e *Interaction) run(t *testing.T, d *datadriven.TestData) string {
 // crash stops members as a power failure would:
 //
 //	crash 2 [3 ...]
-func (e *Interaction) crash(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) crash(t testing.TB, d *datadriven.TestData) string {
 	for _, id := range bareInts(t, d) {
 		if e.node(t, d, id).Peer == nil {
 			d.Fatalf(t, "crash: server %d is down already", id)
@@ -191,7 +191,7 @@ func (e *Interaction) crash(t *testing.T, d *datadriven.TestData) string {
 // restart starts crashed members from their disks:
 //
 //	restart 2 [3 ...]
-func (e *Interaction) restart(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) restart(t testing.TB, d *datadriven.TestData) string {
 	for _, id := range bareInts(t, d) {
 		if e.node(t, d, id).Peer != nil {
 			d.Fatalf(t, "restart: server %d is running", id)
@@ -204,7 +204,7 @@ func (e *Interaction) restart(t *testing.T, d *datadriven.TestData) string {
 // hold keeps members' appends from becoming durable:
 //
 //	hold 2 [3 ...]
-func (e *Interaction) hold(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) hold(t testing.TB, d *datadriven.TestData) string {
 	for _, id := range bareInts(t, d) {
 		e.node(t, d, id)
 		e.C.Hold(id)
@@ -215,7 +215,7 @@ func (e *Interaction) hold(t *testing.T, d *datadriven.TestData) string {
 // release makes members' appends durable again, everything held first:
 //
 //	release 2 [3 ...]
-func (e *Interaction) release(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) release(t testing.TB, d *datadriven.TestData) string {
 	for _, id := range bareInts(t, d) {
 		e.node(t, d, id)
 		e.C.Release(id)
@@ -226,7 +226,7 @@ func (e *Interaction) release(t *testing.T, d *datadriven.TestData) string {
 // partition cuts all traffic between groups of members:
 //
 //	partition 1 | 2 3
-func (e *Interaction) partition(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) partition(t testing.TB, d *datadriven.TestData) string {
 	var groups [][]int64
 	cur := []int64{}
 	for _, a := range d.CmdArgs {
@@ -254,20 +254,20 @@ func (e *Interaction) partition(t *testing.T, d *datadriven.TestData) string {
 }
 
 // heal ends every partition.
-func (e *Interaction) heal(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) heal(t testing.TB, d *datadriven.TestData) string {
 	e.C.Heal()
 	return "healed\n"
 }
 
 // status prints each member's role, epochs, zxids and digest.
-func (e *Interaction) status(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) status(t testing.TB, d *datadriven.TestData) string {
 	return e.C.Status()
 }
 
 // logs prints each member's txn log, with what is durable:
 //
 //	logs [2 3 ...]
-func (e *Interaction) logs(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) logs(t testing.TB, d *datadriven.TestData) string {
 	ids := []int64{}
 	if len(d.CmdArgs) > 0 {
 		ids = bareInts(t, d)
@@ -299,7 +299,7 @@ func (e *Interaction) logs(t *testing.T, d *datadriven.TestData) string {
 //	write-log node=(1,2,3) from=0x1fffffffd count=2 [accepted=1] [current=1]
 //
 // The txns are appended after what the disks hold, and durable.
-func (e *Interaction) writeLog(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) writeLog(t testing.TB, d *datadriven.TestData) string {
 	first := argInt(t, d, "from", 0)
 	count := argInt(t, d, "count", 1)
 	var b strings.Builder
@@ -343,7 +343,7 @@ func (e *Interaction) writeLog(t *testing.T, d *datadriven.TestData) string {
 // its type calls for: a txn (a create of path) for PROPOSAL and INFORM,
 // LeaderInfo, AckEpoch (current-epoch, default -1) or LearnerInfo (the
 // sender's id). truncate cuts that payload to N bytes.
-func (e *Interaction) inject(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) inject(t testing.TB, d *datadriven.TestData) string {
 	from, to := argInt(t, d, "from", 0), argInt(t, d, "to", 0)
 	typ := parsePacketType(t, d, argString(d, "type", ""))
 	qp := wire.QuorumPacket{Type: typ, Zxid: argInt(t, d, "zxid", 0)}
@@ -386,7 +386,7 @@ func (n *Node) treeForInjection() *datatree.Tree {
 	return datatree.New(n.Cfg.Tree)
 }
 
-func parsePacketType(t *testing.T, d *datadriven.TestData, s string) wire.PacketType {
+func parsePacketType(t testing.TB, d *datadriven.TestData, s string) wire.PacketType {
 	if v, err := strconv.ParseInt(s, 0, 32); err == nil {
 		return wire.PacketType(v)
 	}
@@ -403,7 +403,7 @@ func parsePacketType(t *testing.T, d *datadriven.TestData, s string) wire.Packet
 // session, or resuming an earlier client's session:
 //
 //	connect node=2 [session-of=1] [timeout=4000]
-func (e *Interaction) connect(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) connect(t testing.TB, d *datadriven.TestData) string {
 	n := e.node(t, d, argInt(t, d, "node", 0))
 	if n.Peer == nil {
 		d.Fatalf(t, "connect: server %d is down", n.ID)
@@ -427,7 +427,7 @@ func (e *Interaction) connect(t *testing.T, d *datadriven.TestData) string {
 // create sends a create:
 //
 //	create client=1 path=/a [data=x] [ephemeral] [sequential]
-func (e *Interaction) create(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) create(t testing.TB, d *datadriven.TestData) string {
 	cl := e.client(t, d)
 	mode := wire.ModePersistent
 	if d.HasArg("ephemeral") {
@@ -444,7 +444,7 @@ func (e *Interaction) create(t *testing.T, d *datadriven.TestData) string {
 // set sends a setData of any version:
 //
 //	set client=1 path=/a data=y
-func (e *Interaction) set(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) set(t testing.TB, d *datadriven.TestData) string {
 	cl := e.client(t, d)
 	cl.Send(wire.OpSetData, &wire.SetDataRequest{Path: argString(d, "path", ""), Data: []byte(argString(d, "data", "")), Version: -1})
 	return ""
@@ -453,25 +453,25 @@ func (e *Interaction) set(t *testing.T, d *datadriven.TestData) string {
 // delete sends a delete of any version:
 //
 //	delete client=1 path=/a
-func (e *Interaction) delete(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) delete(t testing.TB, d *datadriven.TestData) string {
 	cl := e.client(t, d)
 	cl.Send(wire.OpDelete, &wire.PathVersionRequest{Path: argString(d, "path", ""), Version: -1})
 	return ""
 }
 
-// get sends a getData without a watch:
+// get sends a getData, leaving a data watch with watch:
 //
-//	get client=1 path=/a
-func (e *Interaction) get(t *testing.T, d *datadriven.TestData) string {
+//	get client=1 path=/a [watch]
+func (e *Interaction) get(t testing.TB, d *datadriven.TestData) string {
 	cl := e.client(t, d)
-	cl.Send(wire.OpGetData, &wire.PathWatchRequest{Path: argString(d, "path", "")})
+	cl.Send(wire.OpGetData, &wire.PathWatchRequest{Path: argString(d, "path", ""), Watch: d.HasArg("watch")})
 	return ""
 }
 
 // sync sends a sync:
 //
 //	sync client=1 [path=/]
-func (e *Interaction) sync(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) sync(t testing.TB, d *datadriven.TestData) string {
 	cl := e.client(t, d)
 	cl.Send(wire.OpSync, &wire.PathRequest{Path: argString(d, "path", "/")})
 	return ""
@@ -480,7 +480,7 @@ func (e *Interaction) sync(t *testing.T, d *datadriven.TestData) string {
 // ping sends a client ping (what keeps an idle session alive):
 //
 //	ping client=1
-func (e *Interaction) ping(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) ping(t testing.TB, d *datadriven.TestData) string {
 	cl := e.client(t, d)
 	cl.SendXid(wire.XidPing, wire.OpPing, nil)
 	return ""
@@ -489,7 +489,7 @@ func (e *Interaction) ping(t *testing.T, d *datadriven.TestData) string {
 // closeSession sends closeSession:
 //
 //	close client=1
-func (e *Interaction) closeSession(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) closeSession(t testing.TB, d *datadriven.TestData) string {
 	cl := e.client(t, d)
 	cl.Send(wire.OpCloseSession, nil)
 	return ""
@@ -498,7 +498,7 @@ func (e *Interaction) closeSession(t *testing.T, d *datadriven.TestData) string 
 // hangUp closes a client's connection without closing its session:
 //
 //	hang-up client=1
-func (e *Interaction) hangUp(t *testing.T, d *datadriven.TestData) string {
+func (e *Interaction) hangUp(t testing.TB, d *datadriven.TestData) string {
 	cl := e.client(t, d)
 	cl.c.logf("%d: c%d hung up", cl.Node.ID, cl.Conn)
 	cl.c.Step(cl.Node, zab.ConnClosed{Conn: cl.Conn})
