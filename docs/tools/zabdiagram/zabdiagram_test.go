@@ -12,41 +12,200 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var block = regexp.MustCompile("(?s)<!-- zabdiagram ([a-z-]+) -->\n```mermaid\n(.*?)```")
+// The tests run in docs/tools/zabdiagram; the repository root is three up,
+// and the walkthrough's commands name scripts from there.
+var root = filepath.Join("..", "..", "..")
 
-// TestWalkthroughDiagramsAreWhatTheCommandPrints: every diagram in the
-// walkthrough marked with its scenario is exactly what
-// `go run ./docs/tools/zabdiagram SCENARIO` prints today, and every
-// scenario has its diagram there.
-func TestWalkthroughDiagramsAreWhatTheCommandPrints(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "..", "zab-walkthrough.md"))
-	require.NoError(t, err)
-	seen := map[string]bool{}
-	for _, m := range block.FindAllStringSubmatch(string(doc), -1) {
-		name, inDoc := m[1], m[2]
-		require.Contains(t, scenarios, name, "the walkthrough names an unknown scenario")
-		var out bytes.Buffer
-		require.NoError(t, render(&out, name))
-		assert.Equal(t, out.String(), inDoc, "docs/zab-walkthrough.md's %s diagram is stale: paste `go run ./docs/tools/zabdiagram %s`", name, name)
-		seen[name] = true
+// diagram is what `go run ./docs/tools/zabdiagram ARGS` prints, run from
+// the repository root.
+func diagram(t *testing.T, args ...string) string {
+	t.Helper()
+	var from, to string
+	var script string
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "-from":
+			i++
+			from = args[i]
+		case "-to":
+			i++
+			to = args[i]
+		default:
+			require.Empty(t, script, "two scripts in %q", args)
+			script = args[i]
+		}
 	}
-	for _, name := range scenarioNames() {
-		assert.True(t, seen[name], "scenario %s has no diagram in the walkthrough", name)
+	var out bytes.Buffer
+	require.NoError(t, render(&out, filepath.Join(root, script), from, to))
+	return out.String()
+}
+
+// shellWords splits a command line as sh would for the simple quoting the
+// walkthrough uses: words separated by spaces, single quotes around words
+// that hold spaces.
+func shellWords(t *testing.T, s string) []string {
+	var words []string
+	for s = strings.TrimSpace(s); s != ""; s = strings.TrimSpace(s) {
+		if s[0] == '\'' {
+			end := strings.IndexByte(s[1:], '\'')
+			require.GreaterOrEqual(t, end, 0, "unbalanced quote in %q", s)
+			words = append(words, s[1:end+1])
+			s = s[end+2:]
+			continue
+		}
+		w, rest, _ := strings.Cut(s, " ")
+		words = append(words, w)
+		s = rest
+	}
+	return words
+}
+
+var (
+	commandAndDiagram = regexp.MustCompile("(?s)`go run \\./docs/tools/zabdiagram ([^`]*)`\n\n```mermaid\n(.*?)```")
+	anyDiagram        = regexp.MustCompile("(?m)^```mermaid$")
+)
+
+// TestWalkthroughDiagramsAreWhatTheCommandPrints: every mermaid diagram in
+// the walkthrough comes right after the command that prints it, and is
+// exactly what that command prints today.
+func TestWalkthroughDiagramsAreWhatTheCommandPrints(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "zab-walkthrough.md"))
+	require.NoError(t, err)
+	blocks := commandAndDiagram.FindAllStringSubmatch(string(doc), -1)
+	require.NotEmpty(t, blocks, "the walkthrough has no diagram")
+	assert.Len(t, blocks, len(anyDiagram.FindAllString(string(doc), -1)),
+		"every mermaid diagram in the walkthrough must follow the zabdiagram command that prints it, so that this test checks it")
+	for _, m := range blocks {
+		args, inDoc := m[1], m[2]
+		assert.Equal(t, diagram(t, shellWords(t, args)...), inDoc,
+			"docs/zab-walkthrough.md's diagram is stale: paste the output of `go run ./docs/tools/zabdiagram %s`", args)
 	}
 }
 
-func TestDiagramsShowEachPhase(t *testing.T) {
-	var out bytes.Buffer
-	require.NoError(t, render(&out, "elect-and-write"))
-	d := out.String()
-	for _, step := range []string{"vote LOOKING", "FOLLOWERINFO", "LEADERINFO", "ACKEPOCH", "DIFF", "NEWLEADER", "UPTODATE", "PROPOSAL", "COMMIT", "create /a"} {
-		assert.Contains(t, d, step)
+// TestDiagramsShowWhatTheWalkthroughSays: the facts the walkthrough's text
+// reads off each diagram are in it, in the order the text gives.
+func TestDiagramsShowWhatTheWalkthroughSays(t *testing.T) {
+	const dir = "zab/testdata/interaction/"
+	inOrder := func(d string, steps ...string) {
+		t.Helper()
+		at := 0
+		for _, s := range steps {
+			i := strings.Index(d[at:], s)
+			if !assert.GreaterOrEqual(t, i, 0, "%q missing, or out of order, after position %d of\n%s", s, at, d) {
+				return
+			}
+			at += i + len(s)
+		}
 	}
-	out.Reset()
-	require.NoError(t, render(&out, "diff-after-restart"))
-	d = out.String()
-	assert.Contains(t, d, "crashed")
-	i := strings.Index(d, "restarting")
-	require.Positive(t, i)
-	assert.Regexp(t, `S\d->>S\d: DIFF 0x100000002\n(.*\n)*.*PROPOSAL 0x100000002 create /b`, d[i:], "after its restart the member gets the missed write by DIFF")
+
+	d := diagram(t, dir+"election_3.txt")
+	inOrder(d, "S1->>S2: vote LOOKING leader=1", "S3->>S1: vote LOOKING leader=3", "Note over S1: becomes following (discovery) leader=3",
+		"S2->>S3: FOLLOWERINFO 0x0", "Note over S3: persist acceptedEpoch=1 currentEpoch=0", "S3->>S2: LEADERINFO 0x100000000",
+		"Note over S2: persist acceptedEpoch=1 currentEpoch=0", "S2->>S3: ACKEPOCH", "Note over S3: persist acceptedEpoch=1 currentEpoch=1",
+		"S3->>S2: DIFF 0x0", "S3->>S2: NEWLEADER 0x100000000", "Note over S2: persist acceptedEpoch=1 currentEpoch=1",
+		"S2->>S3: ACK 0x100000000", "epoch 1 established", "S3->>S2: UPTODATE")
+	assert.NotContains(t, d, "send to", "sends are drawn at delivery only")
+
+	d = diagram(t, "-from", "create client=1 path=/a data=x", "-to", "stabilize", dir+"sync_diff.txt")
+	inOrder(d, "C1->>S2: xid=1 create /a", "S2->>S3: REQUEST -1 create", "Note over S3: append 0x100000002",
+		"S3->>S1: PROPOSAL 0x100000002", "Note over S1: durable up to 0x100000002", "S1->>S3: ACK 0x100000002",
+		"S3->>S1: COMMIT 0x100000002", "S2->>C1: reply xid=1 zxid=0x100000002 ok /a")
+	assert.NotContains(t, d, "crashed", "-to stops at the first stabilize after -from")
+
+	d = diagram(t, "-from", "crash 1", "-to", "logs", dir+"sync_diff.txt")
+	inOrder(d, "Note over S1: crashed", "S1->>S3: ACKEPOCH 0x100000002", "S3->>S1: DIFF 0x100000004",
+		"S3->>S1: PROPOSAL 0x100000003", "S3->>S1: COMMIT 0x100000003", "S3->>S1: PROPOSAL 0x100000004",
+		"S3->>S1: NEWLEADER", "S1->>S3: ACK 0x100000000", "S3->>S1: UPTODATE")
+
+	d = diagram(t, "-from", "hold 3 1", "-to", "status", dir+"zk1154_follower_ahead.txt")
+	inOrder(d, "S3->>S2: PROPOSAL 0x100000002 create /a", "Note over S2: durable up to 0x100000002",
+		"Note over S2: crashed (durable up to 0x100000002)", "Note over S3: crashed (durable up to 0x100000001)",
+		"S3->>S1: LEADERINFO 0x200000000", "S3->>S1: COMMIT 0x200000002",
+		"S2->>S3: ACKEPOCH 0x100000002 currentEpoch=1", "S3->>S2: TRUNC 0x100000001", "Note over S2: truncate log after 0x100000001",
+		"S3->>S2: PROPOSAL 0x200000001", "S3->>S2: NEWLEADER 0x200000000", "S3->>S2: UPTODATE")
+	assert.NotContains(t, d, "S3->>S2: DIFF", "ZOOKEEPER-1154: the follower ahead must not be sent a DIFF")
+
+	d = diagram(t, "-from", "crash 1", "-to", "status", dir+"sync_snap.txt")
+	inOrder(d, "Note over S1: crashed (durable up to 0x100000002)", "S3->>S2: COMMIT 0x100000005",
+		"S1->>S3: ACKEPOCH 0x100000002", "by SNAP", "S3->>S1: SNAP 0x100000005", "Note over S1: snapshot written at 0x100000005",
+		"S3->>S1: NEWLEADER", "S1->>S3: ACK 0x100000000")
+	assert.NotContains(t, d, "S3->>S1: PROPOSAL", "SNAP sends the tree, not the txns")
+
+	d = diagram(t, "-from", "connect node=4", "-to", "get client=1 path=/a", dir+"observer.txt")
+	assert.Contains(t, d, "participant S4 as server 4 (observer)")
+	inOrder(d, "S4->>S3: REQUEST -1 create session", "S3->>S1: PROPOSAL 0x100000002 create /a", "S1->>S3: ACK 0x100000002",
+		"S3->>S1: COMMIT 0x100000002", "S3->>S4: INFORM 0x100000002 create /a", "S4->>C1: reply xid=1 zxid=0x100000002 ok /a")
+	assert.NotRegexp(t, `S3->>S4: (PROPOSAL|COMMIT)|S4->>S3: ACK`, d, "an observer is sent INFORM only and ACKs nothing")
+
+	d = diagram(t, "-from", "connect node=1 timeout=1000", dir+"session_moves.txt")
+	inOrder(d, "C1->>S1: connect (new session)", "S1->>S3: REQUEST -1 createSession session=0x18", "S3->>S1: PROPOSAL 0x100000001 createSession",
+		"S1->>C1: connect session=0x18", "S1->>S3: PING 0x100000002 touch=0x18", "C1-xS1: hangs up",
+		"C2->>S2: connect (resume 0x18", "S2->>S3: REVALIDATE -1 session=0x18", "S3->>S2: REVALIDATE -1 session=0x18bcfe568000000 valid=true",
+		"S2->>C2: connect session=0x18", "S2->>S3: PING 0x100000002 touch=0x18", "C2-xS2: hangs up",
+		"S3->>S1: PROPOSAL 0x100000003 closeSession session=0x18", "S3->>S2: COMMIT 0x100000003",
+		"S3->>C3: reply xid=1 zxid=0x100000004 NoNode", "S3->>S1: REVALIDATE -1 session=0x18bcfe568000000 valid=false", "S1->>C4: connect refused")
+
+	d = diagram(t, "-from", "get client=1 path=/a watch", dir+"watch_before_data.txt")
+	inOrder(d, "S1->>C1: reply xid=1 zxid=0x100000003 ok \"v1\"", "S2->>S3: REQUEST -1 setData", "S1->>S3: REQUEST -1 create",
+		"S3->>S1: PROPOSAL 0x100000004 setData /a", "S3->>S1: PROPOSAL 0x100000005 create /b",
+		"S3->>S1: COMMIT 0x100000004", "S1->>C1: event NodeDataChanged /a", "S3->>S1: COMMIT 0x100000005",
+		"S1->>C1: reply xid=2 zxid=0x100000005 ok /b", "S1->>C1: reply xid=3 zxid=0x100000005 ok \"v2\"")
+}
+
+// TestEveryLineKind: each kind of trace line becomes the arrow or note it
+// stands for.
+func TestEveryLineKind(t *testing.T) {
+	for line, want := range map[string]string{
+		"3->1 PROPOSAL 0x100000002 create /a":                  "S3->>S1: PROPOSAL 0x100000002 create /a",
+		"3->1 dropped PING 0x0":                                "S3-xS1: PING 0x0 (dropped)",
+		"4->3 lost on a closed connection: PING 0x1 touch=0x4": "S4-xS3: PING 0x1 touch=0x4 (lost on a closed connection)",
+		"3->4 connection closed":                               "S3--)S4: connection closed",
+		"2->1 injected LEADERINFO 0x100000000":                 "S2->>S1: LEADERINFO 0x100000000",
+		"1<->2 connection broken":                              "Note over S1,S2: connection broken",
+		"1: send to 3: FOLLOWERINFO 0x0":                       "",
+		"3: close the connection to 4":                         "",
+		"3: c1 connects for a new session":                     "C1->>S3: connect (new session)",
+		"2: c2 connects to resume session 0x18":                "C2->>S2: connect (resume 0x18)",
+		"3: c1 request xid=1 create /a":                        "C1->>S3: xid=1 create /a",
+		"3: c1 reply xid=1 zxid=0x2 ok /a":                     "S3->>C1: reply xid=1 zxid=0x2 ok /a",
+		"1: c1 event NodeDataChanged /a":                       "S1->>C1: event NodeDataChanged /a",
+		"1: c1 hung up":                                        "C1-xS1: hangs up",
+		"4: c1 close":                                          "S4-xC1: closes the connection",
+		"2: persist acceptedEpoch=1 currentEpoch=0":            "Note over S2: persist acceptedEpoch=1 currentEpoch=0",
+		"3: notice: leader: established; serving":              "Note over S3: notice: leader: established, serving",
+		"at 150ms":                "Note over S1,S3: at 150ms",
+		"partitioned [1] | [2 3]": "Note over S1,S3: partitioned [1] | [2 3]",
+		"ok":                      "",
+	} {
+		var b strings.Builder
+		drawLine(&b, line, "", "S1,S3")
+		assert.Equal(t, want, strings.TrimSpace(b.String()), line)
+	}
+	var b strings.Builder
+	drawLine(&b, "1: down (durable 0x2)", "status", "S1,S3")
+	assert.Equal(t, "Note over S1: status: down (durable 0x2)", strings.TrimSpace(b.String()))
+}
+
+// TestBadInput: a missing script, a command the script lacks, and a script
+// whose recorded output is not what the run prints are refused with an
+// error saying so; nothing is drawn.
+func TestBadInput(t *testing.T) {
+	script := filepath.Join(root, "zab", "testdata", "interaction", "sync_diff.txt")
+	var out bytes.Buffer
+	assert.ErrorContains(t, render(&out, filepath.Join(t.TempDir(), "none.txt"), "", ""), "none.txt")
+	assert.ErrorContains(t, render(&out, script, "crash 9", ""), `-from "crash 9": no such command`)
+	assert.ErrorContains(t, render(&out, script, "crash 1", "add-nodes voters=3"), `-to "add-nodes voters=3": no such command at or after -from`)
+
+	raw, err := os.ReadFile(script)
+	require.NoError(t, err)
+	stale := strings.Replace(string(raw), "3->1 DIFF 0x100000004", "3->1 DIFF 0x100000003", 1)
+	require.NotEqual(t, string(raw), stale)
+	path := filepath.Join(t.TempDir(), "stale.txt")
+	require.NoError(t, os.WriteFile(path, []byte(stale), 0o644))
+	assert.ErrorContains(t, render(&out, path, "", ""), "go test ./zab -run TestInteraction -rewrite")
+
+	bad := filepath.Join(t.TempDir(), "bad.txt")
+	require.NoError(t, os.WriteFile(bad, []byte("add-nodes voters=3 down\n----\nok\n\ncrash 7\n----\nok\n"), 0o644))
+	assert.ErrorContains(t, render(&out, bad, "", ""), "there is no server 7")
+	assert.Empty(t, out.String())
 }
