@@ -848,6 +848,9 @@ func (cl *ClusterClient) SendXid(xid int32, op wire.OpCode, body wire.Record) {
 	if path := requestPath(body); path != "" {
 		s += " " + path
 	}
+	if w, ok := body.(*wire.PathWatchRequest); ok && w.Watch {
+		s += " watch"
+	}
 	cl.c.logf("%s", s)
 	cl.c.Step(cl.Node, zab.RequestReceived{Conn: cl.Conn, Xid: xid, Op: op, Body: body})
 }
