@@ -73,7 +73,7 @@ func TestWalkthroughDiagramsAreWhatTheCommandPrints(t *testing.T) {
 	require.NoError(t, err)
 	blocks := commandAndDiagram.FindAllStringSubmatch(string(doc), -1)
 	require.NotEmpty(t, blocks, "the walkthrough has no diagram")
-	assert.Len(t, blocks, len(anyDiagram.FindAllString(string(doc), -1)),
+	assert.Equal(t, len(anyDiagram.FindAllString(string(doc), -1)), len(blocks),
 		"every mermaid diagram in the walkthrough must follow the zabdiagram command that prints it, so that this test checks it")
 	for _, m := range blocks {
 		args, inDoc := m[1], m[2]
