@@ -17,6 +17,10 @@ import (
 
 // This file holds the Interaction's commands, one method each.
 
+// addNodesArgs are the add-nodes arguments the driver itself knows.
+var addNodesArgs = map[string]bool{"voters": true, "observers": true, "window": true, "log-read-limit": true,
+	"tick": true, "init-limit": true, "sync-limit": true, "snap-count": true, "down": true}
+
 // addNodes makes the ensemble:
 //
 //	add-nodes voters=3 [observers=1] [window=N] [log-read-limit=N]
@@ -44,8 +48,13 @@ func (e *Interaction) addNodes(t testing.TB, d *datadriven.TestData) string {
 	}
 	var extra []string // the test's own arguments present, in the order given
 	for _, a := range d.CmdArgs {
-		if e.ConfigArgs[a.Key] != nil {
+		switch {
+		case e.ConfigArgs[a.Key] != nil:
 			extra = append(extra, a.Key)
+		case !addNodesArgs[a.Key]:
+			// A script run where its argument is unknown (a tool replaying
+			// it without the test's ConfigArgs) must not run otherwise.
+			d.Fatalf(t, "add-nodes: unknown argument %q (not one of the driver's, nor defined by this test's Interaction.ConfigArgs)", a.Key)
 		}
 	}
 	cc := ClusterConfig{

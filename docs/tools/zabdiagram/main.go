@@ -16,7 +16,9 @@
 // refuses one whose recorded output is no longer what the run prints
 // (regenerate it with `go test ./zab -run TestInteraction -rewrite`), and
 // draws what the script's own trace command lets it print. Packet sends
-// are never drawn: each packet is drawn where it is delivered.
+// are never drawn: each packet is drawn where it is delivered. A script
+// that needs a setting only zab's own test can make (an add-nodes argument
+// of its Interaction.ConfigArgs, such as counter-limit) is refused by name.
 package main
 
 import (

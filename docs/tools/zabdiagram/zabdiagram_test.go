@@ -207,5 +207,12 @@ func TestBadInput(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.txt")
 	require.NoError(t, os.WriteFile(bad, []byte("add-nodes voters=3 down\n----\nok\n\ncrash 7\n----\nok\n"), 0o644))
 	assert.ErrorContains(t, render(&out, bad, "", ""), "there is no server 7")
+
+	// A setting only package zab's own test can make (Interaction.ConfigArgs)
+	// is refused by name rather than run without, which would print
+	// something else.
+	testOnly := filepath.Join(t.TempDir(), "test-only.txt")
+	require.NoError(t, os.WriteFile(testOnly, []byte("add-nodes voters=3 counter-limit=5\n----\nok\n"), 0o644))
+	assert.ErrorContains(t, render(&out, testOnly, "", ""), `unknown argument "counter-limit"`)
 	assert.Empty(t, out.String())
 }
