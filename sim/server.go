@@ -306,12 +306,11 @@ func (s *server) finish() {
 	s.start()
 }
 
-// corruptDurable flips one bit inside the records of a log file that has a
-// successor: every record there is durable (a file is complete and synced
-// before the next is created), so the only correct recovery is a refusal
-// naming file and offset. The newest file is left alone: a damaged record at
-// its end looks exactly like a torn write, which recovery rightly cuts off,
-// and storage does not claim to tell the two apart (see docs/simulator.md).
+// corruptDurable flips one bit inside the records of a log file, the newest
+// included. A flipped bit in a record written in full is never what a crash
+// leaves (docs/storage.md), so recovery must refuse naming file and offset,
+// or recover without losing anything durable (a bit in bytes it does not
+// read, or in a tail a crash left torn anyway).
 func (s *server) corruptDurable() {
 	dir := dataDir + "/" + storage.VersionDir
 	names, err := s.disk.List(dir)
@@ -332,11 +331,11 @@ func (s *server) corruptDurable() {
 		}
 	}
 	slices.SortFunc(logs, func(a, b logFile) int { return cmp.Compare(a.zxid, b.zxid) })
-	if len(logs) < 2 {
-		return // no log file with a successor: nothing to corrupt that recovery could know was durable
+	if len(logs) == 0 {
+		return
 	}
 	r := s.w.streams.Stream(fmt.Sprintf("corrupt/%d/%d", s.id, s.gen))
-	name := dir + "/" + logs[r.IntN(len(logs)-1)].name
+	name := dir + "/" + logs[r.IntN(len(logs))].name
 	end, err := s.recordsEnd(name)
 	if err != nil {
 		s.w.fail(KindRecovery, "server %d: read %s: %v", s.id, name, err)
@@ -357,17 +356,8 @@ func (s *server) corruptDurable() {
 // recordsEnd is where a log file's non-zero bytes end (its records; the
 // preallocated rest is zeros).
 func (s *server) recordsEnd(name string) (int64, error) {
-	f, err := s.disk.Open(name)
+	buf, err := vfs.ReadFull(s.disk, name)
 	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	size, err := f.Size()
-	if err != nil {
-		return 0, err
-	}
-	buf := make([]byte, size)
-	if _, err := f.ReadAt(buf, 0); err != nil {
 		return 0, err
 	}
 	end := len(buf)

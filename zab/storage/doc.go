@@ -47,18 +47,23 @@
 //
 // # Recovery
 //
-// See Store.Recover. In short: the newest snapshot that passes its checksums
-// wins (corrupt ones are skipped with a warning, but only if the log takes
-// the older snapshot's state up to the corrupt one's zxid without a gap);
-// the log ends at its first
-// torn, zero or bad record, and the bytes after it go to a quarantine file
-// with a warning (a last file holding only zeros, created but never
-// written, is removed); the damage is read twice and cut only if both reads
-// agree; damage that would lose durable txns (in a file with successors,
-// before the snapshot's zxid, or a log that does not reach back to the
-// snapshot) refuses start-up with ErrDataLoss and a *CorruptError naming
-// file and offset, unless Options.AllowDataLoss (zabd: --allow-data-loss).
-// Recovery run again on what it left gives the same result and no warning.
+// See Store.Recover and docs/storage.md, which argues from how the log is
+// written (once, front to back, into preallocated zeros, at most writeChunk
+// bytes unsynced) what a crash can leave and what it cannot. In short: the
+// newest snapshot that passes its checksums wins (corrupt ones are skipped
+// with a warning, but only if the log takes the older snapshot's state up to
+// the corrupt one's zxid without a gap). At the first damage in the log,
+// read twice to rule out a flaky read, recovery cuts a torn tail — damage a
+// crash can explain in the newest file — moving the bytes after it to a
+// quarantine file with a warning; anything else refuses start-up with a
+// *DataLossError (wrapping ErrDataLoss and a *CorruptError) naming file,
+// offset, the txns at stake and the repairs: one flipped bit in a record,
+// damage no crash leaves, valid records too far past the damage, a file cut
+// short, damage in a file that has successors, a missing log file, a log
+// that ends before the snapshot's zxid or does not reach back to it.
+// Options.AllowDataLoss (zabd: -allow-data-loss) turns the refusals into
+// warnings. Recovery run again on what it left gives the same result and no
+// warning.
 //
 // # Retention
 //

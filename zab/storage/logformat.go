@@ -47,6 +47,11 @@ func checkFileHeader(h []byte, magic int32) error {
 	return nil
 }
 
+// recordLen is the size of entry's record: checksum, length, entry, end byte.
+func recordLen(entry []byte) int { return recordOverhead + len(entry) }
+
+const recordOverhead = 8 + 4 + 1
+
 func appendRecord(b, entry []byte) []byte {
 	b = binary.BigEndian.AppendUint64(b, uint64(adler32.Checksum(entry)))
 	b = binary.BigEndian.AppendUint32(b, uint32(len(entry)))
@@ -160,22 +165,32 @@ func (s *logScanner) Next() (bool, error) {
 	if rec[n] != endOfRecord {
 		return s.bad(fmt.Sprintf("end-of-record byte %#02x, want 'B'", rec[n]))
 	}
+	zxid, reason := checkEntry(entry, sum, s.prevZxid)
+	if reason != "" {
+		return s.bad(reason)
+	}
+	s.Entry, s.Zxid, s.prevZxid = entry, zxid, zxid
+	s.off += 12 + n + 1
+	return true, nil
+}
+
+// checkEntry checks a record's entry against the checksum field sum and the
+// zxid it must exceed; reason is "" if the record is valid.
+func checkEntry(entry []byte, sum uint64, prev int64) (zxid int64, reason string) {
 	if got := uint64(adler32.Checksum(entry)); got != sum {
-		return s.bad(fmt.Sprintf("checksum %#x, record says %#x", got, sum))
+		return 0, fmt.Sprintf("checksum %#x, record says %#x", got, sum)
 	}
 	zxid, err := EntryZxid(entry)
 	if err == nil {
 		_, err = wire.DecodeTxnEntry(entry)
 	}
 	if err != nil {
-		return s.bad("record passes its checksum but is not a txn: " + err.Error())
+		return 0, "record passes its checksum but is not a txn: " + err.Error()
 	}
-	if zxid <= s.prevZxid {
-		return s.bad(fmt.Sprintf("zxid %#x does not follow %#x", zxid, s.prevZxid))
+	if zxid <= prev {
+		return 0, fmt.Sprintf("zxid %#x does not follow %#x", zxid, prev)
 	}
-	s.Entry, s.Zxid, s.prevZxid = entry, zxid, zxid
-	s.off += 12 + n + 1
-	return true, nil
+	return zxid, ""
 }
 
 // atPadding checks that everything from the current offset is zero.

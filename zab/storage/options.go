@@ -21,14 +21,20 @@ type Options struct {
 	// SnapCount/2 + rand(SnapCount/2) txns. 0 means 100000.
 	SnapCount int
 	// PreallocSize is how far ahead the log file is extended with zeros, as
-	// zookeeper.preAllocSize (which is in KiB). 0 means 64 MiB.
+	// zookeeper.preAllocSize (which is in KiB). 0 means 64 MiB. It must be a
+	// multiple of 512: recovery tells a crash's lost size change (the file
+	// ends at a multiple of the sector size) from a file cut short.
 	PreallocSize int64
 	// Rand draws the roll offsets. Required; never the global source.
 	Rand *rand.Rand
 	// AllowDataLoss lets recovery start although durable txns are missing
 	// or corrupt (it then cuts the log at the corruption, quarantining the
-	// rest, and logs a warning). zabd's flag is --allow-data-loss.
+	// rest, and logs a warning).
 	AllowDataLoss bool
+	// AllowDataLossName is how the operator sets AllowDataLoss, named in
+	// refusals and warnings (zabd: "-allow-data-loss"). Empty means
+	// "Options.AllowDataLoss".
+	AllowDataLossName string
 	// Logf receives warnings (quarantined tails, skipped snapshots). Nil
 	// discards them; they are also returned in Recovery.Warnings.
 	Logf func(format string, args ...any)
@@ -59,8 +65,11 @@ func (o *Options) withDefaults() (Options, error) {
 	if out.PreallocSize == 0 {
 		out.PreallocSize = defaultPreallocSize
 	}
-	if out.PreallocSize < 0 {
-		return out, fmt.Errorf("storage options: negative PreallocSize %d", out.PreallocSize)
+	if out.PreallocSize < 0 || out.PreallocSize%crashSector != 0 {
+		return out, fmt.Errorf("storage options: PreallocSize %d is not a positive multiple of %d", out.PreallocSize, crashSector)
+	}
+	if out.AllowDataLossName == "" {
+		out.AllowDataLossName = "Options.AllowDataLoss"
 	}
 	return out, nil
 }

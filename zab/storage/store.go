@@ -198,12 +198,16 @@ func (s *Store) Recover(loadTree TreeLoader) (*Recovery, error) {
 		} else if sawSnapshot {
 			from = "an empty tree (no valid snapshot)"
 		}
-		c := &CorruptError{File: relevant[0].name, Offset: 0, Reason: fmt.Sprintf(
-			"the log starts at zxid %#x but recovery starts from %s at zxid %#x: the txns between are missing", relevant[0].zxid, from, snapZxid)}
-		if !s.opts.AllowDataLoss {
-			return nil, refuse(c, "the log does not reach back to the starting point")
+		err := s.refuseOrWarn(r, &DataLossError{
+			Corrupt: &CorruptError{File: relevant[0].name, Offset: 0, Reason: fmt.Sprintf("the log starts at zxid %#x", relevant[0].zxid)},
+			Dir:     s.logDir,
+			Problem: fmt.Sprintf("recovery starts from %s at zxid %#x, and no log file holds the txns between", from, snapZxid),
+			AtStake: fmt.Sprintf("txns %#x..%#x are missing", snapZxid+1, relevant[0].zxid-1),
+			Cut:     "start without them",
+		})
+		if err != nil {
+			return nil, err
 		}
-		s.warn(r, "AllowDataLoss: starting although %v", c)
 	}
 	last, err := s.checkLog(r, relevant, snapZxid)
 	if err != nil {
@@ -223,14 +227,34 @@ func (s *Store) Recover(loadTree TreeLoader) (*Recovery, error) {
 // would start from an older snapshot than a corrupt newer one without the
 // log covering the difference.
 func (s *Store) fallbackUnsafe(r *Recovery, skipped *skippedSnapshot, snapZxid int64, why string) error {
-	msg := fmt.Sprintf("the newest snapshot (zxid %#x) is corrupt and the log cannot take the state from the one before it (zxid %#x) up to it: %s",
-		skipped.zxid, snapZxid, why)
-	if !s.opts.AllowDataLoss {
-		return refuse(skipped.err, msg)
+	from := "an empty tree"
+	if r.Snapshot.Name != "" {
+		from = "the older snapshot " + r.Snapshot.Name
 	}
-	s.warn(r, "AllowDataLoss: starting although %s: %v", msg, skipped.err)
+	return s.refuseOrWarn(r, &DataLossError{
+		Corrupt: skipped.err,
+		Dir:     s.dir,
+		Problem: fmt.Sprintf("the newest snapshot is corrupt, and the log cannot take %s (zxid %#x) up to it: %s", from, snapZxid, why),
+		AtStake: fmt.Sprintf("txns up to %#x that only this snapshot holds may have been acknowledged", skipped.zxid),
+		Cut:     fmt.Sprintf("start from %s and the log without them", from),
+	})
+}
+
+// refuseOrWarn returns e with the override named, or under AllowDataLoss
+// warns that recovery goes on regardless and returns nil.
+func (s *Store) refuseOrWarn(r *Recovery, e *DataLossError) error {
+	e.Override = s.opts.AllowDataLossName
+	if !s.opts.AllowDataLoss {
+		return e
+	}
+	s.warn(r, "%s given: starting although %s/%s at offset %d: %s: %s; %s",
+		e.Override, e.Dir, e.Corrupt.File, e.Corrupt.Offset, e.Corrupt.Reason, e.Problem, e.AtStake)
 	return nil
 }
+
+// follows reports whether a log file whose first txn is zxid takes over
+// without a gap from one whose last is prev.
+func follows(zxid, prev int64) bool { return zxid <= prev+1 || startsEpoch(zxid, prev) }
 
 // startsEpoch reports whether zxid is the first txn of an epoch later than
 // that of prev, so that no txn can lie between them.
@@ -306,57 +330,131 @@ func (s *Store) loadNewestSnapshot(r *Recovery, names []string, loadTree TreeLoa
 }
 
 // checkLog scans the relevant log files and returns the last valid zxid.
+// At the first damage it decides (see damage.go): a torn write in the newest
+// file is cut off, anything else refuses unless AllowDataLoss.
 func (s *Store) checkLog(r *Recovery, files []logFile, snapZxid int64) (int64, error) {
 	prev := int64(0)
 	for i, f := range files {
+		if i > 0 && !follows(f.zxid, prev) {
+			err := s.refuseOrWarn(r, &DataLossError{
+				Corrupt: &CorruptError{File: f.name, Offset: 0, Reason: fmt.Sprintf("the log file before it ends at zxid %#x", prev)},
+				Dir:     s.logDir,
+				Problem: "a log file is missing between them",
+				AtStake: fmt.Sprintf("txns %#x..%#x are missing", prev+1, f.zxid-1),
+				Cut:     "start without them",
+			})
+			if err != nil {
+				return 0, err
+			}
+		}
 		floor := max(prev, f.zxid-1)
-		bad, last, err := s.scanFile(f, floor)
+		d, last, err := s.assess(f, floor)
 		if err != nil {
 			return 0, err
 		}
 		prev = max(prev, last)
-		if bad == nil {
+		if d == nil {
 			continue
 		}
-		covered := max(prev, f.zxid-1)
 		later := files[i+1:]
-		var why string
-		switch {
-		case len(later) > 0:
-			why = "a log file that has successors is damaged, so durable txns would be lost"
-		case covered < snapZxid:
-			why = fmt.Sprintf("the log's valid part ends at zxid %#x, before the snapshot's %#x", covered, snapZxid)
-		}
-		if why != "" {
-			if !s.opts.AllowDataLoss {
-				return 0, refuse(bad, why)
+		if len(later) > 0 && d.after.count == 0 && follows(later[0].zxid, d.prev) {
+			// The damage lies after the file's last record and the next file
+			// takes over from it: nothing is missing. Set the bytes aside.
+			if err := s.quarantine(r, f, d.at, nil, ""); err != nil {
+				return 0, err
 			}
-			s.warn(r, "AllowDataLoss: cutting the log although %s: %v", why, bad)
+			continue
 		}
-		if err := s.confirmDamage(f, floor, bad); err != nil {
-			return 0, err
+		var refusal *DataLossError
+		switch why := d.refusal(); {
+		case len(later) > 0:
+			end, err := s.lastZxid(later)
+			if err != nil {
+				return 0, err
+			}
+			refusal = &DataLossError{
+				Problem: "a log file that has successors is damaged, and every record in such a file was durable",
+				AtStake: fmt.Sprintf("txns %#x..%#x were durable and may have been acknowledged", d.prev+1, end),
+				Cut:     fmt.Sprintf("cut %s at offset %d and move the later log files aside, dropping them", f.name, d.at.Offset),
+			}
+		case why != "":
+			refusal = &DataLossError{Problem: why, AtStake: d.stake(),
+				Cut: fmt.Sprintf("cut %s at offset %d, dropping them", f.name, d.at.Offset)}
+		case d.prev < snapZxid:
+			refusal = &DataLossError{
+				Problem: fmt.Sprintf("the log's valid part ends at zxid %#x, before the snapshot's %#x", d.prev, snapZxid),
+				AtStake: fmt.Sprintf("txns %#x..%#x were durable before the snapshot was taken", d.prev+1, snapZxid),
+				Cut:     fmt.Sprintf("cut %s at offset %d, dropping them", f.name, d.at.Offset),
+			}
 		}
-		return prev, s.quarantine(r, f, bad, later)
+		note := ""
+		if refusal != nil {
+			refusal.Corrupt, refusal.Dir = d.at, s.logDir
+			refusal.Cut += fmt.Sprintf(" (the bytes go to %s)", quarantineName(f.name, d.at.Offset))
+			if err := s.refuseOrWarn(r, refusal); err != nil {
+				return 0, err
+			}
+		} else if d.after.count > 0 {
+			note = fmt.Sprintf("; they hold txns %#x..%#x, which were never reported durable: a crash lost part of the write that held them", d.after.first, d.after.last)
+		}
+		return prev, s.quarantine(r, f, d.at, later, note)
 	}
 	return prev, nil
 }
 
-// confirmDamage reads f a second time before anything is cut and wants the
-// same damage (offset and what is wrong there): a disk that returned a
-// flipped bit once must not make recovery cut durable txns.
-func (s *Store) confirmDamage(f logFile, floor int64, bad *CorruptError) error {
-	again, _, err := s.scanFile(f, floor)
-	if err != nil {
-		return err
+// assess scans f and, if it is damaged, reads the damage (see damage.go)
+// twice and wants the same answer both times: a disk that returned a flipped
+// bit once must make recovery neither cut durable txns nor refuse.
+func (s *Store) assess(f logFile, floor int64) (*damage, int64, error) {
+	first, last, err := s.assessOnce(f, floor)
+	if first == nil || err != nil {
+		return nil, last, err
 	}
-	if again == nil || *again != *bad {
+	again, _, err := s.assessOnce(f, floor)
+	if err != nil {
+		return nil, 0, err
+	}
+	if again == nil || *again.at != *first.at || again.refusal() != first.refusal() || again.after != first.after {
 		second := "no damage"
 		if again != nil {
-			second = fmt.Sprintf("damage at offset %d (%s)", again.Offset, again.Reason)
+			second = fmt.Sprintf("damage at offset %d (%s)", again.at.Offset, again.at.Reason)
 		}
-		return fmt.Errorf("%s: a first read found damage at offset %d (%s), a second %s: the disk returns unstable data; not cutting the log", f.name, bad.Offset, bad.Reason, second)
+		return nil, 0, fmt.Errorf("%s: a first read found damage at offset %d (%s), a second %s: the disk returns unstable data; not touching the log",
+			f.name, first.at.Offset, first.at.Reason, second)
 	}
-	return nil
+	return first, last, nil
+}
+
+func (s *Store) assessOnce(f logFile, floor int64) (*damage, int64, error) {
+	file, err := s.opts.FS.Open(join(s.logDir, f.name))
+	if err != nil {
+		return nil, 0, fmt.Errorf("open %s: %w", f.name, err)
+	}
+	defer file.Close()
+	size, err := file.Size()
+	if err != nil {
+		return nil, 0, fmt.Errorf("size of %s: %w", f.name, err)
+	}
+	bad, last, err := scanRecords(file, size, f.name, floor)
+	if bad == nil || err != nil {
+		return nil, last, err
+	}
+	d, err := analyzeDamage(file, size, f.name, bad, max(last, floor))
+	return d, last, err
+}
+
+// lastZxid is the zxid of the last valid record in files (read to their
+// first damage).
+func (s *Store) lastZxid(files []logFile) (int64, error) {
+	last := int64(0)
+	for _, f := range files {
+		_, l, err := s.scanFile(f, max(last, f.zxid-1))
+		if err != nil {
+			return 0, err
+		}
+		last = max(last, l)
+	}
+	return last, nil
 }
 
 // scanFile reads every record of f; bad is where the valid records end if
@@ -371,7 +469,12 @@ func (s *Store) scanFile(f logFile, floor int64) (bad *CorruptError, last int64,
 	if err != nil {
 		return nil, 0, fmt.Errorf("size of %s: %w", f.name, err)
 	}
-	sc, err := newLogScanner(file, size, f.name, floor)
+	return scanRecords(file, size, f.name, floor)
+}
+
+// scanRecords reads every record of the log file r.
+func scanRecords(r io.ReaderAt, size int64, name string, floor int64) (bad *CorruptError, last int64, err error) {
+	sc, err := newLogScanner(r, size, name, floor)
 	if errors.As(err, &bad) {
 		return bad, 0, nil
 	}
@@ -395,8 +498,9 @@ func (s *Store) scanFile(f logFile, floor int64) (bad *CorruptError, last int64,
 }
 
 // quarantine moves what follows the valid records of f (and, only under
-// AllowDataLoss, the later files) aside, durably, before cutting f.
-func (s *Store) quarantine(r *Recovery, f logFile, bad *CorruptError, later []logFile) error {
+// AllowDataLoss, the later files) aside, durably, before cutting f. note
+// ends the warning about the cut.
+func (s *Store) quarantine(r *Recovery, f logFile, bad *CorruptError, later []logFile, note string) error {
 	fsys := s.opts.FS
 	for _, g := range later {
 		q := quarantineName(g.name, 0)
@@ -424,7 +528,7 @@ func (s *Store) quarantine(r *Recovery, f logFile, bad *CorruptError, later []lo
 		if err := fsys.Rename(join(s.logDir, f.name), join(s.logDir, q)); err != nil {
 			return fmt.Errorf("quarantine %s: %w", f.name, err)
 		}
-		s.warn(r, "txn log %s has no valid header (%s); moved it to %s", f.name, bad.Reason, q)
+		s.warn(r, "txn log %s has no valid header (%s); moved it to %s%s", f.name, bad.Reason, q, note)
 		return fsys.SyncDir(s.logDir)
 	}
 	file, err := fsys.Open(join(s.logDir, f.name))
@@ -450,7 +554,7 @@ func (s *Store) quarantine(r *Recovery, f logFile, bad *CorruptError, later []lo
 	if err := file.Sync(); err != nil {
 		return fmt.Errorf("%w: fsync %s: %w", ErrFailed, f.name, err)
 	}
-	s.warn(r, "txn log %s ends at offset %d (%s); moved the %d bytes after it to %s", f.name, bad.Offset, bad.Reason, len(tail), q)
+	s.warn(r, "txn log %s ends at offset %d (%s); moved the %d bytes after it to %s%s", f.name, bad.Offset, bad.Reason, len(tail), q, note)
 	return nil
 }
 

@@ -8,13 +8,19 @@ import (
 	"github.com/zabd/zabd/zab/storage/vfs"
 )
 
-// writeChunk is how much the log buffers before writing (without fsync)
-// when a batch grows large; Sync writes whatever is buffered.
+// writeChunk bounds what the log has written but not yet fsynced: before an
+// Append would make the buffered records exceed it, the log writes and
+// fsyncs what it holds. So the bytes a crash can leave half-written (the
+// in-flight window, see docs/storage.md) are at most writeChunk, or one
+// record (with the file header) larger than that. Recovery relies on it:
+// damage followed by valid records more than writeChunk further on cannot
+// be a crash's doing.
 const writeChunk = 1 << 20
 
 // Log appends txn entries to ZooKeeper-format log files with group commit:
-// Append only buffers, and one Sync writes and fsyncs everything appended
-// since the previous Sync. The Log is not safe for concurrent use: the shell
+// Append buffers, and one Sync writes and fsyncs everything appended since
+// the previous Sync (a batch larger than writeChunk is written and fsynced
+// in chunks of at most that as it is appended). The Log is not safe for concurrent use: the shell
 // drives it from one goroutine (appending the next batch while nothing else
 // touches it), as ZooKeeper's SyncRequestProcessor does.
 //
@@ -61,7 +67,8 @@ func (l *Log) resetRoll() {
 // last one recovered or the truncation point).
 func (l *Log) LastZxid() int64 { return l.lastZxid }
 
-// DurableZxid is the highest zxid made durable by Sync (or recovered).
+// DurableZxid is the highest zxid made durable by Sync (or recovered, or
+// fsynced by an Append that flushed a full chunk).
 func (l *Log) DurableZxid() int64 { return l.durableZxid }
 
 // Append buffers one txn entry (TxnHeader, body, optional digest; see
@@ -89,17 +96,16 @@ func (l *Log) Append(entry []byte) (rolled bool, err error) {
 			return false, l.fail(err)
 		}
 		rolled = true
+	} else if len(l.pending) > 0 && len(l.pending)+recordLen(entry) > writeChunk {
+		if err := l.flushSync(); err != nil {
+			return false, l.fail(err)
+		}
 	}
 	l.pending = appendRecord(l.pending, entry)
 	l.lastZxid = zxid
 	l.sinceRoll++
 	if l.sinceRoll > l.rollAfter {
 		l.rollPending = true
-	}
-	if len(l.pending) >= writeChunk {
-		if err := l.write(); err != nil {
-			return rolled, l.fail(err)
-		}
 	}
 	return rolled, nil
 }

@@ -32,13 +32,17 @@ package vfs
 //   - Corruption of durable data is not random: the simulator asks for it
 //     with FlipBit, which changes the current and the durable bytes alike.
 //
-// After Crash every File opened before it returns ErrCrashed.
+// After Crash every File opened before it returns ErrCrashed. CrashWith
+// crashes with every one of those choices made by the caller instead of the
+// random source, and Clone copies a disk: together they let a test walk every
+// crash point of a write.
 
 import (
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math/rand"
 	"path"
 	"slices"
@@ -256,8 +260,41 @@ func applyDirOp(names map[string]int, op dirOp) {
 // Crash loses what was not durable, as the fault model says, and
 // invalidates every open File.
 func (s *Sim) Crash() {
+	s.CrashWith(CrashFate{
+		DirOps: func(pending int) int { return s.rng.Intn(pending + 1) },
+		Size:   func(string) bool { return s.chance(s.cfg.KeepUnsynced) },
+		Sector: func(_ string, _ int64, n int) int {
+			switch {
+			case s.chance(s.cfg.TornSector):
+				return s.rng.Intn(n)
+			case s.chance(s.cfg.KeepUnsynced):
+				return n
+			}
+			return 0
+		},
+	})
+}
+
+// CrashFate decides, instead of the random source, what a crash keeps: the
+// tests that walk every crash point of a write use it.
+type CrashFate struct {
+	// DirOps is how many of the pending directory operations (creates,
+	// renames, removes since the last SyncDir) survive, oldest first.
+	DirOps func(pending int) int
+	// Size reports whether a file's unsynced size change survives.
+	Size func(name string) bool
+	// Sector is how many leading bytes of the n-byte sector at offset off
+	// of file name come from its unsynced contents; the rest are what was
+	// durable (zeros past the durable end). 0 loses the sector, n keeps it,
+	// anything between tears it there. It is asked only for sectors whose
+	// unsynced contents differ from the durable ones, in file order.
+	Sector func(name string, off int64, n int) int
+}
+
+// CrashWith crashes as Crash does, with what survives decided by fate.
+func (s *Sim) CrashWith(fate CrashFate) {
 	s.generation++
-	keep := s.rng.Intn(len(s.journal) + 1)
+	keep := fate.DirOps(len(s.journal))
 	for _, op := range s.journal[:keep] {
 		applyDirOp(s.durableNames, op)
 	}
@@ -269,7 +306,7 @@ func (s *Sim) Crash() {
 		s.names[name] = ino
 		if !live[ino] {
 			live[ino] = true
-			s.crashInode(s.inodes[ino])
+			s.crashInode(name, s.inodes[ino], fate)
 		}
 	}
 	for _, ino := range sortedKeys(s.inodes) {
@@ -289,10 +326,10 @@ func sortedKeys[K int | string, V any](m map[K]V) []K {
 }
 
 // crashInode rebuilds a file's bytes from its current and durable contents,
-// sector by sector.
-func (s *Sim) crashInode(in *simInode) {
+// sector by sector, as fate decides.
+func (s *Sim) crashInode(name string, in *simInode, fate CrashFate) {
 	size := len(in.durable)
-	if len(in.data) != size && s.chance(s.cfg.KeepUnsynced) {
+	if len(in.data) != size && fate.Size(name) {
 		size = len(in.data)
 	}
 	out := make([]byte, size)
@@ -305,19 +342,28 @@ func (s *Sim) crashInode(in *simInode) {
 		if string(cur) == string(old) {
 			continue
 		}
-		switch {
-		case s.chance(s.cfg.TornSector):
-			cut := s.rng.Intn(end - start)
-			copy(out[start:start+cut], cur[:cut])
-			copy(out[start+cut:end], old[cut:])
-		case s.chance(s.cfg.KeepUnsynced):
-			copy(out[start:end], cur)
-		default:
-			copy(out[start:end], old)
-		}
+		cut := min(max(fate.Sector(name, int64(start), end-start), 0), end-start)
+		copy(out[start:start+cut], cur[:cut])
+		copy(out[start+cut:end], old[cut:])
 	}
 	in.data = out
 	in.durable = slices.Clone(out)
+}
+
+// Clone returns an independent copy of the disk, its contents, pending
+// directory operations and fault settings, drawing its faults from rng.
+// Files open on s are not open on the copy.
+func (s *Sim) Clone(rng *rand.Rand) *Sim {
+	c := NewSim(s.cfg, rng)
+	c.nextIno, c.generation, c.syncDelay = s.nextIno, s.generation+1, s.syncDelay
+	for ino, in := range s.inodes {
+		c.inodes[ino] = &simInode{data: slices.Clone(in.data), durable: slices.Clone(in.durable)}
+	}
+	maps.Copy(c.names, s.names)
+	maps.Copy(c.durableNames, s.durableNames)
+	maps.Copy(c.dirs, s.dirs)
+	c.journal = slices.Clone(s.journal)
+	return c
 }
 
 // sectorOf returns b[start:end], zero-padded where b is shorter.

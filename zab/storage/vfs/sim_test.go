@@ -164,3 +164,37 @@ func TestSimIsDeterministic(t *testing.T) {
 	}
 	require.Equal(t, run(), run())
 }
+
+func TestSimCrashWithDecidesEachSector(t *testing.T) {
+	s := NewSim(SimConfig{SectorSize: 512}, rand.New(rand.NewSource(1)))
+	require.NoError(t, s.MkdirAll("/d"))
+	f, _ := s.Create("/d/f")
+	require.NoError(t, f.Truncate(1536))
+	require.NoError(t, f.Sync())
+	require.NoError(t, s.SyncDir("/d"))
+	full := make([]byte, 1536)
+	for i := range full {
+		full[i] = 0xff
+	}
+	write(t, f, 0, full)
+	c := s.Clone(rand.New(rand.NewSource(2)))
+	var asked []int64
+	c.CrashWith(CrashFate{
+		DirOps: func(pending int) int { return pending },
+		Size:   func(string) bool { return true },
+		Sector: func(name string, off int64, n int) int {
+			require.Equal(t, "/d/f", name)
+			require.Equal(t, 512, n)
+			asked = append(asked, off)
+			return map[int64]int{0: 0, 512: 512, 1024: 100}[off]
+		},
+	})
+	require.Equal(t, []int64{0, 512, 1024}, asked, "every unsynced sector, in order")
+	b := contents(t, c, "/d/f")
+	require.Equal(t, make([]byte, 512), b[:512], "lost")
+	require.Equal(t, full[:512], b[512:1024], "kept")
+	require.Equal(t, full[:100], b[1024:1124], "torn at 100")
+	require.Equal(t, make([]byte, 412), b[1124:])
+	// The original is untouched by what happened to its clone.
+	require.Equal(t, full, contents(t, s, "/d/f"))
+}

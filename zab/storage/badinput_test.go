@@ -1,0 +1,177 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zabd/zabd/zab/storage/vfs"
+)
+
+// The bad inputs of issue 14, at the storage level: each refusal is one
+// line naming the file, the offset, the txns at stake and both repairs.
+
+// durableLog writes txns 1..n, each synced, rolling to a new file before
+// each zxid in rollAt, and returns the store (whose refusals name zabd's
+// flag) and the offset of each txn's record in its file.
+func durableLog(t *testing.T, fsys *vfs.Sim, n int64, rollAt ...int64) (*Store, map[int64]int64) {
+	t.Helper()
+	s := openStore(t, fsys, "/d", func(o *Options) { o.SnapCount = 1 << 20; o.AllowDataLossName = "-allow-data-loss" })
+	rec, err := s.Recover(newTestTree().load)
+	require.NoError(t, err)
+	rng := rand.New(rand.NewSource(1))
+	offsets := map[int64]int64{}
+	for z := int64(1); z <= n; z++ {
+		for _, r := range rollAt {
+			if r == z {
+				rec.Log.Roll()
+			}
+		}
+		e := makeEntry(z, 30, rng)
+		rolled, err := rec.Log.Append(e)
+		require.NoError(t, err)
+		if rolled {
+			offsets[z] = fileHeaderLen
+		} else {
+			offsets[z] = offsets[z-1] + int64(recordLen(makeEntry(z-1, 30, rand.New(rand.NewSource(1)))))
+		}
+		_, err = rec.Log.Sync()
+		require.NoError(t, err)
+	}
+	return s, offsets
+}
+
+func requireOneLine(t *testing.T, err error, parts ...string) {
+	t.Helper()
+	msg := err.Error()
+	require.NotContains(t, msg, "\n", "one line")
+	for _, p := range parts {
+		require.Contains(t, msg, p)
+	}
+}
+
+func recoveredZxids(t *testing.T, s *Store) []int64 {
+	t.Helper()
+	rec, err := s.Recover(newTestTree().load)
+	require.NoError(t, err)
+	_, order, err := readAll(rec.Log, 1)
+	require.NoError(t, err)
+	return order
+}
+
+func TestFlipInTheMiddleOfTheNewestLogRefuses(t *testing.T) {
+	fsys := vfs.NewSim(vfs.SimConfig{SectorSize: 512}, rand.New(rand.NewSource(1)))
+	s, offsets := durableLog(t, fsys, 300)
+	path := "/d/version-2/" + LogName(1)
+	at := offsets[150]
+	require.NoError(t, fsys.FlipBit(path, at+40, 5))
+
+	_, err := s.Recover(newTestTree().load)
+	require.ErrorIs(t, err, ErrDataLoss)
+	var c *CorruptError
+	require.True(t, errors.As(err, &c))
+	require.Equal(t, CorruptError{File: LogName(1), Offset: at, Reason: c.Reason}, *c)
+	requireOneLine(t, err, path, fmt.Sprintf("offset %d", at), "one flipped bit", "txns 0x96..0x12c",
+		"another member or a backup", "-allow-data-loss", quarantineName(LogName(1), at))
+	require.NotContains(t, err.Error(), "AllowDataLoss")
+
+	// The operator restores the file: everything is there.
+	require.NoError(t, fsys.FlipBit(path, at+40, 5))
+	require.Len(t, recoveredZxids(t, s), 300)
+
+	// Or cuts the log explicitly, and is told what went.
+	require.NoError(t, fsys.FlipBit(path, at+40, 5))
+	s.opts.AllowDataLoss = true
+	rec, err := s.Recover(newTestTree().load)
+	require.NoError(t, err)
+	require.Equal(t, int64(149), rec.LastZxid)
+	require.Contains(t, rec.Warnings[0], "-allow-data-loss given")
+	require.Contains(t, rec.Warnings[0], "txns 0x96..0x12c")
+}
+
+func TestFlipInAnOlderLogRefuses(t *testing.T) {
+	fsys := vfs.NewSim(vfs.SimConfig{SectorSize: 512}, rand.New(rand.NewSource(1)))
+	s, offsets := durableLog(t, fsys, 40, 21)
+	require.NoError(t, fsys.FlipBit("/d/version-2/"+LogName(1), offsets[20]+3, 0))
+	_, err := s.Recover(newTestTree().load)
+	require.ErrorIs(t, err, ErrDataLoss)
+	requireOneLine(t, err, "/d/version-2/"+LogName(1), fmt.Sprintf("offset %d", offsets[20]), "has successors",
+		"txns 0x14..0x28", "-allow-data-loss", "move the later log files aside")
+}
+
+func TestFlipInTheLastRecordRefuses(t *testing.T) {
+	fsys := vfs.NewSim(vfs.SimConfig{SectorSize: 512}, rand.New(rand.NewSource(1)))
+	s, offsets := durableLog(t, fsys, 10)
+	require.NoError(t, fsys.FlipBit("/d/version-2/"+LogName(1), offsets[10]+30, 2))
+	_, err := s.Recover(newTestTree().load)
+	require.ErrorIs(t, err, ErrDataLoss)
+	requireOneLine(t, err, fmt.Sprintf("offset %d", offsets[10]), "one flipped bit", "txn 0xa was written in full")
+}
+
+func TestTruncatedLogRefuses(t *testing.T) {
+	fsys := vfs.NewSim(vfs.SimConfig{SectorSize: 512}, rand.New(rand.NewSource(1)))
+	s, offsets := durableLog(t, fsys, 30)
+	f, err := fsys.Open("/d/version-2/" + LogName(1))
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(offsets[20]+25)) // inside txn 20's record
+	require.NoError(t, f.Sync())
+	_, err = s.Recover(newTestTree().load)
+	require.ErrorIs(t, err, ErrDataLoss)
+	requireOneLine(t, err, fmt.Sprintf("offset %d", offsets[20]), "cut short", "txns from 0x14 on", "-allow-data-loss")
+}
+
+func TestMissingLogFileRefuses(t *testing.T) {
+	fsys := vfs.NewSim(vfs.SimConfig{SectorSize: 512}, rand.New(rand.NewSource(1)))
+	s, _ := durableLog(t, fsys, 30, 11, 21)
+	require.NoError(t, fsys.Remove("/d/version-2/"+LogName(11)))
+	_, err := s.Recover(newTestTree().load)
+	require.ErrorIs(t, err, ErrDataLoss)
+	requireOneLine(t, err, LogName(21), "a log file is missing", "txns 0xb..0x14 are missing")
+}
+
+// A crash that lost a sector of the last batch while keeping a later one
+// leaves valid records after the damage; they were never durable, and
+// recovery cuts them off with a warning that says so.
+func TestTornBatchWithRecordsAfterTheHoleIsCut(t *testing.T) {
+	sc := buildScene(t, sceneSpec{sector: 512, prealloc: 4096, batches: [][]int{{100, 100}, {150, 150, 150, 150, 150, 150, 150}}, inFlight: true, roll: -1, seed: 1})
+	win := sc.window()
+	require.Greater(t, len(win), 2)
+	fsys := sc.fs.Clone(sceneRand)
+	fsys.CrashWith(CrashFateAll(func(_ string, off int64, n int) int {
+		if off == win[0].off {
+			return 0
+		}
+		return n
+	}))
+	s, err := Open(sceneOptions(fsys, sc.prealloc))
+	require.NoError(t, err)
+	rec, err := s.Recover(newTestTree().load)
+	require.NoError(t, err)
+	require.Equal(t, sc.durable, rec.LastZxid)
+	require.Len(t, rec.Warnings, 1)
+	require.Contains(t, rec.Warnings[0], "never reported durable")
+	require.True(t, strings.Contains(rec.Warnings[0], "they hold txns"), rec.Warnings[0])
+}
+
+func TestCorruptSnapshotWithoutTheLogRefuses(t *testing.T) {
+	fsys := vfs.NewSim(vfs.SimConfig{}, rand.New(rand.NewSource(5)))
+	s := openStore(t, fsys, "/d", func(o *Options) { o.AllowDataLossName = "-allow-data-loss" })
+	rec, err := s.Recover(newTestTree().load)
+	require.NoError(t, err)
+	logTxns(t, s, rec.Log, newTestTree(), 30, 20, rand.New(rand.NewSource(6)), func(z int64) bool { return z == 10 || z == 25 })
+	// Retention keeps the newest snapshot and the log from it on: the older
+	// snapshot cannot be brought up to it.
+	require.NoError(t, s.Purge(1))
+	names, err := fsys.List(s.Dir())
+	require.NoError(t, err)
+	require.Contains(t, names, SnapshotName(25))
+	require.NoError(t, fsys.FlipBit(s.Dir()+"/"+SnapshotName(25), 60, 1))
+
+	_, err = s.Recover(newTestTree().load)
+	require.ErrorIs(t, err, ErrDataLoss)
+	requireOneLine(t, err, "/d/version-2/"+SnapshotName(25), "the newest snapshot is corrupt", "-allow-data-loss")
+}
