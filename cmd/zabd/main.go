@@ -14,8 +14,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/zabd/zabd/zab/server"
@@ -55,24 +53,6 @@ func run(args []string) error {
 	for _, w := range cfg.Warnings {
 		log.Warn("config: "+w.Message, "file", cfg.File, "line", w.Line, "key", w.Key)
 	}
-	dataDir, _ := filepath.Abs(cfg.DataDir)
-	where := dataDir
-	if cfg.DataLogDir != cfg.DataDir {
-		logDir, _ := filepath.Abs(cfg.DataLogDir)
-		where += ", txn log in " + logDir
-	}
-	addrs := cfg.ClientAddr()
-	if secure := cfg.SecureClientAddr(); secure != "" {
-		addrs = strings.TrimPrefix(addrs+" and TLS on "+secure, " and ")
-	}
-	if cfg.Distributed() {
-		me, _ := cfg.Server(cfg.MyID)
-		fmt.Fprintf(os.Stderr, "zabd: server %d of an ensemble of %d (quorum port %s, election port %s): ZooKeeper clients on %s, data in %s\n",
-			cfg.MyID, len(cfg.Servers), me.QuorumAddr(), me.ElectionAddr(), addrs, where)
-	} else {
-		fmt.Fprintf(os.Stderr, "zabd: serving ZooKeeper clients on %s, data in %s\n", addrs, where)
-	}
-
 	srv, err := server.New(server.Options{Config: cfg, Log: log, AllowDataLoss: *allowDataLoss})
 	if err != nil {
 		return err

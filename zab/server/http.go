@@ -38,14 +38,14 @@ func (s *Server) httpAddr(name string) net.Addr {
 	return nil
 }
 
-// startHTTP starts the admin server and the metrics endpoint the config
-// asks for.
-func (s *Server) startHTTP() error {
+// bindHTTP binds the admin server's and the metrics endpoint's ports, as
+// the config asks for them; serveHTTP serves them.
+func (s *Server) bindHTTP() error {
 	if s.cfg.AdminEnabled {
 		mux := http.NewServeMux()
 		mux.HandleFunc("/commands", s.serveCommandList)
 		mux.HandleFunc("/commands/", s.serveCommand)
-		if err := s.listenHTTP("admin", s.cfg.AdminAddr(), mux); err != nil {
+		if err := s.bindHTTPServer("admin", "admin server port", "admin.serverPort", s.cfg.AdminAddr(), mux); err != nil {
 			return err
 		}
 	}
@@ -55,27 +55,31 @@ func (s *Server) startHTTP() error {
 			st, ok := s.status()
 			return st.reading, ok
 		}), promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
-		if err := s.listenHTTP("metrics", s.cfg.MetricsAddr(), mux); err != nil {
+		if err := s.bindHTTPServer("metrics", "metrics port", "metricsProvider.httpPort", s.cfg.MetricsAddr(), mux); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Server) listenHTTP(name, addr string, h http.Handler) error {
-	l, err := net.Listen("tcp", addr)
+func (s *Server) bindHTTPServer(name, what, key, addr string, h http.Handler) error {
+	l, err := bindPort(what, key, addr)
 	if err != nil {
-		return fmt.Errorf("%s server: %w", name, err)
+		return err
 	}
-	hs := &httpServer{name: name, l: l, srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}}
-	s.http = append(s.http, hs)
-	go func() {
-		if err := hs.srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.log.Error(name+" server failed", "err", err)
-		}
-	}()
+	s.http = append(s.http, &httpServer{name: name, l: l, srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}})
 	s.log.Info(name+" server listening", "addr", l.Addr().String())
 	return nil
+}
+
+func (s *Server) serveHTTP() {
+	for _, hs := range s.http {
+		go func() {
+			if err := hs.srv.Serve(hs.l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.log.Error(hs.name+" server failed", "err", err)
+			}
+		}()
+	}
 }
 
 func (s *Server) stopHTTP() {

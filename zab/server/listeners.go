@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"fmt"
 	"net"
 	"sync"
 
@@ -36,19 +35,19 @@ func (s *Server) loadTLS() error {
 func (s *Server) listen(opts Options) error {
 	plain, secure := opts.Listener, opts.SecureListener
 	if plain == nil && s.cfg.ClientAddr() != "" {
-		l, err := net.Listen("tcp", s.cfg.ClientAddr())
+		l, err := bindPort("client port", "clientPort", s.cfg.ClientAddr())
 		if err != nil {
-			return fmt.Errorf("listen for clients: %w", err)
+			return err
 		}
 		plain = l
 	}
 	if secure == nil && s.cfg.SecureClientAddr() != "" {
-		l, err := net.Listen("tcp", s.cfg.SecureClientAddr())
+		l, err := bindPort("TLS client port", "secureClientPort", s.cfg.SecureClientAddr())
 		if err != nil {
 			if plain != nil {
 				plain.Close()
 			}
-			return fmt.Errorf("listen for TLS clients (secureClientPort): %w", err)
+			return err
 		}
 		secure = l
 	}
@@ -57,6 +56,7 @@ func (s *Server) listen(opts Options) error {
 	}
 	if plain != nil {
 		s.listeners = append(s.listeners, clientListener{Listener: plain})
+		s.log.Info("client port bound", "addr", plain.Addr().String())
 	}
 	if secure != nil {
 		if s.tls == nil {
@@ -64,6 +64,7 @@ func (s *Server) listen(opts Options) error {
 			return errors.New("server: a secure listener without a TLS configuration (secureClientPort and ssl.keyStore.location)")
 		}
 		s.listeners = append(s.listeners, clientListener{Listener: secure, secure: true})
+		s.log.Info("TLS client port bound", "addr", secure.Addr().String())
 	}
 	return nil
 }

@@ -8,8 +8,10 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/zabd/zabd/datatree"
@@ -53,7 +55,8 @@ type Options struct {
 	MaxQueuedBytes int
 	// HandshakeTimeout overrides DefaultHandshakeTimeout.
 	HandshakeTimeout time.Duration
-	// AllowDataLoss lets recovery start past damage that loses durable txns.
+	// AllowDataLoss lets recovery start past damage that loses durable txns
+	// (zabd's -allow-data-loss, which recovery's refusals name).
 	AllowDataLoss bool
 	// Seed seeds the randomness handed to the core and the log (snapshot
 	// and roll points); 0 draws one.
@@ -68,6 +71,7 @@ type Server struct {
 	handshakeTimeout time.Duration
 	started          time.Time // also the origin of the monotonic clock handed to the Peer
 
+	lock      *dirLock // the data directories' lock files
 	listeners []clientListener
 	tls       *tls.Config // the client ports' TLS; nil without secureClientPort or port unification
 	store     *storage.Store
@@ -120,7 +124,9 @@ type inbound struct {
 	ev   zab.Event
 }
 
-// New recovers the data directory and builds the replica; Serve starts it.
+// New checks and locks the data directories, binds the ports, recovers the
+// data and builds the replica; Serve starts it. A failure is one line
+// naming its cause.
 func New(opts Options) (*Server, error) {
 	cfg := opts.Config
 	if cfg == nil {
@@ -159,27 +165,70 @@ func New(opts Options) (*Server, error) {
 		s.handshakeTimeout = DefaultHandshakeTimeout
 	}
 	s.stats.reset()
-	if err := s.loadTLS(); err != nil {
-		return nil, err
-	}
-	if err := s.recover(fsys, seed, opts.AllowDataLoss); err != nil {
-		return nil, err
-	}
-	if cfg.Distributed() {
-		var err error
-		if s.net, err = newPeerNet(cfg, log, opts.QuorumListener, opts.ElectionListener); err != nil {
-			s.wal.Close()
-			return nil, err
-		}
-	}
-	if err := s.listen(opts); err != nil {
-		s.wal.Close()
-		if s.net != nil {
-			s.net.Close()
-		}
+	if err := s.start(opts, fsys, seed); err != nil {
+		s.abandon()
 		return nil, err
 	}
 	return s, nil
+}
+
+// start does what New must before the server can serve, in this order: the
+// TLS stores load; the data directories exist and are writable and no other
+// zabd holds them; every port is bound; only then is anything recovered.
+func (s *Server) start(opts Options, fsys vfs.FS, seed uint64) error {
+	if err := s.loadTLS(); err != nil {
+		return err
+	}
+	dirs := dataDirs(s.cfg.DataDir, s.cfg.DataLogDir)
+	if err := checkDataDirs(dirs); err != nil {
+		return err
+	}
+	lock, err := lockDataDirs(dirs)
+	if err != nil {
+		return err
+	}
+	s.lock = lock
+	if err := s.listen(opts); err != nil {
+		return err
+	}
+	if err := s.bindHTTP(); err != nil {
+		return err
+	}
+	if s.cfg.Distributed() {
+		if s.net, err = newPeerNet(s.cfg, s.log, opts.QuorumListener, opts.ElectionListener); err != nil {
+			return err
+		}
+	}
+	return s.recover(fsys, seed, opts.AllowDataLoss)
+}
+
+// bindPort binds addr for what the config key names, saying so in one line
+// when another process has the port.
+func bindPort(what, key, addr string) (net.Listener, error) {
+	l, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("%s %s (%s) is in use by another process: %w", what, addr, key, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s %s (%s): %w", what, addr, key, err)
+	}
+	return l, nil
+}
+
+// abandon releases what a failed New holds: the log, the listeners and the
+// data directories' locks.
+func (s *Server) abandon() {
+	if s.wal != nil {
+		s.wal.Close()
+	}
+	s.closeListeners()
+	for _, h := range s.http {
+		h.l.Close()
+	}
+	if s.net != nil {
+		s.net.Close()
+	}
+	s.lock.release()
 }
 
 // recover opens storage, loads the newest snapshot, replays the log and
@@ -189,7 +238,7 @@ func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 	s.log.Info("recovery: opening data directory", "dir", cfg.DataDir, "log_dir", cfg.DataLogDir)
 	store, err := storage.Open(storage.Options{
 		FS: fsys, Dir: cfg.DataDir, LogDir: cfg.DataLogDir, SnapCount: cfg.SnapCount,
-		Rand: newMathRand(seed), AllowDataLoss: allowDataLoss,
+		Rand: newMathRand(seed), AllowDataLoss: allowDataLoss, AllowDataLossName: "-allow-data-loss", // zabd's flag
 		Logf: func(format string, args ...any) { s.log.Warn("recovery: " + fmt.Sprintf(format, args...)) },
 	})
 	if err != nil {
@@ -293,16 +342,22 @@ func (s *Server) Serve(ctx context.Context) error {
 		s.net.Start()
 	}
 	go s.loop()
-	if err := s.startHTTP(); err != nil {
-		s.Stop()
-		<-s.loopDone
-		return err
-	}
+	s.serveHTTP()
 	var accepting sync.WaitGroup
 	for _, l := range s.listeners {
-		s.log.Info("serving clients", "addr", l.Addr().String(), "tls", l.secure, "data_dir", s.cfg.DataDir)
 		accepting.Add(1)
 		go func() { defer accepting.Done(); s.acceptLoop(l) }()
+	}
+	// "serving" only once the event loop answers: from here a client that
+	// connects is served (by an ensemble member once it leads or follows).
+	if s.query(func() {}) {
+		msg, attrs := "serving clients", []any{"data_dir", absPath(s.cfg.DataDir), "data_log_dir", absPath(s.cfg.DataLogDir)}
+		if s.net != nil {
+			msg, attrs = "accepting clients, served once this member leads or follows", append(attrs, "server_id", s.cfg.MyID)
+		}
+		for _, l := range s.listeners {
+			s.log.Info(msg, append([]any{"addr", l.Addr().String(), "tls", l.secure}, attrs...)...)
+		}
 	}
 	select {
 	case <-ctx.Done():
@@ -311,7 +366,16 @@ func (s *Server) Serve(ctx context.Context) error {
 	s.Stop()
 	accepting.Wait()
 	<-s.loopDone
+	s.lock.release()
 	return s.fatalErr
+}
+
+// absPath is path made absolute for the logs, or path if that fails.
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // Stop begins a graceful stop; Serve returns when it is complete.
