@@ -105,7 +105,7 @@ func LogTruncate(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "set %s aside as %s.truncated\n", s.Name, s.Name)
 	}
-	store, err := storage.Open(storage.Options{FS: vfs.OS{}, Dir: dataDir, LogDir: *logDir, Rand: rand.New(rand.NewSource(1))})
+	store, err := storage.Open(storage.Options{FS: vfs.OS{}, Dir: dataDir, LogDir: *logDir, Rand: rand.New(rand.NewSource(1)), AllowDataLossName: "zabd -allow-data-loss"})
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}

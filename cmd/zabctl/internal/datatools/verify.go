@@ -139,7 +139,7 @@ func dryRecover(snapV2, logV2 string) (string, bool) {
 			return "recovery: cannot make a scratch copy: " + err.Error(), false
 		}
 	}
-	store, err := storage.Open(storage.Options{FS: vfs.OS{}, Dir: tmp, Rand: rand.New(rand.NewSource(1))})
+	store, err := storage.Open(storage.Options{FS: vfs.OS{}, Dir: tmp, Rand: rand.New(rand.NewSource(1)), AllowDataLossName: "zabd -allow-data-loss"})
 	if err != nil {
 		return "recovery: " + err.Error(), false
 	}
