@@ -40,6 +40,14 @@ type Options struct {
 	// Timeout bounds the Porcupine search of one checker over the whole
 	// history (default DefaultTimeout). Running out counts as a violation.
 	Timeout time.Duration
+	// TouchLag is how late a request can reach the member that expires
+	// sessions. In an ensemble the leader alone expires sessions, and a
+	// learner reports the sessions its clients touched only in its next
+	// PING reply (or not at all, once cut off from the leader, until its
+	// syncLimit runs out): a session may expire although its client was
+	// answered by a learner that recently. Zero (one server) counts every
+	// answered request.
+	TouchLag time.Duration
 }
 
 // DefaultTimeout is the Porcupine deadline when Options.Timeout is zero.
@@ -138,7 +146,7 @@ func CheckAll(h History, opt Options) Report {
 	r.Violations[GuaranteeReads] = CheckReads(h, opt)
 	r.Violations[GuaranteeSyncRead] = CheckSyncRead(h)
 	r.Violations[GuaranteeWatch] = CheckWatches(h)
-	r.Violations[GuaranteeSession] = CheckSessions(h)
+	r.Violations[GuaranteeSession] = CheckSessions(h, opt)
 	r.Violations[GuaranteeDurability] = CheckDurability(h)
 	return r
 }

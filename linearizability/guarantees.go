@@ -487,8 +487,9 @@ func gatherSessions(h History) sessionFacts {
 // lives, and is not missing while its owner demonstrably lives; and a
 // session is expired only after its client stopped talking for at least
 // the session timeout (a client that keeps its session alive is never
-// expired).
-func CheckSessions(h History) []Violation {
+// expired); with opt.TouchLag, requests answered less than that before the
+// expiry was observed are not counted as talking.
+func CheckSessions(h History, opt Options) []Violation {
 	f := gatherSessions(h)
 	var out []Violation
 	ephemeralOf := map[string]*Entry{} // created path -> acknowledged ephemeral create
@@ -552,7 +553,7 @@ func CheckSessions(h History) []Violation {
 				Explanation: fmt.Sprintf("%s found no %s, although %s made it, nothing deleted it, and its owner session %v was still served at zxid %v", e.describe(), e.Path, c.describe(), c.Session, Hex64(lastAlive[owner]))})
 		}
 	}
-	return append(out, keptAliveExpired(h, f)...)
+	return append(out, keptAliveExpired(h, f, int64(opt.TouchLag))...)
 }
 
 // ephemeralSeen reports a read showing an ephemeral of a session that had
@@ -581,11 +582,12 @@ func ephemeralSeen(e *Entry, f sessionFacts) []Violation {
 }
 
 // keptAliveExpired reports sessions expired sooner than their timeout after
-// the client's last request, or while the client stayed connected.
-func keptAliveExpired(h History, f sessionFacts) []Violation {
+// the client's last request (one called at least lag before the expiry was
+// observed), or while the client stayed connected.
+func keptAliveExpired(h History, f sessionFacts, lag int64) []Violation {
 	var out []Violation
 	timeout := map[int64]int64{}
-	lastCall := map[int64]int64{}
+	calls := map[int64][]int64{} // per session, the calls of answered requests
 	connected := map[int]bool{}
 	for _, e := range bySeq(h) {
 		s := e.Session.int()
@@ -606,17 +608,28 @@ func keptAliveExpired(h History, f sessionFacts) []Violation {
 			}
 		}
 		if e.Kind == KindOp && e.Returned() && e.Err != ErrConnectionLoss && e.Err != ErrSessionExpired {
-			lastCall[s] = max(lastCall[s], e.Call)
+			calls[s] = append(calls[s], e.Call)
 		}
 		if by := f.expiredBy[s]; by == e && timeout[s] > 0 {
 			at, _ := expiryObservedAt(e)
-			if lc, ok := lastCall[s]; ok && at-lc < timeout[s] {
+			if lc, ok := lastCallBefore(calls[s], at-lag); ok && at-lc < timeout[s] {
 				out = append(out, Violation{Guarantee: GuaranteeSession, Entries: []*Entry{e},
 					Explanation: fmt.Sprintf("session %v was reported expired %v after its client's last answered request, less than its timeout %v", e.Session, time.Duration(at-lc), time.Duration(timeout[s]))})
 			}
 		}
 	}
 	return out
+}
+
+// lastCallBefore is the latest call in calls at or before limit.
+func lastCallBefore(calls []int64, limit int64) (int64, bool) {
+	last, ok := int64(0), false
+	for _, c := range calls {
+		if c <= limit && (!ok || c > last) {
+			last, ok = c, true
+		}
+	}
+	return last, ok
 }
 
 // CheckDurability checks that the final state — what reads called after

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	mathrand "math/rand"
+	mathrand2 "math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,7 +40,8 @@ const (
 // sockets). It outlives crashes: each start is a new incarnation (gen).
 type server struct {
 	w    *world
-	id   int
+	id   int   // index in the world's servers
+	sid  int64 // the server id (myid): id+1
 	disk *vfs.Sim
 	cfg  vfs.SimConfig // the disk's fault settings now
 
@@ -54,6 +56,15 @@ type server struct {
 	syncing  bool          // an fsync is in flight
 	tickAt   time.Duration // the armed Tick, if any (0: none)
 	appended int64         // last zxid appended this incarnation
+
+	wallOffset time.Duration   // this server's wall clock's jumps
+	role       zab.SoftState   // as the Peer last reported it
+	logged     []int64         // the zxids the log holds, ascending (durable or not)
+	snapBase   int64           // the zxid of the newest snapshot written or started from
+	snapBytes  int             // its size, to bound what the log serves a sync
+	damaged    bool            // started with Restored.LogDamaged, not yet synchronized
+	installed  bool            // a SNAP from the leader arrived: the tree is replaced
+	fsyncRng   *mathrand2.Rand // fsync durations: a stream of their own
 
 	// What must survive: the highest zxid ever reported durable to a Peer,
 	// and the tree digest after each appended zxid that may still survive.
@@ -77,30 +88,37 @@ type flippedBit struct {
 }
 
 func newServer(w *world, id int) *server {
-	s := &server{w: w, id: id, cfg: healthyDisk, digests: map[int64]int64{}}
+	s := &server{w: w, id: id, sid: int64(id + 1), cfg: healthyDisk, digests: map[int64]int64{}}
 	rng := mathrand.New(mathrand.NewSource(w.streams.DeriveSeed(fmt.Sprintf("disk/%d", id))))
 	s.disk = vfs.NewSim(healthyDisk, rng)
+	s.fsyncRng = w.streams.Stream(fmt.Sprintf("fsync/%d", id))
 	return s
 }
 
 func (s *server) now() zab.Time {
-	return zab.Time{Mono: s.w.clock.Mono(), Wall: s.w.clock.WallMillis()}
+	return zab.Time{Mono: s.w.clock.Mono(), Wall: s.w.clock.WallMillis() + s.wallOffset.Milliseconds()}
 }
 
 // start recovers from disk and starts a new incarnation of the Peer.
 func (s *server) start() {
 	s.restarting = false
 	w := s.w
-	store, err := storage.Open(storage.Options{
-		FS: s.disk, Dir: dataDir, SnapCount: s.snapCount(), PreallocSize: logPrealloc,
-		Rand: mathrand.New(mathrand.NewSource(w.streams.DeriveSeed(fmt.Sprintf("log/%d/%d", s.id, s.gen)))),
-	})
-	if err != nil {
-		s.couldNotStart("open storage", err)
-		return
-	}
 	treeCfg := datatree.Config{ExtendedTypesEnabled: true}
-	rec, restored, err := restore.Load(store, treeCfg)
+	store, rec, restored, err := s.recover(treeCfg, false)
+	var damage *zab.LogDamage
+	if err != nil && w.ensemble != nil && errors.Is(err, storage.ErrDataLoss) && s.corrupted != nil {
+		// A damaged log in an ensemble member: keep what comes before the
+		// damage and let the others restore the rest, rather than refuse.
+		w.tr.logf("server %d: log damaged (%v): starting with what precedes the damage", s.sid, err)
+		what := err.Error()
+		store, rec, restored, err = s.recover(treeCfg, true)
+		if err == nil {
+			damage = &zab.LogDamage{AfterZxid: rec.LastZxid, What: what}
+			s.corrupted = nil // the quarantine made the cut permanent
+			s.damaged = true
+			w.stats.Refusals++
+		}
+	}
 	if err != nil {
 		if errors.Is(err, storage.ErrDataLoss) || s.corrupted != nil {
 			s.refused(err)
@@ -109,7 +127,8 @@ func (s *server) start() {
 		}
 		return
 	}
-	peer, err := zab.New(zab.Config{
+	restored.LogDamaged = damage
+	cfg := zab.Config{
 		ServerID:  zab.StandaloneServerID,
 		Tick:      ms(w.sched.TickMs),
 		Tree:      treeCfg,
@@ -118,26 +137,37 @@ func (s *server) start() {
 		// yet model deletions the server makes on its own (docs/simulator.md).
 		ContainerCheckInterval: 24 * time.Hour,
 		Bugs:                   w.opts.Bugs,
-	}, s.now(), w.streams.Stream(fmt.Sprintf("peer/%d/%d", s.id, s.gen)), restored)
+	}
+	if w.ensemble != nil {
+		cfg.ServerID = s.sid
+		cfg.Ensemble = w.ensemble
+		cfg.TxnLog = simTxnLog{s}
+		if restored.AcceptedEpoch, restored.CurrentEpoch, err = readEpochs(store); err != nil {
+			s.couldNotStart("read epochs", err)
+			return
+		}
+	}
+	peer, err := zab.New(cfg, s.now(), w.streams.Stream(fmt.Sprintf("peer/%d/%d", s.id, s.gen)), restored)
 	if err != nil {
-		w.fail(KindRecovery, "server %d: new peer: %v", s.id, err)
+		w.fail(KindRecovery, "server %d: new peer: %v", s.sid, err)
 		return
 	}
 	if _, err := restore.Replay(peer, rec); err != nil {
-		w.fail(KindDurability, "server %d: replay: %v", s.id, err)
+		w.fail(KindDurability, "server %d: replay: %v", s.sid, err)
 		return
 	}
-	last := peer.LastZxid()
-	w.tr.logf("server %d: started (incarnation %d), recovered to zxid 0x%x digest %d, %d warnings", s.id, s.gen, last, peer.Digest(), len(rec.Warnings))
+	last := rec.LastZxid
+	w.tr.logf("server %d: started (incarnation %d), log ends at zxid 0x%x, tree at 0x%x digest %d, %d warnings",
+		s.sid, s.gen, last, peer.LastZxid(), peer.Digest(), len(rec.Warnings))
 	for _, warn := range rec.Warnings {
-		w.tr.logf("server %d: recovery: %s", s.id, warn)
+		w.tr.logf("server %d: recovery: %s", s.sid, warn)
 	}
-	if last < s.durable {
-		w.fail(KindDurability, "server %d recovered to zxid 0x%x but 0x%x had been reported durable (warnings: %q)", s.id, last, s.durable, rec.Warnings)
+	if last < s.durable && damage == nil {
+		w.fail(KindDurability, "server %d recovered to zxid 0x%x but 0x%x had been reported durable (warnings: %q)", s.sid, last, s.durable, rec.Warnings)
 		return
 	}
-	if want, ok := s.digests[last]; ok && want != peer.Digest() {
-		w.fail(KindDurability, "server %d: tree digest after replay to 0x%x is %d, but it was %d when that txn was applied", s.id, last, peer.Digest(), want)
+	if want, ok := s.digests[peer.LastZxid()]; ok && want != peer.Digest() {
+		w.fail(KindDurability, "server %d: tree digest after replay to 0x%x is %d, but it was %d when that txn was applied", s.sid, peer.LastZxid(), peer.Digest(), want)
 		return
 	}
 	for z := range s.digests { // zxids past the recovered end will be reused
@@ -145,6 +175,11 @@ func (s *server) start() {
 			delete(s.digests, z)
 		}
 	}
+	if err := s.readLogged(rec); err != nil {
+		w.fail(KindRecovery, "server %d: read back the log: %v", s.sid, err)
+		return
+	}
+	s.snapBase, s.snapBytes = rec.Snapshot.Zxid, snapshotSize(s.disk, rec.Snapshot.Name)
 	s.corrupted = nil
 	s.durable = last // what recovery read back survived the crash: it is on disk
 	s.peer, s.store, s.log, s.up = peer, store, rec.Log, true
@@ -152,7 +187,66 @@ func (s *server) start() {
 	s.appended = last
 	s.conns = map[zab.ConnID]*conn{}
 	s.tickAt = 0
+	s.role = zab.SoftState{}
+	if acc, cur := peer.Epochs(); acc < cur {
+		w.violate("EpochOrder", "server %d starts with acceptedEpoch %d below currentEpoch %d", s.sid, acc, cur)
+	}
+	peer.Start()
 	s.drain()
+}
+
+// recover opens the store and recovers it; allowLoss cuts a damaged log
+// instead of refusing.
+func (s *server) recover(treeCfg datatree.Config, allowLoss bool) (*storage.Store, *storage.Recovery, zab.Restored, error) {
+	store, err := storage.Open(storage.Options{
+		FS: s.disk, Dir: dataDir, SnapCount: s.snapCount(), PreallocSize: logPrealloc, AllowDataLoss: allowLoss,
+		Rand: mathrand.New(mathrand.NewSource(s.w.streams.DeriveSeed(fmt.Sprintf("log/%d/%d", s.id, s.gen)))),
+	})
+	if err != nil {
+		return nil, nil, zab.Restored{}, fmt.Errorf("open storage: %w", err)
+	}
+	rec, restored, err := restore.Load(store, treeCfg)
+	return store, rec, restored, err
+}
+
+// readEpochs reads the epoch files (0 when absent).
+func readEpochs(store *storage.Store) (accepted, current int64, err error) {
+	if accepted, _, err = store.AcceptedEpoch(); err != nil {
+		return 0, 0, err
+	}
+	current, _, err = store.CurrentEpoch()
+	return accepted, current, err
+}
+
+// readLogged lists the zxids the recovered log holds.
+func (s *server) readLogged(rec *storage.Recovery) error {
+	s.logged = s.logged[:0]
+	it, err := rec.Log.Iterator(rec.Snapshot.Zxid + 1)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.Next() {
+		s.logged = append(s.logged, it.Zxid())
+	}
+	return it.Err()
+}
+
+// snapshotSize is the size of the named snapshot file (0 if none).
+func snapshotSize(disk *vfs.Sim, name string) int {
+	if name == "" {
+		return 0
+	}
+	f, err := disk.Open(dataDir + "/" + storage.VersionDir + "/" + name)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	size, err := f.Size()
+	if err != nil {
+		return 0
+	}
+	return int(size)
 }
 
 // snapCount is snapCount for storage and the Peer alike: from the schedule,
@@ -170,11 +264,11 @@ func (s *server) snapCount() int {
 func (s *server) couldNotStart(what string, err error) {
 	now := s.w.clock.Mono()
 	if errors.Is(err, vfs.ErrNoSpace) && now < s.noSpaceUntil {
-		s.w.tr.logf("server %d: cannot start while the disk is full: %s: %v", s.id, what, err)
+		s.w.tr.logf("server %d: cannot start while the disk is full: %s: %v", s.sid, what, err)
 		s.scheduleRestart(s.noSpaceUntil - now + restartWait)
 		return
 	}
-	s.w.fail(KindRecovery, "server %d: %s: %v", s.id, what, err)
+	s.w.fail(KindRecovery, "server %d: %s: %v", s.sid, what, err)
 }
 
 // refused handles a recovery that refused to start over its data: correct only when durable data was
@@ -183,19 +277,19 @@ func (s *server) refused(err error) {
 	w := s.w
 	var c *storage.CorruptError
 	named := errors.As(err, &c) && c.File != ""
-	w.tr.logf("server %d: refused to start: %v", s.id, err)
+	w.tr.logf("server %d: refused to start: %v", s.sid, err)
 	switch {
 	case s.corrupted == nil:
-		w.fail(KindRecovery, "server %d refused to start although no durable data was corrupted: %v", s.id, err)
+		w.fail(KindRecovery, "server %d refused to start although no durable data was corrupted: %v", s.sid, err)
 	case !named:
-		w.fail(KindRecovery, "server %d refused to start without naming file and offset: %v", s.id, err)
+		w.fail(KindRecovery, "server %d refused to start without naming file and offset: %v", s.sid, err)
 	default:
 		// The right answer. Undo the corruption (an operator restoring the
 		// file) and start again: now everything durable must come back.
 		w.stats.Refusals++
 		f := s.corrupted
 		if ferr := s.disk.FlipBit(f.file, f.off, f.bit); ferr != nil {
-			w.fail(KindRecovery, "server %d: undo corruption of %s: %v", s.id, f.file, ferr)
+			w.fail(KindRecovery, "server %d: undo corruption of %s: %v", s.sid, f.file, ferr)
 			return
 		}
 		s.corrupted = nil
@@ -221,7 +315,7 @@ func (s *server) crash(why string, torn bool) {
 	if !s.up {
 		return
 	}
-	s.w.tr.logf("server %d: crash (%s)", s.id, why)
+	s.w.tr.logf("server %d: crash (%s)", s.sid, why)
 	if why != finalCheck {
 		s.w.stats.Crashes++
 	}
@@ -229,8 +323,15 @@ func (s *server) crash(why string, torn bool) {
 	s.gen++
 	s.peer, s.store, s.log, s.snap = nil, nil, nil, nil
 	s.syncing = false
+	s.role = zab.SoftState{}
+	// What was not yet durable may go; the durable log stays on the disk
+	// (and counts towards a quorum's) while the server is down.
+	s.logged = slices.DeleteFunc(s.logged, func(z int64) bool { return z > s.durable })
 	for _, id := range s.openConns() {
 		s.w.closeConn(simclient.ConnID(id), "server crashed")
+	}
+	if s.w.net != nil {
+		s.w.net.serverDown(s.id)
 	}
 	cfg := s.cfg
 	if torn {
@@ -262,6 +363,10 @@ func (s *server) inject(f faults.Fault) {
 			s.scheduleRestart(ms(f.DownMs))
 		}
 	case faults.BitFlip:
+		if s.up && !s.w.mayDamage(s) {
+			s.w.tr.logf("server %d: bitflip left out: with its log damaged too, the undamaged voters would not be a quorum", s.sid)
+			return
+		}
 		if s.up {
 			s.crash("injected before corrupting its disk", false)
 			s.corruptDurable()
@@ -282,6 +387,8 @@ func (s *server) inject(f faults.Fault) {
 		s.slowDelay = ms(f.Delay)
 	case faults.FailFsync:
 		s.failNextSync = true
+	case faults.ClockJump:
+		s.wallOffset += ms(f.JumpMs)
 	}
 }
 
@@ -315,7 +422,7 @@ func (s *server) corruptDurable() {
 	dir := dataDir + "/" + storage.VersionDir
 	names, err := s.disk.List(dir)
 	if err != nil {
-		s.w.fail(KindRecovery, "server %d: list %s: %v", s.id, dir, err)
+		s.w.fail(KindRecovery, "server %d: list %s: %v", s.sid, dir, err)
 		return
 	}
 	type logFile struct {
@@ -338,7 +445,7 @@ func (s *server) corruptDurable() {
 	name := dir + "/" + logs[r.IntN(len(logs))].name
 	end, err := s.recordsEnd(name)
 	if err != nil {
-		s.w.fail(KindRecovery, "server %d: read %s: %v", s.id, name, err)
+		s.w.fail(KindRecovery, "server %d: read %s: %v", s.sid, name, err)
 		return
 	}
 	if end <= 16 {
@@ -346,10 +453,10 @@ func (s *server) corruptDurable() {
 	}
 	f := &flippedBit{file: name, off: r.Int64N(end), bit: uint(r.IntN(8))}
 	if err := s.disk.FlipBit(f.file, f.off, f.bit); err != nil {
-		s.w.fail(KindRecovery, "server %d: corrupt %s: %v", s.id, name, err)
+		s.w.fail(KindRecovery, "server %d: corrupt %s: %v", s.sid, name, err)
 		return
 	}
-	s.w.tr.logf("server %d: flipped bit %d of %s at offset %d", s.id, f.bit, f.file, f.off)
+	s.w.tr.logf("server %d: flipped bit %d of %s at offset %d", s.sid, f.bit, f.file, f.off)
 	s.corrupted = f
 }
 
@@ -403,27 +510,100 @@ func (s *server) step(ev zab.Event) {
 }
 
 // drain checks the tree against the digest its last applied txn carries,
-// then carries out the Peer's effects: appends (then an fsync), snapshots,
-// messages, and the next wake-up.
+// then carries out the Peer's effects in the order Ready's contract
+// demands: truncation, epochs (durable before any message leaves),
+// appends (then an fsync), snapshots, then every message.
 func (s *server) drain() {
-	if want, ok := s.digests[s.peer.LastZxid()]; ok && want != s.peer.Digest() {
-		s.w.fail(KindDigest, "server %d: tree digest after applying 0x%x is %d, but the txn says %d", s.id, s.peer.LastZxid(), s.peer.Digest(), want)
-		return
-	}
-	rd := s.peer.Ready()
-	if len(rd.Appends) > 0 {
-		if !s.appendTxns(rd.Appends) {
+	if s.up && s.peer != nil {
+		if want, ok := s.digests[s.peer.LastZxid()]; ok && want != s.peer.Digest() {
+			s.w.fail(KindDigest, "server %d: tree digest after applying 0x%x is %d, but the txn says %d", s.sid, s.peer.LastZxid(), s.peer.Digest(), want)
 			return
 		}
-		s.startSync()
+		rd := s.peer.Ready()
+		if rd.Truncate != nil && !s.truncate(*rd.Truncate) {
+			return
+		}
+		if rd.Epochs != nil && !s.writeEpochs(rd.Epochs) {
+			return
+		}
+		if len(rd.Appends) > 0 {
+			if !s.appendTxns(rd.Appends) {
+				return
+			}
+			s.startSync()
+		}
+		s.w.inv.applied(s)
+		for i := range rd.Snapshots {
+			s.snapshotChunk(&rd.Snapshots[i])
+		}
+		if rd.State != nil {
+			s.roleChanged(*rd.State)
+		}
+		for _, n := range rd.Notices {
+			s.w.tr.logf("server %d: %s", s.sid, n.Text)
+		}
+		for i := range rd.Messages {
+			s.send(&rd.Messages[i])
+		}
+		for i := range rd.PeerMessages {
+			s.w.net.sendPeer(s.id, &rd.PeerMessages[i])
+		}
+		for i := range rd.Votes {
+			s.w.net.sendVote(s.id, &rd.Votes[i])
+		}
+		if len(s.w.failures) > 0 {
+			return
+		}
+		s.armTick(rd.Wakeup)
 	}
-	for i := range rd.Snapshots {
-		s.snapshotChunk(&rd.Snapshots[i])
+}
+
+// truncate cuts the log after zxid (a TRUNC, or a SNAP replacing the
+// history). Zxids strictly increase again from there.
+func (s *server) truncate(zxid int64) bool {
+	s.w.tr.logf("server %d: truncate the log after 0x%x", s.sid, zxid)
+	if err := s.log.Truncate(zxid); err != nil {
+		s.stopOnIOError("truncate", err)
+		return false
 	}
-	for i := range rd.Messages {
-		s.send(&rd.Messages[i])
+	s.appended = min(s.appended, zxid)
+	s.durable = min(s.durable, zxid)
+	s.logged = slices.DeleteFunc(s.logged, func(z int64) bool { return z > zxid })
+	for z := range s.digests {
+		if z > zxid {
+			delete(s.digests, z)
+		}
 	}
-	s.armTick(rd.Wakeup)
+	return true
+}
+
+// writeEpochs makes the epoch files durable before anything else of the
+// Ready leaves.
+func (s *server) writeEpochs(e *zab.EpochWrite) bool {
+	if e.Accepted < e.Current {
+		s.w.violate("EpochOrder", "server %d writes acceptedEpoch %d below currentEpoch %d", s.sid, e.Accepted, e.Current)
+		return false
+	}
+	s.w.tr.logf("server %d: persist acceptedEpoch=%d currentEpoch=%d", s.sid, e.Accepted, e.Current)
+	if err := s.store.SetAcceptedEpoch(e.Accepted); err != nil {
+		s.stopOnIOError("write acceptedEpoch", err)
+		return false
+	}
+	if err := s.store.SetCurrentEpoch(e.Current); err != nil {
+		s.stopOnIOError("write currentEpoch", err)
+		return false
+	}
+	return true
+}
+
+// roleChanged traces a role or phase change and checks Leadership.
+func (s *server) roleChanged(st zab.SoftState) {
+	s.role = st
+	if st.Phase == zab.PhaseBroadcast {
+		s.damaged = false // synchronized: the leader restored what it lost
+	}
+	s.w.tr.logf("server %d: now %s (%s) leader=%d epoch=%d", s.sid, st.Role, st.Phase, st.Leader, st.Epoch)
+	s.w.inv.roleChanged(s)
 }
 
 // appendTxns writes txns to the log and checks that zxids strictly increase.
@@ -433,7 +613,7 @@ func (s *server) appendTxns(txns []datatree.Txn) bool {
 		t := &txns[i]
 		z := t.Header.Zxid
 		if z <= s.appended {
-			s.w.fail(KindZxid, "server %d appended txn 0x%x after 0x%x", s.id, z, s.appended)
+			s.w.fail(KindZxid, "server %d appended txn 0x%x after 0x%x", s.sid, z, s.appended)
 			return false
 		}
 		if t.Digest.Version != 0 {
@@ -441,13 +621,18 @@ func (s *server) appendTxns(txns []datatree.Txn) bool {
 		} else if prev, ok := s.digests[s.appended]; ok {
 			s.digests[z] = prev // an error txn leaves the tree as it was
 		}
-		if _, err := s.log.Append(zab.EncodeTxnEntry(t)); err != nil {
+		entry := zab.EncodeTxnEntry(t)
+		if !s.w.inv.logged(s, z, entry) {
+			return false
+		}
+		if _, err := s.log.Append(entry); err != nil {
 			s.stopOnIOError("append", err)
 			return false
 		}
 		s.appended = z
+		s.logged = append(s.logged, z)
 		if s.w.tr.on() {
-			s.w.tr.logf("server %d: append txn 0x%x %s session=0x%x cxid=%d", s.id, z, t.Header.Type, t.Header.ClientID, t.Header.Cxid)
+			s.w.tr.logf("server %d: append txn 0x%x %s session=0x%x cxid=%d", s.sid, z, t.Header.Type, t.Header.ClientID, t.Header.Cxid)
 		}
 	}
 	return true
@@ -491,9 +676,10 @@ func (s *server) snapshotChunk(ch *zab.SnapshotChunk) {
 				return storage.ZxidDigest{Zxid: digest.Zxid, Version: digest.Version, Digest: digest.Digest}
 			},
 		})
-		s.w.tr.logf("server %d: snapshot 0x%x written as %s (err %v)", s.id, snap.zxid, name, err)
+		s.w.tr.logf("server %d: snapshot 0x%x written as %s (err %v)", s.sid, snap.zxid, name, err)
 		if err == nil {
 			s.w.stats.Snapshots++
+			s.snapBase, s.snapBytes = snap.zxid, len(snap.data)
 		}
 		s.step(zab.SnapshotWritten{Zxid: snap.zxid, Err: err})
 	})
@@ -508,7 +694,7 @@ func snapshotTime(n int) time.Duration {
 // errors are fatal, never retried. The supervisor restarts it.
 func (s *server) stopOnIOError(what string, err error) {
 	if !errors.Is(err, storage.ErrFailed) {
-		s.w.fail(KindRecovery, "server %d: %s failed without marking the log failed: %v", s.id, what, err)
+		s.w.fail(KindRecovery, "server %d: %s failed without marking the log failed: %v", s.sid, what, err)
 		return
 	}
 	s.crash(fmt.Sprintf("%s failed: %v", what, err), false)
@@ -523,7 +709,7 @@ func (s *server) startSync() {
 	}
 	s.syncing = true
 	w := s.w
-	delay := fsyncBase + time.Duration(w.net.Int64N(int64(fsyncBase)))
+	delay := fsyncBase + time.Duration(s.fsyncRng.Int64N(int64(fsyncBase)))
 	if w.clock.Mono() < s.slowUntil {
 		delay += s.slowDelay
 	}
@@ -559,7 +745,7 @@ func (s *server) reportDurable(durable int64) {
 	if durable > s.durable {
 		s.durable = durable
 	}
-	s.w.tr.logf("server %d: durable to 0x%x", s.id, durable)
+	s.w.tr.logf("server %d: durable to 0x%x", s.sid, durable)
 	s.step(zab.LogDurable{Zxid: durable})
 	if s.up && s.appended > durable {
 		s.startSync()
@@ -576,23 +762,23 @@ func (s *server) send(m *zab.Message) {
 	}
 	switch m.Kind {
 	case zab.Reply:
-		if m.Header.Zxid > s.durable {
-			w.fail(KindDurability, "server %d answered client %d xid %d with zxid 0x%x before it was durable (durable to 0x%x)",
-				s.id, cn.client.ID(), m.Header.Xid, m.Header.Zxid, s.durable)
+		if m.Header.Zxid > 0 && !w.inv.durableOnQuorum(m.Header.Zxid) {
+			w.fail(KindDurability, "server %d answered client %d xid %d with zxid 0x%x, which is not durable on a quorum (%s)",
+				s.sid, cn.client.ID(), m.Header.Xid, m.Header.Zxid, w.inv.durableReport(m.Header.Zxid))
 		}
 		hdr, body, id := m.Header, m.Body, cn.id
 		if w.tr.on() && hdr.Xid != wire.XidPing {
-			w.tr.logf("server %d -> client %d %s", s.id, cn.client.ID(), describeMessage(&hdr, body))
+			w.tr.logf("server %d -> client %d %s", s.sid, cn.client.ID(), describeMessage(&hdr, body))
 		}
 		w.deliverAt(&cn.toClient, func() { cn.client.Reply(id, hdr, body) })
 	case zab.Connect:
 		resp, ok := m.Body.(*wire.ConnectResponse)
 		if !ok {
-			w.fail(KindProtocol, "server %d: connect response body is %T", s.id, m.Body)
+			w.fail(KindProtocol, "server %d: connect response body is %T", s.sid, m.Body)
 			return
 		}
 		r, id := *resp, cn.id
-		w.tr.logf("server %d -> client %d connect %s", s.id, cn.client.ID(), wire.Describe(&r))
+		w.tr.logf("server %d -> client %d connect %s", s.sid, cn.client.ID(), wire.Describe(&r))
 		w.deliverAt(&cn.toClient, func() { cn.client.Connected(id, r) })
 	case zab.Close:
 		w.closeConn(cn.id, "closed by the server")
@@ -617,4 +803,50 @@ func (s *server) armTick(at time.Duration) {
 		s.tickAt = 0
 		s.step(zab.Tick{})
 	})
+}
+
+// simTxnLog reads the server's log back for a leader's synchronization,
+// bounded as ZooKeeper bounds it: at most a third of the newest snapshot's
+// size (zookeeper.snapshotSizeFactor 0.33), beyond which a SNAP is cheaper.
+type simTxnLog struct{ s *server }
+
+// minSyncLogBytes stands in for the snapshot size before any snapshot.
+const minSyncLogBytes = 16 << 10
+
+func (l simTxnLog) ReadAfter(after, upTo int64) ([]datatree.Txn, bool) {
+	s := l.s
+	if s.log == nil {
+		return nil, false
+	}
+	if _, found := slices.BinarySearch(s.logged, after); !found && after != s.snapBase {
+		return nil, false
+	}
+	it, err := s.log.Iterator(after + 1)
+	if err != nil {
+		return nil, false
+	}
+	defer it.Close()
+	budget := max(s.snapBytes, minSyncLogBytes) / 3
+	var out []datatree.Txn
+	for it.Next() {
+		z := it.Zxid()
+		if z <= after {
+			continue
+		}
+		if z > upTo {
+			break
+		}
+		if budget -= len(it.Entry()); budget < 0 {
+			return nil, false
+		}
+		t, err := zab.DecodeTxnEntry(it.Entry())
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, t)
+	}
+	if it.Err() != nil || len(out) == 0 || out[len(out)-1].Header.Zxid != upTo {
+		return nil, false
+	}
+	return out, true
 }

@@ -101,7 +101,7 @@ func candidates(s *faults.Schedule) []*faults.Schedule {
 		shorter := f
 		shorter.DownMs /= 2
 		shorter.ForMs /= 2
-		if shorter != f {
+		if shorter.DownMs != f.DownMs || shorter.ForMs != f.ForMs {
 			c := s.Clone()
 			c.Faults[i] = shorter
 			out = append(out, c)

@@ -5,8 +5,10 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/zabd/zabd/election"
 	"github.com/zabd/zabd/sim/faults"
 	"github.com/zabd/zabd/sim/randstream"
 	"github.com/zabd/zabd/sim/simclient"
@@ -86,14 +88,22 @@ type conn struct {
 
 // world is one simulation run.
 type world struct {
-	sched    *faults.Schedule
-	opts     Options
-	clock    *vtime.Clock
-	q        *vtime.Queue
-	streams  randstream.Streams
-	net      *rand.Rand
-	tr       tracer
-	servers  []*server
+	sched   *faults.Schedule
+	opts    Options
+	clock   *vtime.Clock
+	q       *vtime.Queue
+	streams randstream.Streams
+	rng     *rand.Rand // client-link latencies and fsync times
+	tr      tracer
+	servers []*server
+	// ensemble is the members' shared configuration; nil when the one
+	// server is standalone. quorum decides quorums of its voters.
+	ensemble *zab.Ensemble
+	quorum   election.QuorumVerifier
+	net      *network
+	inv      *invariants
+	dialRng  *rand.Rand
+	dialNext map[int]int // per client: the next server it tries
 	clients  []*simclient.Client
 	conns    map[simclient.ConnID]*conn
 	nextConn simclient.ConnID
@@ -121,7 +131,15 @@ func newWorld(sched *faults.Schedule, opts Options) *world {
 		streams: randstream.New(sched.Seed), conns: map[simclient.ConnID]*conn{},
 	}
 	w.tr = tracer{w: opts.Trace, clock: clock}
-	w.net = w.streams.Stream("net")
+	w.rng = w.streams.Stream("net")
+	w.dialRng = w.streams.Stream("dial")
+	w.dialNext = map[int]int{}
+	w.inv = newInvariants(w, sched.Servers)
+	if sched.Ensemble {
+		w.ensemble = simEnsemble(sched)
+		w.quorum, _ = election.NewMajority(w.ensemble.Voters) // at least one voter: Validate
+		w.net = newNetwork(w, sched.Servers)
+	}
 	for i := range sched.Servers {
 		w.servers = append(w.servers, newServer(w, i))
 	}
@@ -163,7 +181,7 @@ func (w *world) run() {
 	}
 	for {
 		at, ok := w.q.NextAt()
-		if !ok || at > end || (w.allDone() && w.clock.Mono() >= lastFault) {
+		if !ok || at > end || (w.clock.Mono() >= lastFault && w.allDone() && w.converged()) {
 			break
 		}
 		w.q.Step()
@@ -184,6 +202,58 @@ func (w *world) allDone() bool {
 	return true
 }
 
+// converged reports whether an ensemble is whole again: every server up,
+// one leader in broadcast, every other server in broadcast under it, and
+// every tree at the leader's zxid with the leader's digest. A standalone
+// server has nothing to converge.
+func (w *world) converged() bool {
+	if w.ensemble == nil {
+		return true
+	}
+	l := w.leader()
+	if l < 0 {
+		return false
+	}
+	lead := w.servers[l]
+	for _, s := range w.servers {
+		if !s.up || s.role.Phase != zab.PhaseBroadcast || s.role.Leader != lead.sid ||
+			s.peer.LastZxid() != lead.peer.LastZxid() || s.peer.Digest() != lead.peer.Digest() {
+			return false
+		}
+	}
+	return true
+}
+
+// mayDamage reports whether s's log may be damaged: Zab restores a damaged
+// log from the others only while the voters whose logs are intact are a
+// quorum (a standalone server refuses to start instead, which is always
+// allowed).
+func (w *world) mayDamage(s *server) bool {
+	if w.ensemble == nil {
+		return true
+	}
+	var intact []int64
+	for _, o := range w.servers {
+		if o != s && !o.damaged && slices.Contains(w.ensemble.Voters, o.sid) {
+			intact = append(intact, o.sid)
+		}
+	}
+	return w.quorum.ContainsQuorum(intact)
+}
+
+// leader is the index of the server that leads an established epoch (the
+// newest, if an old leader has not noticed yet), or -1.
+func (w *world) leader() int {
+	best := -1
+	for i, s := range w.servers {
+		if s.up && s.role.Role == zab.RoleLeading && s.role.Phase == zab.PhaseBroadcast &&
+			(best < 0 || s.role.Epoch > w.servers[best].role.Epoch) {
+			best = i
+		}
+	}
+	return best
+}
+
 // inject carries out one fault of the schedule.
 func (w *world) inject(f faults.Fault) {
 	w.tr.logf("fault %s", f)
@@ -194,8 +264,8 @@ func (w *world) inject(f faults.Fault) {
 		}
 	case faults.Pause:
 		w.clients[f.Client-1].Pause(ms(f.ForMs))
-	case faults.ClockJump:
-		w.clock.JumpWall(ms(f.JumpMs))
+	case faults.Partition, faults.BreakConn, faults.Clog, faults.SlowLink:
+		w.net.inject(f)
 	default:
 		w.servers[f.Server].inject(f)
 	}
@@ -205,6 +275,9 @@ func (w *world) inject(f faults.Fault) {
 // restarts with a healthy disk.
 func (w *world) heal() {
 	w.tr.logf("liveness phase: faults healed")
+	if w.net != nil {
+		w.net.heal()
+	}
 	for _, s := range w.servers {
 		s.heal()
 	}
@@ -217,12 +290,52 @@ func (w *world) finish() {
 			w.fail(KindLiveness, "%s did not finish %s into the liveness phase", c.Progress(), fmtMono(ms(w.sched.LivenessMs)))
 		}
 	}
+	if !w.converged() {
+		w.fail(KindLiveness, "the ensemble did not converge %s into the liveness phase: %s", fmtMono(ms(w.sched.LivenessMs)), w.status())
+	}
 	for _, s := range w.servers {
 		s.finish()
 	}
 	if len(w.failures) == 0 && !w.opts.SkipCheckers {
 		w.checkHistory()
 	}
+}
+
+// status is one line per server, for a liveness failure.
+func (w *world) status() string {
+	var parts []string
+	for _, s := range w.servers {
+		if !s.up {
+			parts = append(parts, fmt.Sprintf("server %d down", s.sid))
+			continue
+		}
+		acc, cur := s.peer.Epochs()
+		parts = append(parts, fmt.Sprintf("server %d %s (%s) leader=%d epoch=%d accepted=%d current=%d applied=0x%x logged=0x%x digest=%d",
+			s.sid, s.role.Role, s.role.Phase, s.role.Leader, s.role.Epoch, acc, cur, s.peer.LastZxid(), s.appended, s.peer.Digest()))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// simEnsemble is the members' configuration: voters first, then observers,
+// with the simulator's timing (syncLimit short against the session
+// timeouts, so that a learner cut off from its leader drops its clients
+// before the leader could expire their sessions).
+func simEnsemble(sched *faults.Schedule) *zab.Ensemble {
+	e := &zab.Ensemble{
+		InitLimit: 10, SyncLimit: 2,
+		Election: election.Config{
+			FinalizeWait:            ms(2 * sched.TickMs),
+			MaxNotificationInterval: ms(20 * sched.TickMs),
+		},
+	}
+	for i := 1; i <= sched.Servers; i++ {
+		if i <= sched.Voters() {
+			e.Voters = append(e.Voters, int64(i))
+		} else {
+			e.Observers = append(e.Observers, int64(i))
+		}
+	}
+	return e
 }
 
 func (w *world) openConnsOf(c *simclient.Client) []simclient.ConnID {
@@ -238,7 +351,7 @@ func (w *world) openConnsOf(c *simclient.Client) []simclient.ConnID {
 
 // latency draws a one-way network delay.
 func (w *world) latency() time.Duration {
-	return 100*time.Microsecond + time.Duration(w.net.Int64N(int64(2*time.Millisecond)))
+	return 100*time.Microsecond + time.Duration(w.rng.Int64N(int64(2*time.Millisecond)))
 }
 
 // deliverAt schedules f on one direction of a connection, never before what
@@ -276,18 +389,31 @@ func (w *world) After(d time.Duration, f func()) { w.q.After(d, f) }
 func (w *world) Dial(c *simclient.Client, req *wire.ConnectRequest) simclient.ConnID {
 	w.nextConn++
 	id := w.nextConn
-	s := w.servers[0] // the ensemble of one; with more, a seeded choice
+	s := w.servers[w.nextServer(c.ID())]
 	if !s.up {
-		w.tr.logf("client %d: connect refused: server %d is down", c.ID(), s.id)
+		w.tr.logf("client %d: connect refused: server %d is down", c.ID(), s.sid)
 		w.q.After(w.latency(), func() { c.Lost(id) })
 		return id
 	}
 	cn := &conn{id: id, client: c, server: s, gen: s.gen, open: true}
 	w.conns[id] = cn
-	w.tr.logf("client %d: conn %d connect %s", c.ID(), id, wire.Describe(req))
+	w.tr.logf("client %d: conn %d to server %d connect %s", c.ID(), id, s.sid, wire.Describe(req))
 	r := *req
 	w.deliverAt(&cn.toServer, func() { s.connect(cn, r) })
 	return id
+}
+
+// nextServer is the server a client dials next: as ZooKeeper's client
+// does, it starts at a random one and moves to the next on every
+// reconnect, so a client whose server failed finds another.
+func (w *world) nextServer(client int) int {
+	n := len(w.servers)
+	i, ok := w.dialNext[client]
+	if !ok {
+		i = w.dialRng.IntN(n)
+	}
+	w.dialNext[client] = (i + 1) % n
+	return i
 }
 
 func (w *world) Send(id simclient.ConnID, hdr wire.RequestHeader, body wire.Record) {

@@ -22,38 +22,82 @@ const (
 	Drop      Kind = "drop"
 	Pause     Kind = "pause"
 	ClockJump Kind = "clockjump"
+	// Network faults between the members of an ensemble.
+	Partition Kind = "partition"
+	BreakConn Kind = "breakconn"
+	Clog      Kind = "clog"
+	SlowLink  Kind = "slowlink"
 )
 
 // Kinds lists every fault kind in a fixed order.
-var Kinds = []Kind{Crash, BitFlip, NoSpace, SlowFsync, FailFsync, Drop, Pause, ClockJump}
+var Kinds = []Kind{Crash, BitFlip, NoSpace, SlowFsync, FailFsync, Drop, Pause, ClockJump, Partition, BreakConn, Clog, SlowLink}
+
+// NetworkKinds are the kinds that need an ensemble (links between servers).
+var NetworkKinds = []Kind{Partition, BreakConn, Clog, SlowLink}
+
+// PartitionMode says which servers a partition cuts off (see the package
+// comment).
+type PartitionMode string
+
+// Partition modes.
+const (
+	Isolate   PartitionMode = "isolate" // Group is cut off from the rest, both ways
+	IsoLeader PartitionMode = "leader"  // the leader at that moment is cut off (Group is ignored)
+	OneWay    PartitionMode = "oneway"  // Group hears nobody, but is heard (asymmetric)
+	Bridge    PartitionMode = "bridge"  // Group and the rest but Server are cut; Server sees both sides
+)
+
+// PartitionModes lists the modes in a fixed order.
+var PartitionModes = []PartitionMode{Isolate, IsoLeader, OneWay, Bridge}
 
 // Fault is one timed fault. Which of the optional fields matter depends on
 // Kind; the others stay zero.
 type Fault struct {
 	AtMs   int64 `json:"at_ms"`              // monotonic time of the fault
 	Kind   Kind  `json:"kind"`               //
-	Server int   `json:"server,omitempty"`   // crash, bitflip, nospace, slowfsync, failfsync (0-based)
+	Server int   `json:"server,omitempty"`   // server faults, clockjump, and one end of a link (0-based)
+	Peer   int   `json:"peer,omitempty"`     // breakconn, clog, slowlink: the link's other end
 	Client int   `json:"client,omitempty"`   // drop, pause (1-based, as in the history)
 	Torn   bool  `json:"torn,omitempty"`     // crash: tear the last sector written
 	DownMs int64 `json:"down_ms,omitempty"`  // crash: time until restart
-	ForMs  int64 `json:"for_ms,omitempty"`   // pause, nospace, slowfsync: duration
-	Delay  int64 `json:"delay_ms,omitempty"` // slowfsync: extra time per fsync
-	JumpMs int64 `json:"jump_ms,omitempty"`  // clockjump: how far wall time moves
+	ForMs  int64 `json:"for_ms,omitempty"`   // pause, nospace, slowfsync, partition, clog, slowlink: duration
+	Delay  int64 `json:"delay_ms,omitempty"` // slowfsync: extra time per fsync; slowlink: extra latency
+	JumpMs int64 `json:"jump_ms,omitempty"`  // clockjump: how far the server's wall clock moves
+
+	Mode  PartitionMode `json:"mode,omitempty"`  // partition: whom it cuts off
+	Group []int         `json:"group,omitempty"` // partition: the servers on the small side (0-based)
 }
 
 // At is the fault's time as a duration.
 func (f Fault) At() time.Duration { return ms(f.AtMs) }
 
-// String is the fault in one line, as the trace prints it.
+// String is the fault in one line, as the trace prints it. It names
+// servers by their id (myid), which counts from 1, while the JSON's server,
+// peer and group fields count from 0.
 func (f Fault) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%8dms %s", f.AtMs, f.Kind)
 	switch f.Kind {
 	case Drop, Pause:
 		fmt.Fprintf(&b, " client=%d", f.Client)
-	case ClockJump:
+	case BreakConn, Clog, SlowLink:
+		fmt.Fprintf(&b, " link=%d-%d", f.Server+1, f.Peer+1)
+	case Partition:
+		fmt.Fprintf(&b, " %s", f.Mode)
+		if f.Mode != IsoLeader {
+			b.WriteString(" group=")
+			for i, g := range f.Group {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				fmt.Fprintf(&b, "%d", g+1)
+			}
+		}
+		if f.Mode == Bridge {
+			fmt.Fprintf(&b, " bridge=%d", f.Server+1)
+		}
 	default:
-		fmt.Fprintf(&b, " server=%d", f.Server)
+		fmt.Fprintf(&b, " server=%d", f.Server+1)
 	}
 	if f.Torn {
 		b.WriteString(" torn")
@@ -77,8 +121,16 @@ func (f Fault) String() string {
 // Seed seeds the workload and the disks' own randomness (which sectors a
 // crash loses); the rest is explicit so that a shrinker can cut it down.
 type Schedule struct {
-	Seed             int64   `json:"seed"`
-	Servers          int     `json:"servers"`
+	Seed    int64 `json:"seed"`
+	Servers int   `json:"servers"`
+	// Ensemble runs the servers as a replicated ensemble (ids 1..Servers);
+	// without it the one server is standalone.
+	Ensemble bool `json:"ensemble,omitempty"`
+	// Observers are the last Observers servers: they learn, never vote.
+	Observers int `json:"observers,omitempty"`
+	// Swarm lists the fault kinds the seed switched on (swarm testing:
+	// each seed tries a different mix), for the trace's header.
+	Swarm            []Kind  `json:"swarm,omitempty"`
 	Clients          int     `json:"clients"`
 	OpsPerClient     int     `json:"ops_per_client"`
 	MaxThinkMs       int64   `json:"max_think_ms"` // a client's pause between operations is uniform in [0, this]
@@ -95,6 +147,10 @@ func (s *Schedule) Validate() error {
 	switch {
 	case s.Servers < 1:
 		return fmt.Errorf("schedule: servers = %d, need at least 1", s.Servers)
+	case !s.Ensemble && s.Servers != 1:
+		return fmt.Errorf("schedule: servers = %d without ensemble: a standalone run has one server", s.Servers)
+	case s.Observers < 0 || s.Observers >= s.Servers:
+		return fmt.Errorf("schedule: observers = %d, need 0 <= observers < servers (%d)", s.Observers, s.Servers)
 	case s.Clients < 0:
 		return fmt.Errorf("schedule: clients = %d is negative", s.Clients)
 	case s.OpsPerClient < 0:
@@ -117,16 +173,8 @@ func (s *Schedule) Validate() error {
 		if f.AtMs < 0 || f.AtMs > s.SafetyMs {
 			return fmt.Errorf("schedule: fault %d (%s) at %dms is outside the safety phase [0, %d]", i, f.Kind, f.AtMs, s.SafetyMs)
 		}
-		switch f.Kind {
-		case Drop, Pause:
-			if f.Client < 1 || f.Client > s.Clients {
-				return fmt.Errorf("schedule: fault %d (%s): client %d does not exist", i, f.Kind, f.Client)
-			}
-		case ClockJump:
-		default:
-			if f.Server < 0 || f.Server >= s.Servers {
-				return fmt.Errorf("schedule: fault %d (%s): server %d does not exist", i, f.Kind, f.Server)
-			}
+		if err := s.validateFault(&f); err != nil {
+			return fmt.Errorf("schedule: fault %d (%s): %w", i, f.Kind, err)
 		}
 		if f.DownMs < 0 || f.ForMs < 0 || f.Delay < 0 {
 			return fmt.Errorf("schedule: fault %d (%s): negative duration", i, f.Kind)
@@ -138,11 +186,67 @@ func (s *Schedule) Validate() error {
 	return nil
 }
 
+func (s *Schedule) validateFault(f *Fault) error {
+	server := func(n int) error {
+		if n < 0 || n >= s.Servers {
+			return fmt.Errorf("server %d does not exist", n)
+		}
+		return nil
+	}
+	switch f.Kind {
+	case Drop, Pause:
+		if f.Client < 1 || f.Client > s.Clients {
+			return fmt.Errorf("client %d does not exist", f.Client)
+		}
+		return nil
+	case BreakConn, Clog, SlowLink:
+		if !s.Ensemble {
+			return fmt.Errorf("a network fault needs an ensemble")
+		}
+		if f.Server == f.Peer {
+			return fmt.Errorf("a link needs two servers, not %d twice", f.Server)
+		}
+		if err := server(f.Peer); err != nil {
+			return err
+		}
+	case Partition:
+		if !s.Ensemble {
+			return fmt.Errorf("a network fault needs an ensemble")
+		}
+		if !slices.Contains(PartitionModes, f.Mode) {
+			return fmt.Errorf("unknown partition mode %q", f.Mode)
+		}
+		if f.Mode != IsoLeader && len(f.Group) == 0 {
+			return fmt.Errorf("partition %s with an empty group", f.Mode)
+		}
+		for _, g := range f.Group {
+			if err := server(g); err != nil {
+				return err
+			}
+			if f.Mode == Bridge && g == f.Server {
+				return fmt.Errorf("the bridge server %d is in the group", g)
+			}
+		}
+	}
+	return server(f.Server)
+}
+
+// Voters is how many servers vote (all but the observers).
+func (s *Schedule) Voters() int { return s.Servers - s.Observers }
+
 // String prints the schedule as the trace's header shows it.
 func (s *Schedule) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "schedule seed=%d servers=%d clients=%d ops/client=%d max-think=%dms session-timeout=%dms tick=%dms snap-count=%d safety=%dms liveness=%dms faults=%d\n",
 		s.Seed, s.Servers, s.Clients, s.OpsPerClient, s.MaxThinkMs, s.SessionTimeoutMs, s.TickMs, s.SnapCount, s.SafetyMs, s.LivenessMs, len(s.Faults))
+	if s.Ensemble {
+		fmt.Fprintf(&b, "  ensemble: %d voters, %d observers\n", s.Voters(), s.Observers)
+	} else {
+		b.WriteString("  standalone\n")
+	}
+	if s.Swarm != nil {
+		fmt.Fprintf(&b, "  swarm: fault kinds on: %v\n", s.Swarm)
+	}
 	for _, f := range s.Faults {
 		fmt.Fprintf(&b, "  fault %s\n", f)
 	}
@@ -190,6 +294,10 @@ func Load(path string) (*Schedule, error) {
 func (s *Schedule) Clone() *Schedule {
 	c := *s
 	c.Faults = slices.Clone(s.Faults)
+	for i := range c.Faults {
+		c.Faults[i].Group = slices.Clone(c.Faults[i].Group)
+	}
+	c.Swarm = slices.Clone(s.Swarm)
 	return &c
 }
 

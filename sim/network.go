@@ -1,0 +1,400 @@
+package sim
+
+// The simulated network between the members of an ensemble.
+//
+// Fault model. Zab runs over TCP, so the network may do only what TCP lets
+// a network do to Zab, and nothing kinder:
+//
+//   - Quorum connections (leader–learner) are FIFO: packets on one
+//     connection arrive in the order sent, each after a latency drawn from
+//     its link's own random stream (one stream per direction of each pair,
+//     so that a fault on one link does not reshuffle the others). Packets
+//     on different connections may overtake each other.
+//   - A connection never loses a packet and goes on: loss is a break. A
+//     broken connection loses everything in flight both ways; an end learns
+//     of the break (PeerDisconnected) only after a delay, and what it sends
+//     meanwhile is lost too. A break is injected (breakconn), follows a
+//     crash of either end, or a partition (below).
+//   - A partition cuts traffic between groups of servers: isolate (a group
+//     — one server, a minority or a majority — from the rest, both ways),
+//     leader (whoever leads at that moment), oneway (the group hears
+//     nobody but is heard: asymmetric), bridge (two groups cut from each
+//     other, one server seeing both). A packet that meets a cut breaks its
+//     connection silently: neither end is told until TCP would give up
+//     (tcpGiveUp), or one end closes it, or the other end connects anew.
+//     The ends find out through their own timeouts (syncLimit, initLimit),
+//     as real members must. Partitions heal after their duration.
+//   - A clogged link delivers nothing for a while, then everything held, in
+//     order (a link that stalls without breaking); a slow link adds a delay
+//     to every packet for a while.
+//   - Election notifications travel on their own connection per pair, as
+//     ZooKeeper's QuorumCnxManager has them: FIFO per direction, lost
+//     across a cut or to a server that is down (fast leader election sends
+//     them again).
+//
+// Crashes and restarts of servers, with the disk faults, are server.go's;
+// wall-clock jumps are per server.
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/zabd/zabd/sim/faults"
+	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab"
+)
+
+const (
+	// tcpGiveUp is how long an end holds a silently broken connection
+	// before TCP reports it (a short retransmission timeout).
+	tcpGiveUp = 2 * time.Second
+	// breakNotice is how long an end takes to learn of a break it can see
+	// (a reset, or its peer process gone).
+	breakNotice = time.Millisecond
+)
+
+// peerConn is one quorum connection between two servers (by index).
+type peerConn struct {
+	id     int
+	a, b   int
+	broken bool
+	// closedBy: an end closed it on purpose; packets to that end are lost.
+	closedBy [2]bool
+	// last delivery time per direction (a→b, b→a), for FIFO.
+	last [2]time.Duration
+}
+
+func (c *peerConn) dir(from int) int {
+	if from == c.a {
+		return 0
+	}
+	return 1
+}
+
+// link is the state of one direction between two servers.
+type link struct {
+	rng        *rand.Rand
+	clogUntil  time.Duration
+	slowUntil  time.Duration
+	slowDelay  time.Duration
+	lastVote   time.Duration // FIFO of the election channel
+	cutReasons int
+}
+
+// network carries quorum packets and votes between servers.
+type network struct {
+	w      *world
+	n      int
+	links  [][]*link     // [from][to]
+	conns  [][]*peerConn // [holder][other]: the connection holder uses
+	cuts   []activeCut   // partitions in force
+	nextID int
+}
+
+type activeCut struct {
+	id    int
+	pairs map[[2]int]bool // directed pairs whose traffic is cut
+	what  string
+}
+
+func newNetwork(w *world, n int) *network {
+	net := &network{w: w, n: n}
+	net.links = make([][]*link, n)
+	net.conns = make([][]*peerConn, n)
+	for i := range n {
+		net.links[i] = make([]*link, n)
+		net.conns[i] = make([]*peerConn, n)
+		for j := range n {
+			if i != j {
+				net.links[i][j] = &link{rng: w.streams.Stream(fmt.Sprintf("link/%d/%d", i, j))}
+			}
+		}
+	}
+	return net
+}
+
+// cut reports whether traffic from→to is cut by a partition now.
+func (net *network) cut(from, to int) bool {
+	for _, c := range net.cuts {
+		if c.pairs[[2]int{from, to}] {
+			return true
+		}
+	}
+	return false
+}
+
+// deliveryTime is when a packet sent now from→to arrives, at or after
+// last (FIFO within its connection).
+func (net *network) deliveryTime(from, to int, last time.Duration) time.Duration {
+	l := net.links[from][to]
+	now := net.w.clock.Mono()
+	at := now + 100*time.Microsecond + time.Duration(l.rng.Int64N(int64(2*time.Millisecond)))
+	if now < l.slowUntil {
+		at += l.slowDelay
+	}
+	at = max(at, l.clogUntil, last)
+	return at
+}
+
+// sendPeer carries one PeerMessage from server from.
+func (net *network) sendPeer(from int, m *zab.PeerMessage) {
+	to := int(m.To) - 1
+	if to < 0 || to >= net.n || to == from {
+		net.w.fail(KindProtocol, "server %d sent a quorum message to unknown server %d", from+1, m.To)
+		return
+	}
+	c := net.conns[from][to]
+	if m.Kind == zab.PeerClose {
+		if c == nil {
+			return
+		}
+		net.conns[from][to] = nil
+		c.closedBy[c.dir(from)] = true
+		net.schedule(c, from, to, func() {
+			if net.conns[to][from] == c {
+				net.conns[to][from] = nil
+				net.w.tr.logf("server %d: quorum connection from %d closed", to+1, from+1)
+				net.w.servers[to].step(zab.PeerDisconnected{Peer: int64(from + 1)})
+			}
+		})
+		return
+	}
+	if c == nil {
+		net.nextID++
+		c = &peerConn{id: net.nextID, a: from, b: to}
+		net.conns[from][to] = c
+	}
+	pkt, snap := m.Packet, m.Snapshot
+	if net.w.tr.on() {
+		net.w.tr.logf("server %d -> %d %s", from+1, to+1, describePacket(&pkt, snap))
+	}
+	net.schedule(c, from, to, func() {
+		s := net.w.servers[to]
+		s.installed = s.installed || pkt.Type == wire.PacketSnap
+		s.step(zab.PeerPacket{From: int64(from + 1), Packet: pkt, Snapshot: snap})
+	})
+}
+
+// schedule delivers something on c from→to in order, unless the
+// connection breaks first or a cut meets it.
+func (net *network) schedule(c *peerConn, from, to int, deliver func()) {
+	d := c.dir(from)
+	at := net.deliveryTime(from, to, c.last[d])
+	c.last[d] = at
+	net.w.q.At(at, func() {
+		if c.broken || c.closedBy[1-d] {
+			return
+		}
+		if net.cut(from, to) || !net.w.servers[to].up {
+			net.breakConn(c, !net.w.servers[to].up, "a packet met a partition or a stopped server")
+			return
+		}
+		// The receiver takes c as its connection with from; if it held an
+		// older one, that one is over (a peer that connects anew has
+		// dropped its old connection).
+		if old := net.conns[to][from]; old != c {
+			if old != nil {
+				net.conns[to][from] = nil
+				net.w.tr.logf("server %d: connection %d from %d replaced by %d", to+1, old.id, from+1, c.id)
+				net.w.servers[to].step(zab.PeerDisconnected{Peer: int64(from + 1)})
+				if !net.w.servers[to].up || c.broken {
+					return
+				}
+			}
+			net.conns[to][from] = c
+		}
+		deliver()
+	})
+}
+
+// breakConn breaks c: what is in flight is lost. Visible breaks are
+// noticed by both ends after breakNotice; silent ones (a partition) after
+// tcpGiveUp.
+func (net *network) breakConn(c *peerConn, visible bool, why string) {
+	if c.broken {
+		return
+	}
+	c.broken = true
+	net.w.tr.logf("quorum connection %d between %d and %d broken: %s", c.id, c.a+1, c.b+1, why)
+	after := tcpGiveUp
+	if visible {
+		after = breakNotice
+	}
+	for _, e := range [][2]int{{c.a, c.b}, {c.b, c.a}} {
+		holder, other := e[0], e[1]
+		net.w.q.After(after, func() {
+			if net.conns[holder][other] != c {
+				return
+			}
+			net.conns[holder][other] = nil
+			if s := net.w.servers[holder]; s.up {
+				net.w.tr.logf("server %d: quorum connection %d to %d reported broken", holder+1, c.id, other+1)
+				s.step(zab.PeerDisconnected{Peer: int64(other + 1)})
+			}
+		})
+	}
+}
+
+// serverDown breaks every connection of a stopped server and forgets its
+// ends: a new incarnation starts with none.
+func (net *network) serverDown(s int) {
+	for o := range net.n {
+		for _, c := range []*peerConn{net.conns[s][o], net.conns[o][s]} {
+			if c != nil {
+				net.breakConn(c, true, fmt.Sprintf("server %d stopped", s+1))
+			}
+		}
+		net.conns[s][o] = nil
+	}
+}
+
+// sendVote carries an election notification.
+func (net *network) sendVote(from int, v *zab.Vote) {
+	to := int(v.To) - 1
+	if to < 0 || to >= net.n || to == from {
+		net.w.fail(KindProtocol, "server %d sent a vote to unknown server %d", from+1, v.To)
+		return
+	}
+	l := net.links[from][to]
+	at := net.deliveryTime(from, to, l.lastVote)
+	l.lastVote = at
+	n := v.Notification
+	net.w.q.At(at, func() {
+		s := net.w.servers[to]
+		if !s.up || net.cut(from, to) {
+			return
+		}
+		if net.w.tr.on() {
+			net.w.tr.logf("server %d -> %d %s", from+1, to+1, describeVote(&n))
+		}
+		s.step(zab.PeerVote{From: int64(from + 1), Notification: n})
+	})
+}
+
+// inject carries out a network fault.
+func (net *network) inject(f faults.Fault) {
+	w := net.w
+	until := w.clock.Mono() + ms(f.ForMs)
+	switch f.Kind {
+	case faults.BreakConn:
+		for _, c := range []*peerConn{net.conns[f.Server][f.Peer], net.conns[f.Peer][f.Server]} {
+			if c != nil {
+				net.breakConn(c, true, "injected")
+			}
+		}
+	case faults.Clog:
+		for _, l := range []*link{net.links[f.Server][f.Peer], net.links[f.Peer][f.Server]} {
+			l.clogUntil = max(l.clogUntil, until)
+		}
+	case faults.SlowLink:
+		for _, l := range []*link{net.links[f.Server][f.Peer], net.links[f.Peer][f.Server]} {
+			l.slowUntil, l.slowDelay = max(l.slowUntil, until), ms(f.Delay)
+		}
+	case faults.Partition:
+		net.partition(f, until)
+	}
+}
+
+// partition puts a cut in force until the given time.
+func (net *network) partition(f faults.Fault, until time.Duration) {
+	group := f.Group
+	if f.Mode == faults.IsoLeader {
+		group = nil
+		if l := net.w.leader(); l >= 0 {
+			group = []int{l}
+		}
+		if group == nil {
+			net.w.tr.logf("partition: no leader to cut off")
+			return
+		}
+	}
+	in := func(s int) bool { return slices.Contains(group, s) }
+	pairs := map[[2]int]bool{}
+	for a := range net.n {
+		for b := range net.n {
+			if a == b {
+				continue
+			}
+			switch f.Mode {
+			case faults.Isolate, faults.IsoLeader:
+				if in(a) != in(b) {
+					pairs[[2]int{a, b}] = true
+				}
+			case faults.OneWay:
+				if !in(a) && in(b) {
+					pairs[[2]int{a, b}] = true
+				}
+			case faults.Bridge:
+				if a != f.Server && b != f.Server && in(a) != in(b) {
+					pairs[[2]int{a, b}] = true
+				}
+			}
+		}
+	}
+	net.nextID++
+	cut := activeCut{id: net.nextID, pairs: pairs, what: fmt.Sprintf("%s %v", f.Mode, plusOne(group))}
+	if f.Mode == faults.Bridge {
+		cut.what += fmt.Sprintf(" bridged by %d", f.Server+1)
+	}
+	net.cuts = append(net.cuts, cut)
+	net.w.tr.logf("partition %d in force: %s", cut.id, cut.what)
+	id := cut.id
+	net.w.q.At(until, func() { net.unCut(id) })
+}
+
+func (net *network) unCut(id int) {
+	i := slices.IndexFunc(net.cuts, func(c activeCut) bool { return c.id == id })
+	if i < 0 {
+		return
+	}
+	net.w.tr.logf("partition %d healed", id)
+	net.cuts = slices.Delete(net.cuts, i, i+1)
+}
+
+// heal ends every network fault (the liveness phase).
+func (net *network) heal() {
+	net.cuts = nil
+	now := net.w.clock.Mono()
+	for _, row := range net.links {
+		for _, l := range row {
+			if l != nil {
+				l.clogUntil = min(l.clogUntil, now)
+				l.slowUntil = 0
+			}
+		}
+	}
+}
+
+func plusOne(ids []int) []int {
+	out := make([]int, len(ids))
+	for i, id := range ids {
+		out[i] = id + 1
+	}
+	return out
+}
+
+// describeVote renders a notification for the trace; an observer's vote
+// for nobody (ZooKeeper sends Long.MIN_VALUE) reads as such.
+func describeVote(n *wire.Notification) string {
+	if n.Leader == math.MinInt64 {
+		return fmt.Sprintf("vote %s for nobody (an observer) round=%d", n.State, n.ElectionEpoch)
+	}
+	return fmt.Sprintf("vote %s leader=%d zxid=0x%x round=%d peerEpoch=%d", n.State, n.Leader, n.Zxid, n.ElectionEpoch, n.PeerEpoch)
+}
+
+// describePacket renders a quorum packet for the trace.
+func describePacket(qp *wire.QuorumPacket, snap []byte) string {
+	s := fmt.Sprintf("%s %s", qp.Type, wire.ZxidString(qp.Zxid))
+	switch qp.Type {
+	case wire.PacketProposal, wire.PacketInform:
+		if t, err := zab.DecodeTxnEntry(qp.Data); err == nil {
+			s += fmt.Sprintf(" %s session=0x%x cxid=%d", t.Header.Type, t.Header.ClientID, t.Header.Cxid)
+		}
+	case wire.PacketSnap:
+		s += fmt.Sprintf(" (%d bytes of snapshot)", len(snap))
+	}
+	return s
+}
