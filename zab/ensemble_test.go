@@ -275,3 +275,29 @@ func TestStaleAckFromAnEarlierConnectionDoesNotCommit(t *testing.T) {
 	_, _, err = c.Node(leader).Peer.Tree().GetData("/x", nil, false, 0)
 	require.Equal(t, wire.ErrOK, err, "committed once a quorum holds it:\n%s\n%s", c.Status(), strings.Join(c.Trace[len(c.Trace)-60:], "\n"))
 }
+
+// TestLearnerWakeupIsNeverOverdue: a learner neither expires sessions nor
+// reaps containers (the leader does), so their deadlines must not set its
+// Ready.Wakeup: a session that lives on through the leader has an expiry
+// long past in a learner's table, and a wakeup in the past makes a shell
+// tick the member in a busy loop. Found by profiling the ensemble
+// simulator: its followers were ticked every millisecond.
+func TestLearnerWakeupIsNeverOverdue(t *testing.T) {
+	c := zabtest.NewCluster(t, zabtest.ClusterConfig{Voters: 3}, 7)
+	c.Run(time.Second, 50*time.Millisecond)
+	l := c.Leader()
+	require.NotZero(t, l)
+	cl := c.Connect(l, 0, nil, 4000)
+	c.Stabilize(1000)
+	for range 40 { // 10 s of pings every 250 ms keep the session alive
+		cl.Send(wire.OpExists, &wire.PathWatchRequest{Path: "/"})
+		c.Run(250*time.Millisecond, 50*time.Millisecond)
+	}
+	require.NotEmpty(t, c.Node(l).Peer.SessionTable())
+	for _, n := range c.Nodes {
+		if n.ID != l {
+			require.NotEmpty(t, n.Peer.SessionTable(), "server %d knows the session", n.ID)
+			require.Greater(t, n.Wakeup, c.Now.Mono, "server %d asks to be ticked in the past", n.ID)
+		}
+	}
+}

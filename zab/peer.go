@@ -456,7 +456,13 @@ func (p *Peer) Ready() Ready {
 	if n := len(rd.Appends); n > 0 {
 		p.handedOver = rd.Appends[n-1].Header.Zxid
 	}
-	rd.Wakeup = min(p.sessions.NextExpiry(), p.nextReap, p.roleWakeup())
+	rd.Wakeup = p.roleWakeup()
+	if p.lead != nil && p.lead.established {
+		// Only an established leader expires sessions and reaps
+		// containers; a learner's copies of those deadlines pass
+		// unheeded and must not ask for ticks.
+		rd.Wakeup = min(rd.Wakeup, p.sessions.NextExpiry(), p.nextReap)
+	}
 	if p.snap.running != nil {
 		// A snapshot is serialized a bounded step per Ready: ask for the
 		// next Step at once, or a snapshot begun just before the writes
