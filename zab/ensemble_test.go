@@ -301,3 +301,53 @@ func TestLearnerWakeupIsNeverOverdue(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnerSyncIsOrderedWithCommits: the leader answers a learner's sync
+// (SYNC) right after the COMMIT of the last proposal made before the sync
+// arrived, ahead of later COMMITs, as ZooKeeper's Leader.commit sends its
+// pending syncs. Sent after a whole batch of commits instead, a write the
+// same client pipelined behind its sync was applied while the sync still
+// waited, and then answered with the zxid and the result of whatever txn
+// was applied last. Found by the ensemble simulator (seed 265: two
+// acknowledged writes carrying one zxid).
+func TestLearnerSyncIsOrderedWithCommits(t *testing.T) {
+	c := zabtest.NewCluster(t, zabtest.ClusterConfig{Voters: 3}, 11)
+	c.Run(time.Second, 50*time.Millisecond)
+	l := c.Leader()
+	require.NotZero(t, l)
+	f := int64(1)
+	if f == l {
+		f = 2
+	}
+	a := c.Connect(l, 0, nil, 30000)
+	b := c.Connect(f, 0, nil, 30000)
+	c.Stabilize(1000)
+	a.Take()
+	b.Take()
+	create := func(cl *zabtest.ClusterClient, path string) {
+		cl.Send(wire.OpCreate, &wire.CreateRequest{Path: path, Data: []byte("x"), ACL: wire.OpenACLUnsafe})
+	}
+	// The disks of the leader and the other follower hold everything
+	// back: nothing commits until the end, when all of it commits in one
+	// batch.
+	g := 6 - l - f
+	c.Node(l).Hold, c.Node(g).Hold = true, true
+	create(a, "/a1")
+	c.Stabilize(1000)
+	b.Send(wire.OpSync, &wire.PathRequest{Path: "/"})
+	create(b, "/b")
+	c.Stabilize(1000)
+	create(a, "/a2")
+	c.Stabilize(1000)
+	c.Node(l).Hold = false
+	c.Step(c.Node(l), zab.Tick{})
+	c.Stabilize(1000)
+	replies := b.Take()
+	require.Len(t, replies, 2, "%v\n%s", replies, strings.Join(c.Trace, "\n"))
+	require.Contains(t, replies[0], "ok /")
+	require.Regexp(t, `ok /b$`, replies[1], "the create's own result")
+	aReplies := a.Take()
+	require.Regexp(t, `ok /a2$`, aReplies[len(aReplies)-1])
+	zxidOf := func(r string) string { return strings.Fields(r)[3] }
+	require.NotEqual(t, zxidOf(aReplies[len(aReplies)-1]), zxidOf(replies[1]), "two writes answered with one zxid")
+}

@@ -371,14 +371,15 @@ func (p *Peer) leaderForwardedRequest(h *learnerHandler, qp *wire.QuorumPacket) 
 }
 
 // answerLearnerSyncs sends SYNC to the learners whose sync requests' zxid
-// has committed: the learner answers its client once it has applied what
-// came before on the same connection.
+// has committed and been applied here (so its COMMIT has left, and no
+// later one): the learner answers its client once it has applied what
+// came before on the same connection, and nothing after.
 func (p *Peer) answerLearnerSyncs() {
 	l := p.lead
 	if l == nil || len(l.learnerSyncs) == 0 {
 		return
 	}
-	committed := p.commitPoint()
+	committed := p.tree.LastZxid()
 	rest := l.learnerSyncs[:0]
 	for _, s := range l.learnerSyncs {
 		if h := l.handlerOf(s.sid); h != nil && s.zxid <= committed {

@@ -361,8 +361,11 @@ func (p *Peer) applyCommittedProposals() {
 		*head = proposal{}
 		p.inflightHead++
 		p.applyCommitted(&txn)
+		// A learner's sync waiting for this txn is answered before the
+		// next COMMIT leaves, so that the learner answers it before it
+		// applies anything proposed after the sync.
+		p.answerLearnerSyncs()
 	}
-	p.answerLearnerSyncs()
 	if p.inflightHead > len(p.inflight)/2 {
 		// Mostly applied: move the rest to the front, so that a pipeline
 		// that never empties reuses its array instead of growing it.
