@@ -526,6 +526,12 @@ func (s *server) drain() {
 		if rd.Epochs != nil && !s.writeEpochs(rd.Epochs) {
 			return
 		}
+		if s.installed {
+			// A SNAP replaced the tree: what was recorded of the old one
+			// is void, and an error txn next leaves the new one as it is.
+			clear(s.digests)
+			s.digests[s.peer.LastZxid()] = s.peer.Digest()
+		}
 		if len(rd.Appends) > 0 {
 			if !s.appendTxns(rd.Appends) {
 				return
