@@ -64,6 +64,7 @@ type server struct {
 	snapBytes  int             // its size, to bound what the log serves a sync
 	damaged    bool            // started with Restored.LogDamaged, not yet synchronized
 	installed  bool            // a SNAP from the leader arrived: the tree is replaced
+	cutting    string          // a damaged log is being cut (why), until a start finishes the cut
 	fsyncRng   *mathrand2.Rand // fsync durations: a stream of their own
 
 	// What must survive: the highest zxid ever reported durable to a Peer,
@@ -104,20 +105,32 @@ func (s *server) start() {
 	s.restarting = false
 	w := s.w
 	treeCfg := datatree.Config{ExtendedTypesEnabled: true}
-	store, rec, restored, err := s.recover(treeCfg, false)
-	var damage *zab.LogDamage
-	if err != nil && w.ensemble != nil && errors.Is(err, storage.ErrDataLoss) && s.corrupted != nil {
-		// A damaged log in an ensemble member: keep what comes before the
-		// damage and let the others restore the rest, rather than refuse.
-		w.tr.logf("server %d: log damaged (%v): starting with what precedes the damage", s.sid, err)
-		what := err.Error()
-		store, rec, restored, err = s.recover(treeCfg, true)
-		if err == nil {
-			damage = &zab.LogDamage{AfterZxid: rec.LastZxid, What: what}
-			s.corrupted = nil // the quarantine made the cut permanent
-			s.damaged = true
-			w.stats.Refusals++
+	var store *storage.Store
+	var rec *storage.Recovery
+	var restored zab.Restored
+	var err error
+	if s.cutting == "" {
+		store, rec, restored, err = s.recover(treeCfg, false)
+		if err != nil && w.ensemble != nil && errors.Is(err, storage.ErrDataLoss) && s.corrupted != nil {
+			// A damaged log in an ensemble member: keep what comes before
+			// the damage and let the others restore the rest, rather than
+			// refuse.
+			w.tr.logf("server %d: log damaged (%v): starting with what precedes the damage", s.sid, err)
+			s.cutting, s.damaged = err.Error(), true
 		}
+	}
+	var damage *zab.LogDamage
+	if s.cutting != "" {
+		// Once begun, the cut is finished even if a full disk interrupts
+		// it: a half-done quarantine can make the damage look like a torn
+		// tail to a plain recovery.
+		if store, rec, restored, err = s.recover(treeCfg, true); err != nil {
+			s.couldNotStart("recover a damaged log", err)
+			return
+		}
+		damage = &zab.LogDamage{AfterZxid: rec.LastZxid, What: s.cutting}
+		s.cutting, s.corrupted = "", nil // the quarantine made the cut permanent
+		w.stats.DamagedStarts++
 	}
 	if err != nil {
 		if errors.Is(err, storage.ErrDataLoss) || s.corrupted != nil {

@@ -55,12 +55,15 @@ type Options struct {
 
 // Stats measure a run.
 type Stats struct {
-	SimTime   time.Duration // monotonic time simulated
-	Events    int           // events run off the queue
-	Ops       int           // client operations completed (any outcome)
-	Crashes   int           // server crashes, injected or after an I/O error
-	Refusals  int           // starts refused (rightly) over corrupt durable data
-	Snapshots int           // snapshots written
+	SimTime  time.Duration // monotonic time simulated
+	Events   int           // events run off the queue
+	Ops      int           // client operations completed (any outcome)
+	Crashes  int           // server crashes, injected or after an I/O error
+	Refusals int           // starts refused (rightly) over corrupt durable data
+	// DamagedStarts counts ensemble members started with their log cut at
+	// a damaged record (Restored.LogDamaged), to be restored by the others.
+	DamagedStarts int
+	Snapshots     int // snapshots written
 }
 
 // Result is what a run found.

@@ -137,9 +137,9 @@ func one(s *faults.Schedule, replay string, opts sim.Options, shrink bool, histo
 		}
 	}
 	st := res.Stats
-	fmt.Fprintf(stdout, "%s: %s simulated in %s (%.0f× real time), %d ops, %d events, %d crashes, %d refusals, %d snapshots\n",
+	fmt.Fprintf(stdout, "%s: %s simulated in %s (%.0f× real time), %d ops, %d events, %d crashes, %d refusals, %d damaged starts, %d snapshots\n",
 		replay, st.SimTime.Round(time.Millisecond), elapsed.Round(time.Millisecond),
-		st.SimTime.Seconds()/elapsed.Seconds(), st.Ops, st.Events, st.Crashes, st.Refusals, st.Snapshots)
+		st.SimTime.Seconds()/elapsed.Seconds(), st.Ops, st.Events, st.Crashes, st.Refusals, st.DamagedStarts, st.Snapshots)
 	if !res.Failed() {
 		fmt.Fprintln(stdout, "ok")
 		return 0
