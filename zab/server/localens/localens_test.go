@@ -293,3 +293,38 @@ func TestSIGSTOPLeaderPastSyncLimit(t *testing.T) {
 	})
 	waitServing(t, e)
 }
+
+// Five voters lose their leader and a follower at once under load: the
+// three left are a quorum and elect among themselves; both come back.
+func TestFiveMembersLoseTheLeaderAndAFollower(t *testing.T) {
+	e := startEnsemble(t, 5, 0)
+	waitServing(t, e)
+	chaos(t, e, 4, func(ctx context.Context) {
+		if !after(ctx, 1500*time.Millisecond) {
+			return
+		}
+		leader, err := e.WaitServing(ctx)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		follower := leader%5 + 1
+		e.Member(leader).Stop(syscall.SIGKILL)
+		e.Member(follower).Stop(syscall.SIGKILL)
+		newLeader, err := e.WaitServing(ctx)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		t.Logf("killed leader %d and follower %d; server %d leads", leader, follower, newLeader)
+		if !after(ctx, time.Second) {
+			return
+		}
+		for _, id := range []int64{leader, follower} {
+			if err := e.Restart(id); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	waitServing(t, e)
+}
