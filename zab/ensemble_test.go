@@ -351,3 +351,25 @@ func TestLearnerSyncIsOrderedWithCommits(t *testing.T) {
 	zxidOf := func(r string) string { return strings.Fields(r)[3] }
 	require.NotEqual(t, zxidOf(aReplies[len(aReplies)-1]), zxidOf(replies[1]), "two writes answered with one zxid")
 }
+
+// TestLeaderIgnoresTheAckAfterUpToDate: a ZooKeeper 3.8 learner ACKs once
+// more, with the new epoch's zxid, after UPTODATE (Learner.syncWithLeader),
+// and ZooKeeper's leader ignores it (Leader.processAck: a zxid whose counter
+// is 0). A zabd leader must too, or ZooKeeper followers lose their
+// connection at every synchronization (found with a mixed zabd/ZooKeeper
+// ensemble: zab/server/localens TestMixedEnsembleWithZooKeeper).
+func TestLeaderIgnoresTheAckAfterUpToDate(t *testing.T) {
+	c := zabtest.NewCluster(t, zabtest.ClusterConfig{Voters: 3}, 1)
+	c.Run(2*time.Second, 50*time.Millisecond)
+	leader := c.Leader()
+	require.NotZero(t, leader)
+	follower := leader%3 + 1
+	epoch := c.Node(leader).Peer.State().Epoch
+	c.Step(c.Node(leader), zab.PeerPacket{From: follower, Packet: wire.QuorumPacket{Type: wire.PacketAck, Zxid: epoch << 32}})
+	c.Stabilize(1000)
+	require.Contains(t, c.Node(leader).Peer.Learners(), zab.LearnerStatus{ID: follower, Phase: zab.PhaseBroadcast, Synced: true},
+		"%s", strings.Join(c.Notices, "\n"))
+	for _, n := range c.Notices {
+		require.NotContains(t, n, fmt.Sprintf("dropping the connection of server %d", follower))
+	}
+}

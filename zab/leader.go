@@ -252,7 +252,13 @@ func (p *Peer) maybeEpochAcked() {
 func (p *Peer) leaderAck(h *learnerHandler, qp *wire.QuorumPacket) {
 	l := p.lead
 	if qp.Zxid == makeZxid(l.epoch, 0) {
-		if h.phase != PhaseSync || h.newLeaderAcked {
+		if h.newLeaderAcked {
+			// A ZooKeeper 3.8 learner ACKs once more after UPTODATE
+			// (Learner.syncWithLeader); ZooKeeper's leader ignores an ACK
+			// whose counter is 0 (Leader.processAck), and so does zabd.
+			return
+		}
+		if h.phase != PhaseSync {
 			p.refusePeer(h.sid, qp, "NEWLEADER was not awaiting its ACK")
 			return
 		}
