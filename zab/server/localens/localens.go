@@ -24,6 +24,10 @@ import (
 type Options struct {
 	// Binary is the zabd executable.
 	Binary string
+	// Launch, if set, builds the command that runs member id on its
+	// zoo.cfg instead of zabd: e.g. ZooKeeper's QuorumPeerMain, for a
+	// ZooKeeper ensemble or a mixed one.
+	Launch func(id int64, configPath string) (*exec.Cmd, error)
 	// Voters and Observers count the members; observers get the highest
 	// ids.
 	Voters, Observers int
@@ -98,12 +102,17 @@ func Start(opts Options) (*Ensemble, error) {
 		}
 	}
 	for _, m := range e.Members {
-		if err := m.start(opts.Binary); err != nil {
+		if err := e.start(m); err != nil {
 			e.Close()
 			return nil, err
 		}
 	}
 	return e, nil
+}
+
+// ZooKeeper launches a member as Debian's ZooKeeper 3.8 (QuorumPeerMain).
+func ZooKeeper(_ int64, configPath string) (*exec.Cmd, error) {
+	return zkprocess.JavaCommand("org.apache.zookeeper.server.quorum.QuorumPeerMain", configPath, filepath.Dir(configPath))
 }
 
 // freePorts returns n loopback ports that were free a moment ago, all
@@ -160,18 +169,24 @@ func (e *Ensemble) writeConfig(m *Member) error {
 	return nil
 }
 
-// start runs the member's process, its output appended to its log.
-func (m *Member) start(bin string) error {
+// start runs member m's process, its output appended to its log.
+func (e *Ensemble) start(m *Member) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.cmd != nil {
 		return fmt.Errorf("localens: server %d is already running", m.ID)
 	}
+	cmd := exec.Command(e.opts.Binary, "-config", m.ConfigPath())
+	if e.opts.Launch != nil {
+		var err error
+		if cmd, err = e.opts.Launch(m.ID, m.ConfigPath()); err != nil {
+			return fmt.Errorf("localens: server %d: %w", m.ID, err)
+		}
+	}
 	logFile, err := os.OpenFile(m.LogPath(), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("localens: %w", err)
 	}
-	cmd := exec.Command(bin, "-config", m.ConfigPath())
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// The members die with the process that started them.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -246,7 +261,7 @@ func (m *Member) Stop(sig syscall.Signal) {
 func (e *Ensemble) Member(id int64) *Member { return e.Members[id-1] }
 
 // Restart starts a stopped member again.
-func (e *Ensemble) Restart(id int64) error { return e.Member(id).start(e.opts.Binary) }
+func (e *Ensemble) Restart(id int64) error { return e.start(e.Member(id)) }
 
 // Wipe removes a stopped member's data (its snapshots, log and epochs),
 // keeping its myid and zoo.cfg: it restarts as a new, empty server.

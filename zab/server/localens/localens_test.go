@@ -21,6 +21,7 @@ import (
 	"github.com/zabd/zabd/linearizability"
 	"github.com/zabd/zabd/linearizability/record"
 	"github.com/zabd/zabd/zab/server/localens"
+	"github.com/zabd/zabd/zab/server/zkprocess"
 )
 
 // zabdBinary is cmd/zabd, built once for every test of the package.
@@ -43,6 +44,20 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// ensembleDir is where a test's members live: a temporary directory, or,
+// with LOCALENS_KEEP=DIR, a directory under DIR that outlives the test (to
+// read the members' logs and data after a failure).
+func ensembleDir(t *testing.T) string {
+	keep := os.Getenv("LOCALENS_KEEP")
+	if keep == "" {
+		return t.TempDir()
+	}
+	dir, err := os.MkdirTemp(keep, t.Name()+"-")
+	require.NoError(t, err)
+	t.Logf("members' directories under %s", dir)
+	return dir
+}
+
 // tick is the members' tickTime: syncLimit (5 ticks) is a second.
 const tick = 200 * time.Millisecond
 
@@ -53,7 +68,7 @@ func startEnsemble(t *testing.T, voters, observers int) *localens.Ensemble {
 	if testing.Short() {
 		t.Skip("runs zabd processes")
 	}
-	e, err := localens.Start(localens.Options{Binary: zabdBinary, Voters: voters, Observers: observers, Dir: t.TempDir(), TickTime: tick})
+	e, err := localens.Start(localens.Options{Binary: zabdBinary, Voters: voters, Observers: observers, Dir: ensembleDir(t), TickTime: tick})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		e.Close()
@@ -327,4 +342,86 @@ func TestFiveMembersLoseTheLeaderAndAFollower(t *testing.T) {
 		}
 	})
 	waitServing(t, e)
+}
+
+// zabd and ZooKeeper 3.8 in one ensemble (servers 1 and 2 zabd, 3
+// ZooKeeper): they elect, synchronize and replicate together; clients write
+// and read through every member; the leader is killed under recorded load
+// and comes back, and whichever kind leads, the history passes every check.
+func TestMixedEnsembleWithZooKeeper(t *testing.T) {
+	if err := zkprocess.Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	if testing.Short() {
+		t.Skip("runs zabd and ZooKeeper processes")
+	}
+	e, err := localens.Start(localens.Options{Binary: zabdBinary, Voters: 3, Dir: ensembleDir(t), TickTime: tick,
+		Launch: func(id int64, cfg string) (*exec.Cmd, error) {
+			if id == 3 {
+				return localens.ZooKeeper(id, cfg)
+			}
+			return exec.Command(zabdBinary, "-config", cfg), nil
+		}})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		e.Close()
+		if t.Failed() {
+			for _, m := range e.Members {
+				t.Logf("server %d log tail:\n%s", m.ID, m.LogTail(60))
+			}
+		}
+	})
+	leader := waitServing(t, e)
+	t.Logf("server %d leads: %q", leader, e.Modes(context.Background()))
+	writeAndReadEverywhere(t, e, "/before")
+	chaos(t, e, 5, func(ctx context.Context) {
+		if !after(ctx, 1500*time.Millisecond) {
+			return
+		}
+		leader, err := e.WaitServing(ctx)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		e.Member(leader).Stop(syscall.SIGKILL)
+		newLeader, err := e.WaitServing(ctx)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		t.Logf("killed leader %d; server %d leads: %q", leader, newLeader, e.Modes(ctx))
+		if err := e.Restart(leader); err != nil {
+			t.Error(err)
+		}
+	})
+	waitServing(t, e)
+	writeAndReadEverywhere(t, e, "/after")
+}
+
+// writeAndReadEverywhere creates a child of parent through every member,
+// then reads them all on every member after a sync.
+func writeAndReadEverywhere(t *testing.T, e *localens.Ensemble, parent string) {
+	t.Helper()
+	var clients []*zk.Conn
+	var want []string
+	for i, addr := range e.ClientAddrs() {
+		c := connect(t, addr)
+		clients = append(clients, c)
+		if i == 0 {
+			_, err := c.Create(parent, nil, 0, zk.WorldACL(zk.PermAll))
+			require.NoError(t, err)
+		}
+		name := fmt.Sprintf("by%d", i+1)
+		_, err := c.Create(parent+"/"+name, nil, 0, zk.WorldACL(zk.PermAll))
+		require.NoError(t, err, "write through server %d", i+1)
+		want = append(want, name)
+	}
+	for i, c := range clients {
+		_, err := c.Sync(parent)
+		require.NoError(t, err)
+		kids, _, err := c.Children(parent)
+		require.NoError(t, err)
+		assert.ElementsMatch(t, want, kids, "server %d", i+1)
+		c.Close()
+	}
 }

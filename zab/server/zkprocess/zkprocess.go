@@ -86,12 +86,11 @@ func Start(ctx context.Context, dir string, extra map[string]string) (*Server, e
 	if err != nil {
 		return nil, fmt.Errorf("create log: %w", err)
 	}
-	jars, err := filepath.Glob(filepath.Join(JarDir, "*.jar"))
+	cmd, err := JavaCommand("org.apache.zookeeper.server.ZooKeeperServerMain", cfgPath, dir)
 	if err != nil {
+		logFile.Close()
 		return nil, err
 	}
-	cmd := exec.Command("java", "-Xmx512m", "-cp", strings.Join(jars, ":"),
-		"-Dzookeeper.log.dir="+dir, "org.apache.zookeeper.server.ZooKeeperServerMain", cfgPath)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -109,6 +108,21 @@ func Start(ctx context.Context, dir string, extra map[string]string) (*Server, e
 		return nil, fmt.Errorf("%w; ZooKeeper's log ends:\n%s", err, logTail(filepath.Join(dir, "zookeeper.log")))
 	}
 	return s, nil
+}
+
+// JavaCommand is the JVM running one of ZooKeeper's main classes
+// (ZooKeeperServerMain standalone, QuorumPeerMain for an ensemble member)
+// on the zoo.cfg at cfgPath, logging under logDir.
+func JavaCommand(mainClass, cfgPath, logDir string) (*exec.Cmd, error) {
+	if err := Available(); err != nil {
+		return nil, err
+	}
+	jars, err := filepath.Glob(filepath.Join(JarDir, "*.jar"))
+	if err != nil {
+		return nil, err
+	}
+	return exec.Command("java", "-Xmx512m", "-cp", strings.Join(jars, ":"),
+		"-Dzookeeper.log.dir="+logDir, mainClass, cfgPath), nil
 }
 
 // waitReady polls srvr until ZooKeeper answers, it exits, or ctx ends.
