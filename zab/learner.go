@@ -265,17 +265,27 @@ func (p *Peer) maybeAckNewLeader() {
 }
 
 // maybeAckProposals ACKs, once NEWLEADER is ACKed, every proposal now
-// durable: one ACK for a batch, the last zxid of it (the leader counts an
-// ACK for everything up to its zxid). Observers do not ACK proposals.
+// durable, each with its own ACK, in zxid order: a ZooKeeper leader counts
+// an ACK for its own zxid only (Leader.processAck), so a batch ACKed by its
+// last zxid alone would leave the others without a quorum there. (A zabd
+// leader counts an ACK for everything up to its zxid, and takes these as
+// well.) A proposal already applied is committed and needs none. Observers
+// do not ACK proposals.
 func (p *Peer) maybeAckProposals() {
 	l := p.learn
 	if l == nil || l.observer || !l.newLeaderAcked {
 		return
 	}
-	if d := min(p.durableZxid(), p.lastProposed); d > l.ackedUpTo {
-		l.ackedUpTo = d
-		p.sendPeer(l.leader, wire.QuorumPacket{Type: wire.PacketAck, Zxid: d}, nil)
+	d := min(p.durableZxid(), p.lastProposed)
+	if d <= l.ackedUpTo {
+		return
 	}
+	for i := p.inflightHead; i < len(p.inflight); i++ {
+		if z := p.inflight[i].txn.Header.Zxid; z > l.ackedUpTo && z <= d {
+			p.sendPeer(l.leader, wire.QuorumPacket{Type: wire.PacketAck, Zxid: z}, nil)
+		}
+	}
+	l.ackedUpTo = d
 }
 
 // learnerUpToDate ends synchronization: the leader's initial history is
