@@ -32,9 +32,9 @@ type learnerState struct {
 	newLeaderSeen  bool
 	newLeaderEnd   int64 // the last zxid of the synchronized history
 	newLeaderAcked bool
-	// ackedUpTo is the last zxid ACKed; a new ACK goes once more is
-	// durable.
-	ackedUpTo int64
+	// toAck are the proposals after NEWLEADER not yet ACKed, in zxid
+	// order: each gets its own ACK once durable (maybeAckProposals).
+	toAck []int64
 	// committed is the highest zxid the leader said is committed (COMMIT,
 	// INFORM, or the synchronized history at UPTODATE).
 	committed int64
@@ -204,6 +204,9 @@ func (p *Peer) learnerProposal(qp *wire.QuorumPacket) {
 		return
 	}
 	p.appendProposal(txn)
+	if l := p.learn; l.newLeaderSeen && !l.observer {
+		l.toAck = append(l.toAck, txn.Header.Zxid)
+	}
 }
 
 // follows reports whether zxid may come right after last in a log: the
@@ -259,33 +262,29 @@ func (p *Peer) maybeAckNewLeader() {
 	}
 	p.setCurrentEpoch(l.newEpoch)
 	l.newLeaderAcked = true
-	l.ackedUpTo = l.newLeaderEnd
 	p.sendPeer(l.leader, wire.QuorumPacket{Type: wire.PacketAck, Zxid: makeZxid(l.newEpoch, 0)}, nil)
 	p.maybeAckProposals()
 }
 
-// maybeAckProposals ACKs, once NEWLEADER is ACKed, every proposal now
-// durable, each with its own ACK, in zxid order: a ZooKeeper leader counts
-// an ACK for its own zxid only (Leader.processAck), so a batch ACKed by its
-// last zxid alone would leave the others without a quorum there. (A zabd
-// leader counts an ACK for everything up to its zxid, and takes these as
-// well.) A proposal already applied is committed and needs none. Observers
-// do not ACK proposals.
+// maybeAckProposals ACKs, once NEWLEADER is ACKed, every proposal after
+// it now durable, each with its own ACK, in zxid order, applied or not: a
+// ZooKeeper leader counts an ACK for its own zxid only (Leader.processAck),
+// and drops a learner that leaves a proposal it was sent unacknowledged for
+// syncLimit (LearnerHandler's SyncLimitCheck). A zabd leader counts an ACK
+// for everything up to its zxid, and takes these as well. Observers do not
+// ACK proposals.
 func (p *Peer) maybeAckProposals() {
 	l := p.learn
 	if l == nil || l.observer || !l.newLeaderAcked {
 		return
 	}
-	d := min(p.durableZxid(), p.lastProposed)
-	if d <= l.ackedUpTo {
-		return
+	d := p.durableZxid()
+	n := 0
+	for n < len(l.toAck) && l.toAck[n] <= d {
+		p.sendPeer(l.leader, wire.QuorumPacket{Type: wire.PacketAck, Zxid: l.toAck[n]}, nil)
+		n++
 	}
-	for i := p.inflightHead; i < len(p.inflight); i++ {
-		if z := p.inflight[i].txn.Header.Zxid; z > l.ackedUpTo && z <= d {
-			p.sendPeer(l.leader, wire.QuorumPacket{Type: wire.PacketAck, Zxid: z}, nil)
-		}
-	}
-	l.ackedUpTo = d
+	l.toAck = l.toAck[n:]
 }
 
 // learnerUpToDate ends synchronization: the leader's initial history is
