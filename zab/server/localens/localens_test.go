@@ -137,6 +137,13 @@ func TestThreeMembersServeClientsOnEveryMember(t *testing.T) {
 // then checks the history: no violation, no acknowledged write lost.
 func chaos(t *testing.T, e *localens.Ensemble, seed uint64, fault func(ctx context.Context)) {
 	t.Helper()
+	if raceDetector {
+		// The zabd processes under test are never instrumented; only the
+		// clients in this binary are, and go-zookeeper v1.0.4 races with
+		// itself when it reconnects holding watches (Conn.sendSetWatches
+		// reads lastZxid while recvLoop writes it, conn.go:614 and 849).
+		t.Skip("skipping under -race: go-zookeeper's own data race on reconnect; `go test ./...` runs it")
+	}
 	path := filepath.Join(t.TempDir(), "history.jsonl")
 	f, err := os.Create(path)
 	require.NoError(t, err)

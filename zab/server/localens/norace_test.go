@@ -1,0 +1,5 @@
+//go:build !race
+
+package localens_test
+
+const raceDetector = false
