@@ -8,7 +8,14 @@
 // a temp dir; ZooKeeper's JVM is warmed up first. With -pin, servers run on
 // CPU 0 (taskset) and the load generator on the others.
 //
+// With -n 3 both run as 3-member ensembles (zab/server/localens): the
+// connections are spread over the members, latency goes through a
+// follower, and the table adds failover (SIGKILL of the leader until a
+// client's next write succeeds) and rejoin (restart of the killed member
+// until it serves); -svg DIR writes a bar chart per figure.
+//
 //	go run ./cmd/zabbench -duration 10s
+//	go run ./cmd/zabbench -n 3 -duration 10s -svg docs/bench
 package main
 
 import (
@@ -39,6 +46,9 @@ type options struct {
 	zabdBin          string
 	pin              bool
 	skipZooKeeper    bool
+	members          int    // ensemble size; 1 is standalone
+	failovers        int    // leader kills to take the median of
+	svgDir           string // where the ensemble charts go
 }
 
 func main() {
@@ -50,6 +60,9 @@ func main() {
 	flag.StringVar(&o.zabdBin, "zabd", "", "zabd binary (default: go build ./cmd/zabd)")
 	flag.BoolVar(&o.pin, "pin", false, "run the servers on CPU 0 and the load generator on the other CPUs")
 	flag.BoolVar(&o.skipZooKeeper, "zabd-only", false, "measure zabd only")
+	flag.IntVar(&o.members, "n", 1, "ensemble size (1: standalone)")
+	flag.IntVar(&o.failovers, "failovers", 5, "with -n: leader kills, the median is reported")
+	flag.StringVar(&o.svgDir, "svg", "", "with -n: write a bar chart per figure into this directory")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "zabbench:", err)
@@ -77,6 +90,9 @@ func run(o options) error {
 		if err := pinSelf(); err != nil {
 			return err
 		}
+	}
+	if o.members > 1 {
+		return runEnsemble(o, dir)
 	}
 	var results []result
 	zabd, err := startZabd(o, dir)
@@ -108,11 +124,12 @@ func run(o options) error {
 func measure(o options, name, addr string, pid int) (result, error) {
 	r := result{name: name}
 	ctx := context.Background()
+	addrs, pids := []string{addr}, []int{pid}
 	fmt.Fprintf(os.Stderr, "%s: warming up for %v\n", name, o.warmup)
-	if _, err := throughput(ctx, addr, o, wire.OpSetData, o.warmup); err != nil {
+	if _, err := throughput(ctx, addrs, o, wire.OpSetData, o.warmup); err != nil {
 		return r, err
 	}
-	if _, err := throughput(ctx, addr, o, wire.OpGetData, o.warmup/2); err != nil {
+	if _, err := throughput(ctx, addrs, o, wire.OpGetData, o.warmup/2); err != nil {
 		return r, err
 	}
 	var ops int64
@@ -120,14 +137,14 @@ func measure(o options, name, addr string, pid int) (result, error) {
 	var err error
 	fmt.Fprintf(os.Stderr, "%s: writes\n", name)
 	self := selfCPU()
-	cpu, ops, err = withCPU(pid, func() (int64, error) { return throughput(ctx, addr, o, wire.OpSetData, o.duration) })
+	cpu, ops, err = withCPU(pids, func() (int64, error) { return throughput(ctx, addrs, o, wire.OpSetData, o.duration) })
 	if err != nil {
 		return r, err
 	}
 	r.writesPerSec, r.writeCPU, r.clientWriteCPU = float64(ops)/o.duration.Seconds(), perOp(cpu, ops), perOp(selfCPU()-self, ops)
 	fmt.Fprintf(os.Stderr, "%s: reads\n", name)
 	self = selfCPU()
-	cpu, ops, err = withCPU(pid, func() (int64, error) { return throughput(ctx, addr, o, wire.OpGetData, o.duration) })
+	cpu, ops, err = withCPU(pids, func() (int64, error) { return throughput(ctx, addrs, o, wire.OpGetData, o.duration) })
 	if err != nil {
 		return r, err
 	}
@@ -149,14 +166,26 @@ func perOp(cpu time.Duration, ops int64) time.Duration {
 	return cpu / time.Duration(ops)
 }
 
-// withCPU runs fn and returns the CPU time process pid used meanwhile.
-func withCPU(pid int, fn func() (int64, error)) (time.Duration, int64, error) {
-	before, err := processCPU(pid)
+// withCPU runs fn and returns the CPU time the processes pids used
+// meanwhile.
+func withCPU(pids []int, fn func() (int64, error)) (time.Duration, int64, error) {
+	total := func() (time.Duration, error) {
+		var sum time.Duration
+		for _, pid := range pids {
+			cpu, err := processCPU(pid)
+			if err != nil {
+				return 0, err
+			}
+			sum += cpu
+		}
+		return sum, nil
+	}
+	before, err := total()
 	if err != nil {
 		return 0, 0, err
 	}
 	ops, err := fn()
-	after, err2 := processCPU(pid)
+	after, err2 := total()
 	return after - before, ops, errors.Join(err, err2)
 }
 
@@ -187,9 +216,9 @@ func processCPU(pid int) (time.Duration, error) {
 }
 
 // throughput keeps o.inflight requests in flight on each of o.conns
-// connections for d and counts the replies.
-func throughput(ctx context.Context, addr string, o options, op wire.OpCode, d time.Duration) (int64, error) {
-	conns, err := dialAll(ctx, addr, o.conns)
+// connections (spread over addrs) for d and counts the replies.
+func throughput(ctx context.Context, addrs []string, o options, op wire.OpCode, d time.Duration) (int64, error) {
+	conns, err := dialAll(ctx, addrs, o.conns)
 	if err != nil {
 		return 0, err
 	}
@@ -236,7 +265,7 @@ func throughput(ctx context.Context, addr string, o options, op wire.OpCode, d t
 // latency runs one request at a time on one connection for d and returns
 // the median and 99th percentile.
 func latency(ctx context.Context, addr string, op wire.OpCode, d time.Duration) (p50, p99 time.Duration, err error) {
-	conns, err := dialAll(ctx, addr, 1)
+	conns, err := dialAll(ctx, []string{addr}, 1)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -268,11 +297,12 @@ func request(op wire.OpCode, path string) wire.Record {
 	return &wire.PathWatchRequest{Path: path}
 }
 
-// dialAll opens n sessions and makes sure each one's node exists.
-func dialAll(ctx context.Context, addr string, n int) ([]*client.Conn, error) {
+// dialAll opens n sessions, spread over addrs, and makes sure each one's
+// node exists.
+func dialAll(ctx context.Context, addrs []string, n int) ([]*client.Conn, error) {
 	var conns []*client.Conn
 	for i := range n {
-		c, err := client.Dial(ctx, addr, client.Session{Timeout: 30 * time.Second})
+		c, err := client.Dial(ctx, addrs[i%len(addrs)], client.Session{Timeout: 30 * time.Second})
 		if err != nil {
 			closeAll(conns)
 			return nil, err
@@ -305,14 +335,23 @@ func (p *zabdProcess) stop() {
 	p.cmd.Wait()
 }
 
+// zabdBinary is -zabd, or cmd/zabd built into dir.
+func zabdBinary(o options, dir string) (string, error) {
+	if o.zabdBin != "" {
+		return o.zabdBin, nil
+	}
+	bin := filepath.Join(dir, "zabd")
+	out, err := exec.Command("go", "build", "-o", bin, "./cmd/zabd").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("build zabd (run from the repository root or pass -zabd): %v: %s", err, out)
+	}
+	return bin, nil
+}
+
 func startZabd(o options, dir string) (*zabdProcess, error) {
-	bin := o.zabdBin
-	if bin == "" {
-		bin = filepath.Join(dir, "zabd")
-		out, err := exec.Command("go", "build", "-o", bin, "./cmd/zabd").CombinedOutput()
-		if err != nil {
-			return nil, fmt.Errorf("build zabd (run from the repository root or pass -zabd): %v: %s", err, out)
-		}
+	bin, err := zabdBinary(o, dir)
+	if err != nil {
+		return nil, err
 	}
 	port, err := zkprocess.FreePort()
 	if err != nil {
@@ -392,7 +431,8 @@ func pinSelf() error {
 	return syscall.Exec(taskset, args, append(os.Environ(), "ZABBENCH_PINNED=1"))
 }
 
-func printTable(o options, results []result) {
+// machine describes the CPUs and the Go version.
+func machine() string {
 	cpuModel := "unknown CPU"
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
@@ -402,8 +442,12 @@ func printTable(o options, results []result) {
 			}
 		}
 	}
-	fmt.Printf("%s × %s, %s; %d conns × %d in flight, %v per phase, pinned: %v\n\n",
-		nproc(), cpuModel, runtime.Version(), o.conns, o.inflight, o.duration, o.pin)
+	return fmt.Sprintf("%s × %s, %s", nproc(), cpuModel, runtime.Version())
+}
+
+func printTable(o options, results []result) {
+	fmt.Printf("%s; %d conns × %d in flight, %v per phase, pinned: %v\n\n",
+		machine(), o.conns, o.inflight, o.duration, o.pin)
 	fmt.Println("| server | writes/s | server CPU/write | client CPU/write | reads/s | server CPU/read | client CPU/read | write p50 | write p99 | read p50 | read p99 |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range results {

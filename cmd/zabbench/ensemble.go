@@ -1,0 +1,294 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/wire/client"
+	"github.com/zabd/zabd/zab/server/localens"
+)
+
+// ensembleResult is one kind of server's figures as an ensemble.
+type ensembleResult struct {
+	result
+	failover time.Duration // SIGKILL of the leader → a client's next write succeeds
+	rejoin   time.Duration // restart of the killed member → it serves again
+}
+
+// runEnsemble measures zabd and ZooKeeper 3.8 as o.members-member
+// ensembles on loopback, one after the other: throughput with the
+// connections spread over the members, latency through a follower, and the
+// failover and rejoin times of a leader killed with SIGKILL.
+func runEnsemble(o options, dir string) error {
+	bin, err := zabdBinary(o, dir)
+	if err != nil {
+		return err
+	}
+	kinds := []struct {
+		name   string
+		launch func(int64, string) (*exec.Cmd, error)
+	}{{"zabd", nil}}
+	if !o.skipZooKeeper {
+		kinds = append(kinds, struct {
+			name   string
+			launch func(int64, string) (*exec.Cmd, error)
+		}{"ZooKeeper 3.8.0", localens.ZooKeeper})
+	}
+	var results []ensembleResult
+	for i, k := range kinds {
+		e, err := localens.Start(localens.Options{Binary: bin, Launch: k.launch, Voters: o.members,
+			Dir: filepath.Join(dir, fmt.Sprintf("ensemble%d", i)), TickTime: 2 * time.Second,
+			Extra: map[string]string{"maxClientCnxns": "0"}})
+		if err != nil {
+			return err
+		}
+		r, err := measureEnsemble(o, k.name, e)
+		e.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", k.name, err)
+		}
+		results = append(results, r)
+	}
+	printEnsembleTable(o, results)
+	if o.svgDir != "" {
+		return writeEnsembleCharts(o.svgDir, results)
+	}
+	return nil
+}
+
+func measureEnsemble(o options, name string, e *localens.Ensemble) (ensembleResult, error) {
+	r := ensembleResult{result: result{name: name}}
+	ctx := context.Background()
+	waitCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	leader, err := e.WaitServing(waitCtx)
+	cancel()
+	if err != nil {
+		return r, err
+	}
+	addrs := e.ClientAddrs()
+	pids := func() []int {
+		var ps []int
+		for _, m := range e.Members {
+			ps = append(ps, m.Pid())
+		}
+		return ps
+	}
+	fmt.Fprintf(os.Stderr, "%s: %d members, server %d leads; warming up for %v\n", name, len(addrs), leader, o.warmup)
+	if _, err := throughput(ctx, addrs, o, wire.OpSetData, o.warmup); err != nil {
+		return r, err
+	}
+	if _, err := throughput(ctx, addrs, o, wire.OpGetData, o.warmup/2); err != nil {
+		return r, err
+	}
+	fmt.Fprintf(os.Stderr, "%s: writes\n", name)
+	self := selfCPU()
+	cpu, ops, err := withCPU(pids(), func() (int64, error) { return throughput(ctx, addrs, o, wire.OpSetData, o.duration) })
+	if err != nil {
+		return r, err
+	}
+	r.writesPerSec, r.writeCPU, r.clientWriteCPU = float64(ops)/o.duration.Seconds(), perOp(cpu, ops), perOp(selfCPU()-self, ops)
+	fmt.Fprintf(os.Stderr, "%s: reads\n", name)
+	self = selfCPU()
+	cpu, ops, err = withCPU(pids(), func() (int64, error) { return throughput(ctx, addrs, o, wire.OpGetData, o.duration) })
+	if err != nil {
+		return r, err
+	}
+	r.readsPerSec, r.readCPU, r.clientReadCPU = float64(ops)/o.duration.Seconds(), perOp(cpu, ops), perOp(selfCPU()-self, ops)
+	follower := e.Member(leader%int64(len(addrs)) + 1).ClientAddr
+	fmt.Fprintf(os.Stderr, "%s: latency through follower %s\n", name, follower)
+	if r.writeP50, r.writeP99, err = latency(ctx, follower, wire.OpSetData, o.duration/2); err != nil {
+		return r, err
+	}
+	if r.readP50, r.readP99, err = latency(ctx, follower, wire.OpGetData, o.duration/2); err != nil {
+		return r, err
+	}
+	fmt.Fprintf(os.Stderr, "%s: failover\n", name)
+	if r.failover, r.rejoin, err = failover(ctx, e, o.failovers); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// failover kills the leader with SIGKILL while a client writes through a
+// follower, one request in flight, and measures the time from the kill to
+// the client's next successful write (reconnecting with its session to any
+// member, as a client would); then restarts the killed member and measures
+// the time until it serves again. It does so runs times and returns the
+// medians.
+func failover(ctx context.Context, e *localens.Ensemble, runs int) (time.Duration, time.Duration, error) {
+	var downs, rejoins []time.Duration
+	for range max(runs, 1) {
+		waitCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		leader, err := e.WaitServing(waitCtx)
+		cancel()
+		if err != nil {
+			return 0, 0, err
+		}
+		down, err := killLeaderWhileWriting(ctx, e, leader)
+		if err != nil {
+			return 0, 0, err
+		}
+		start := time.Now()
+		if err := e.Restart(leader); err != nil {
+			return 0, 0, err
+		}
+		for e.Mode(ctx, leader) == "" {
+			if time.Since(start) > time.Minute {
+				return 0, 0, fmt.Errorf("server %d did not serve within a minute of its restart", leader)
+			}
+			time.Sleep(5 * time.Millisecond) // polling srvr
+		}
+		rejoins = append(rejoins, time.Since(start))
+		downs = append(downs, down)
+	}
+	return median(downs), median(rejoins), nil
+}
+
+func killLeaderWhileWriting(ctx context.Context, e *localens.Ensemble, leader int64) (time.Duration, error) {
+	addrs := e.ClientAddrs()
+	follower := leader%int64(len(addrs)) + 1
+	c, err := client.Dial(ctx, e.Member(follower).ClientAddr, client.Session{Timeout: 30 * time.Second})
+	if err != nil {
+		return 0, err
+	}
+	session := c.Session()
+	req := &wire.SetDataRequest{Path: "/bench-failover", Data: payload, Version: -1}
+	if _, err := c.Create(ctx, req.Path, payload, client.OpenACL, wire.ModePersistent); err != nil && !errors.Is(err, wire.ErrNodeExists) {
+		return 0, err
+	}
+	for range 20 { // a steady stream of writes before the kill
+		if _, err := c.Do(ctx, wire.OpSetData, req); err != nil {
+			return 0, err
+		}
+	}
+	killed := time.Now()
+	e.Member(leader).Stop(syscall.SIGKILL)
+	next := int(follower)
+	for time.Since(killed) < time.Minute {
+		r, err := c.Do(ctx, wire.OpSetData, req)
+		if err == nil && r.Header.Err == wire.ErrOK {
+			down := time.Since(killed)
+			c.CloseSession(ctx)
+			return down, nil
+		}
+		// The connection is gone (or the member is electing): reconnect
+		// with the session, trying the members in turn, pausing 5 ms
+		// after each round as a client backs off.
+		c.Close()
+		for {
+			addr := addrs[next%len(addrs)]
+			next++
+			if next%len(addrs) == int(follower)%len(addrs) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			dialCtx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+			c, err = client.Dial(dialCtx, addr, session)
+			cancel()
+			if err == nil {
+				break
+			}
+			if time.Since(killed) > time.Minute {
+				return 0, errors.New("no member took the session back within a minute")
+			}
+		}
+	}
+	return 0, errors.New("no write succeeded within a minute of killing the leader")
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func printEnsembleTable(o options, results []ensembleResult) {
+	fmt.Printf("%s; %d-member ensembles; %d conns × %d in flight spread over the members, %v per phase; latency one request in flight through a follower; failover and rejoin the median of %d SIGKILLs of the leader\n\n",
+		machine(), o.members, o.conns, o.inflight, o.duration, max(o.failovers, 1))
+	fmt.Println("| servers | writes/s | server CPU/write | reads/s | server CPU/read | write p50 | write p99 | read p50 | read p99 | failover | rejoin |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range results {
+		fmt.Printf("| %s | %.0f | %v | %.0f | %v | %v | %v | %v | %v | %v | %v |\n", r.name,
+			r.writesPerSec, r.writeCPU.Round(100*time.Nanosecond), r.readsPerSec, r.readCPU.Round(100*time.Nanosecond),
+			r.writeP50.Round(time.Microsecond), r.writeP99.Round(time.Microsecond), r.readP50.Round(time.Microsecond), r.readP99.Round(time.Microsecond),
+			r.failover.Round(time.Millisecond), r.rejoin.Round(time.Millisecond))
+	}
+}
+
+// writeEnsembleCharts writes one SVG bar chart per figure into dir.
+func writeEnsembleCharts(dir string, results []ensembleResult) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	figures := []struct {
+		file, title, unit string
+		value           func(ensembleResult) float64
+	}{
+		{"n3-writes.svg", "writes/s (100-byte setData, pipelined)", "ops/s", func(r ensembleResult) float64 { return r.writesPerSec }},
+		{"n3-reads.svg", "reads/s (getData, pipelined)", "ops/s", func(r ensembleResult) float64 { return r.readsPerSec }},
+		{"n3-write-p50.svg", "write latency p50, one in flight", "µs", func(r ensembleResult) float64 { return float64(r.writeP50.Microseconds()) }},
+		{"n3-write-p99.svg", "write latency p99, one in flight", "µs", func(r ensembleResult) float64 { return float64(r.writeP99.Microseconds()) }},
+		{"n3-failover.svg", "SIGKILL of the leader → next write succeeds", "ms", func(r ensembleResult) float64 { return float64(r.failover.Milliseconds()) }},
+		{"n3-rejoin.svg", "restart of the killed member → it serves", "ms", func(r ensembleResult) float64 { return float64(r.rejoin.Milliseconds()) }},
+	}
+	for _, f := range figures {
+		var bars []bar
+		for _, r := range results {
+			bars = append(bars, bar{label: r.name, value: f.value(r)})
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.file), []byte(barChart(f.title, f.unit, bars)), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type bar struct {
+	label string
+	value float64
+}
+
+// barChart renders a horizontal bar chart as a small standalone SVG.
+func barChart(title, unit string, bars []bar) string {
+	const width, left, barH, gap, top = 560, 150, 26, 12, 34
+	maxV := 0.0
+	for _, b := range bars {
+		maxV = max(maxV, b.value)
+	}
+	height := top + len(bars)*(barH+gap) + 10
+	var s strings.Builder
+	fmt.Fprintf(&s, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="13">`+"\n", width, height)
+	fmt.Fprintf(&s, `<text x="8" y="20" font-weight="bold">%s</text>`+"\n", escapeXML(title))
+	colors := []string{"#2b7bb9", "#d9822b", "#5a9e4b", "#8e6bb8"}
+	for i, b := range bars {
+		y := top + i*(barH+gap)
+		w := 0.0
+		if maxV > 0 {
+			w = b.value / maxV * float64(width-left-110)
+		}
+		fmt.Fprintf(&s, `<text x="8" y="%d">%s</text>`+"\n", y+barH-8, escapeXML(b.label))
+		fmt.Fprintf(&s, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>`+"\n", left, y, w, barH, colors[i%len(colors)])
+		fmt.Fprintf(&s, `<text x="%.1f" y="%d">%s %s</text>`+"\n", float64(left)+w+6, y+barH-8, formatValue(b.value), unit)
+	}
+	s.WriteString("</svg>\n")
+	return s.String()
+}
+
+func formatValue(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+func escapeXML(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
