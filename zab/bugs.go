@@ -18,4 +18,19 @@ type Bugs struct {
 	// ReadOvertakesWrite answers a read at once even while its own
 	// session's earlier writes are pending, breaking FIFO client order.
 	ReadOvertakesWrite bool
+
+	// The historical bugs of ZooKeeper's ensemble, put back one at a time.
+
+	// DiffInsteadOfTrunc (ZOOKEEPER-1154) synchronizes a learner that
+	// holds txns the leader does not with a DIFF instead of a TRUNC: it
+	// keeps txns that were never committed.
+	DiffInsteadOfTrunc bool
+	// EpochNotPersisted (ZOOKEEPER-335) never asks the shell to write the
+	// epoch files: after a restart a member has forgotten the epochs it
+	// accepted and joined, so an epoch (and its zxids) can be used twice.
+	EpochNotPersisted bool
+	// AckNewLeaderBeforeDurable (ZOOKEEPER-3911, ZOOKEEPER-4643) ACKs
+	// NEWLEADER, and makes the new epoch current, before the synchronized
+	// txns are durable: a crash then loses txns a quorum acknowledged.
+	AckNewLeaderBeforeDurable bool
 }

@@ -257,7 +257,10 @@ func (p *Peer) oldestUncommitted() int64 {
 // proposal ACKs follow (ZOOKEEPER-4685).
 func (p *Peer) maybeAckNewLeader() {
 	l := p.learn
-	if !l.newLeaderSeen || l.newLeaderAcked || p.durableZxid() < l.newLeaderEnd || p.snapInstall.pending {
+	if !l.newLeaderSeen || l.newLeaderAcked || p.snapInstall.pending {
+		return
+	}
+	if p.durableZxid() < l.newLeaderEnd && !p.cfg.Bugs.AckNewLeaderBeforeDurable {
 		return
 	}
 	p.setCurrentEpoch(l.newEpoch)

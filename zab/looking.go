@@ -127,6 +127,9 @@ func (p *Peer) setCurrentEpoch(epoch int64) {
 }
 
 func (p *Peer) epochsChanged() {
+	if p.cfg.Bugs.EpochNotPersisted {
+		return
+	}
 	p.out.Epochs = &EpochWrite{Accepted: p.acceptedEpoch, Current: p.currentEpoch}
 }
 

@@ -136,6 +136,9 @@ func (p *Peer) syncLearner(h *learnerHandler) {
 	hist := p.history()
 	hist.last = committed
 	plan := decideSync(h.lastZxid, hist)
+	if plan.mode == syncTrunc && p.cfg.Bugs.DiffInsteadOfTrunc {
+		plan = syncPlan{mode: syncDiff, after: h.lastZxid}
+	}
 	var fromLog []datatree.Txn
 	if plan.mode == syncSnap {
 		if txns, ok := p.readLogForSync(h.lastZxid, hist.knownFrom); ok {
