@@ -13,18 +13,32 @@ func benchSchedule() *faults.Schedule {
 		TickMs: 200, SafetyMs: 20_000, LivenessMs: 30_000}
 }
 
+// benchEnsembleSchedule is the same work on an ensemble of three voters.
+func benchEnsembleSchedule() *faults.Schedule {
+	s := benchSchedule()
+	s.Servers, s.Ensemble = 3, true
+	return s
+}
+
 // BenchmarkSim measures the simulator's speed: simulated seconds per wall
 // second and client operations per wall second, without the checkers
-// (simulation) and with them (the whole run, as the sweep does it).
+// (simulation) and with them (the whole run, as the sweep does it), for one
+// server and for an ensemble of three.
 func BenchmarkSim(b *testing.B) {
 	for _, bc := range []struct {
-		name string
-		opts Options
-	}{{"simulation", Options{SkipCheckers: true}}, {"with-checkers", Options{}}} {
+		name  string
+		sched func() *faults.Schedule
+		opts  Options
+	}{
+		{"simulation", benchSchedule, Options{SkipCheckers: true}},
+		{"with-checkers", benchSchedule, Options{}},
+		{"ensemble-simulation", benchEnsembleSchedule, Options{SkipCheckers: true}},
+		{"ensemble-with-checkers", benchEnsembleSchedule, Options{}},
+	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var st Stats
 			for b.Loop() {
-				res := Run(benchSchedule(), bc.opts)
+				res := Run(bc.sched(), bc.opts)
 				if res.Failed() {
 					b.Fatal(res.Failures)
 				}

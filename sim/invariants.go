@@ -156,6 +156,9 @@ func (inv *invariants) roleChanged(s *server) {
 		inv.w.violate("Leadership", "servers %d and %d both established epoch %d", prev, s.sid, st.Epoch)
 		return
 	}
+	if _, ok := inv.leaders[st.Epoch]; !ok {
+		inv.w.stats.Epochs++
+	}
 	inv.leaders[st.Epoch] = s.sid
 	for _, z := range inv.delivered {
 		if z > s.snapBase && !s.holdsInLog(z) {

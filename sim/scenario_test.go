@@ -46,6 +46,17 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		}
 		require.Len(t, sessions, 1, "client 1 kept one session across its reconnects")
 	},
+	"ensemble-damaged-log": func(t *testing.T, r *Result) {
+		require.Equal(t, 2, r.Stats.DamagedStarts, "two members restart with their logs cut at the damage, one after the other")
+		require.Equal(t, 1, r.Stats.Epochs, "the leader's followers are restored without a new election")
+	},
+	"ensemble-leader-isolated": func(t *testing.T, r *Result) {
+		require.GreaterOrEqual(t, r.Stats.Epochs, 2, "the isolated leader is replaced")
+	},
+	"ensemble-bridge-clog-breaks": func(t *testing.T, r *Result) {
+		require.GreaterOrEqual(t, r.Stats.Epochs, 2)
+		require.Equal(t, 1, r.Stats.Crashes)
+	},
 	"disk-faults": func(t *testing.T, r *Result) {
 		require.Equal(t, 2, r.Stats.Crashes, "no space and a failed fsync each stop the server")
 	},

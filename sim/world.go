@@ -63,6 +63,7 @@ type Stats struct {
 	// DamagedStarts counts ensemble members started with their log cut at
 	// a damaged record (Restored.LogDamaged), to be restored by the others.
 	DamagedStarts int
+	Epochs        int // epochs a leader established (ensembles)
 	Snapshots     int // snapshots written
 }
 
