@@ -70,6 +70,31 @@ var ErrSimFault = errors.New("vfs: injected I/O error")
 type simInode struct {
 	data    []byte
 	durable []byte
+	// What Sync must copy: data differs from durable only within
+	// [dirtyLo, dirtyHi), unless resized (the size changed since the last
+	// Sync, or is unknown to differ only there): then all of it. A log's
+	// fsync then copies what was appended, not the whole preallocated file.
+	dirtyLo, dirtyHi int
+	resized          bool
+}
+
+// wrote records a write of data[lo:hi] that kept the size.
+func (in *simInode) wrote(lo, hi int) {
+	if in.dirtyLo == in.dirtyHi {
+		in.dirtyLo, in.dirtyHi = lo, hi
+		return
+	}
+	in.dirtyLo, in.dirtyHi = min(in.dirtyLo, lo), max(in.dirtyHi, hi)
+}
+
+// synced makes data durable.
+func (in *simInode) synced() {
+	if in.resized || len(in.durable) != len(in.data) {
+		in.durable = append(in.durable[:0], in.data...)
+	} else {
+		copy(in.durable[in.dirtyLo:in.dirtyHi], in.data[in.dirtyLo:in.dirtyHi])
+	}
+	in.dirtyLo, in.dirtyHi, in.resized = 0, 0, false
 }
 
 type dirOpKind int
@@ -154,6 +179,7 @@ func (s *Sim) Create(name string) (File, error) {
 	}
 	if ino, ok := s.names[name]; ok {
 		s.inodes[ino].data = s.inodes[ino].data[:0]
+		s.inodes[ino].resized = true
 		return s.handle(ino), nil
 	}
 	s.nextIno++
@@ -348,6 +374,7 @@ func (s *Sim) crashInode(name string, in *simInode, fate CrashFate) {
 	}
 	in.data = out
 	in.durable = slices.Clone(out)
+	in.dirtyLo, in.dirtyHi, in.resized = 0, 0, false
 }
 
 // Clone returns an independent copy of the disk, its contents, pending
@@ -357,7 +384,7 @@ func (s *Sim) Clone(rng *rand.Rand) *Sim {
 	c := NewSim(s.cfg, rng)
 	c.nextIno, c.generation, c.syncDelay = s.nextIno, s.generation+1, s.syncDelay
 	for ino, in := range s.inodes {
-		c.inodes[ino] = &simInode{data: slices.Clone(in.data), durable: slices.Clone(in.durable)}
+		c.inodes[ino] = &simInode{data: slices.Clone(in.data), durable: slices.Clone(in.durable), resized: true}
 	}
 	maps.Copy(c.names, s.names)
 	maps.Copy(c.durableNames, s.durableNames)
@@ -438,8 +465,10 @@ func (f *simFile) WriteAt(p []byte, off int64) (int, error) {
 	}
 	if end := off + int64(len(p)); end > int64(len(in.data)) {
 		in.data = append(in.data, make([]byte, end-int64(len(in.data)))...)
+		in.resized = true
 	}
 	copy(in.data[off:], p)
+	in.wrote(int(off), int(off)+len(p))
 	return len(p), nil
 }
 
@@ -453,9 +482,13 @@ func (f *simFile) Truncate(size int64) error {
 			return fmt.Errorf("truncate: %w", ErrNoSpace)
 		}
 		in.data = append(in.data, make([]byte, size-int64(len(in.data)))...)
+		in.resized = true
 		return nil
 	}
-	in.data = in.data[:size]
+	if size < int64(len(in.data)) {
+		in.data = in.data[:size]
+		in.resized = true
+	}
 	return nil
 }
 
@@ -467,7 +500,7 @@ func (f *simFile) Sync() error {
 	if err := f.sim.syncFault("fsync"); err != nil {
 		return err
 	}
-	in.durable = append(in.durable[:0], in.data...)
+	in.synced()
 	return nil
 }
 
