@@ -357,9 +357,11 @@ func (s *Store) checkLog(r *Recovery, files []logFile, snapZxid int64) (int64, e
 			continue
 		}
 		later := files[i+1:]
-		if len(later) > 0 && d.after.count == 0 && follows(later[0].zxid, d.prev) {
+		if len(later) > 0 && d.after.count == 0 && later[0].zxid <= d.prev+1 {
 			// The damage lies after the file's last record and the next file
 			// takes over from it: nothing is missing. Set the bytes aside.
+			// (A next file that starts a new epoch proves nothing: the
+			// damaged bytes may hold the rest of the older epoch.)
 			if err := s.quarantine(r, f, d.at, nil, ""); err != nil {
 				return 0, err
 			}
