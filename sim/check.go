@@ -27,8 +27,11 @@ func (w *world) checkHistory() {
 	}
 	opts := linearizability.Options{}
 	if w.ensemble != nil {
-		// A learner reports touches in the PING reply after the request, or, cut off from the leader, not before its syncLimit (2 ticks) ends its serving.
-		opts.TouchLag = 3 * ms(w.sched.TickMs)
+		// A learner reports touches in the PING reply after the request,
+		// or, cut off from the leader, not before its syncLimit (2 ticks)
+		// ends its serving; a slow link delays that reply by up to 10
+		// ticks more (faults.SlowLink).
+		opts.TouchLag = 13 * ms(w.sched.TickMs)
 	}
 	report := linearizability.CheckAll(h, opts)
 	for _, g := range linearizability.Guarantees {

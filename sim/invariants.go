@@ -53,6 +53,8 @@ type invariants struct {
 	// had applied at the last check.
 	at      []int
 	lastApp []int64
+	// maxReplied is the highest zxid a reply to a client carried.
+	maxReplied int64
 }
 
 func newInvariants(w *world, servers int) *invariants {
@@ -138,6 +140,16 @@ func (inv *invariants) jumpTo(s *server, zxid int64) {
 	inv.at[s.id] = i + 1
 }
 
+// committedEnd is the highest zxid known committed: delivered somewhere,
+// or carried by a reply.
+func (inv *invariants) committedEnd() int64 {
+	end := inv.maxReplied
+	if n := len(inv.delivered); n > 0 {
+		end = max(end, inv.delivered[n-1])
+	}
+	return end
+}
+
 func (inv *invariants) lastDelivered() string {
 	if len(inv.delivered) == 0 {
 		return "none"
@@ -170,10 +182,14 @@ func (inv *invariants) roleChanged(s *server) {
 }
 
 // durableOnQuorum reports whether zxid is durable on a quorum of voters.
-func (inv *invariants) durableOnQuorum(zxid int64) bool {
+func (inv *invariants) durableOnQuorum(zxid int64) bool { return inv.durableOnQuorumWithout(zxid, nil) }
+
+// durableOnQuorumWithout reports whether zxid is durable on a quorum of
+// voters other than except.
+func (inv *invariants) durableOnQuorumWithout(zxid int64, except *server) bool {
 	var ids []int64
 	for _, s := range inv.w.servers {
-		if s.durablyHolds(zxid) {
+		if s != except && s.durablyHolds(zxid) {
 			ids = append(ids, s.sid)
 		}
 	}

@@ -377,7 +377,7 @@ func (s *server) inject(f faults.Fault) {
 		}
 	case faults.BitFlip:
 		if s.up && !s.w.mayDamage(s) {
-			s.w.tr.logf("server %d: bitflip left out: with its log damaged too, the undamaged voters would not be a quorum", s.sid)
+			s.w.tr.logf("server %d: bitflip left out: without its log the others would not hold every committed txn on a quorum", s.sid)
 			return
 		}
 		if s.up {
@@ -688,6 +688,18 @@ func (s *server) snapshotChunk(ch *zab.SnapshotChunk) {
 		if s.gen != gen || !s.up {
 			return
 		}
+		if s.log.DurableZxid() < snap.zxid {
+			// A learner applies what the leader committed before its own
+			// log has made it durable; storage's contract wants every txn
+			// of a snapshot durable in the log first (a crash would leave a
+			// log ending before the snapshot: seed 22540), so fsync first,
+			// as ZooKeeper's SyncRequestProcessor flushes before it
+			// snapshots.
+			if _, err := s.syncLog(); err != nil {
+				s.stopOnIOError("fsync before a snapshot", err)
+				return
+			}
+		}
 		name, err := s.store.WriteSnapshot(&storage.Snapshot{
 			Zxid: snap.zxid, Sessions: snap.sessions,
 			WriteTree: func(out io.Writer) error { _, err := out.Write(snap.data); return err },
@@ -720,8 +732,8 @@ func (s *server) stopOnIOError(what string, err error) {
 	s.scheduleRestart(restartWait + max(0, s.noSpaceUntil-s.w.clock.Mono()))
 }
 
-// startSync begins an fsync of everything appended, unless one is in flight
-// (group commit: the next one covers what arrives meanwhile).
+// startSync begins an fsync of everything appended so far, unless one is
+// in flight (group commit: the next one covers what arrives meanwhile).
 func (s *server) startSync() {
 	if s.syncing || !s.up {
 		return
@@ -732,18 +744,22 @@ func (s *server) startSync() {
 	if w.clock.Mono() < s.slowUntil {
 		delay += s.slowDelay
 	}
+	// The fsync covers what was appended when it began, not what arrives
+	// while it runs (a real disk writer lags the same way): the data is
+	// on the disk at once, the report comes after the delay, and appends
+	// meanwhile wait for the next fsync.
+	durable, err := s.syncLog()
 	gen := s.gen
 	w.q.After(delay, func() {
 		if s.gen != gen || !s.up {
 			return
 		}
 		s.syncing = false
-		durable, err := s.syncLog()
 		if err != nil {
 			s.stopOnIOError("fsync", err)
 			return
 		}
-		s.reportDurable(durable)
+		s.reportDurable(min(durable, s.log.DurableZxid())) // a TRUNC meanwhile cut what it covered
 	})
 }
 
@@ -781,6 +797,7 @@ func (s *server) send(m *zab.Message) {
 	}
 	switch m.Kind {
 	case zab.Reply:
+		w.inv.maxReplied = max(w.inv.maxReplied, m.Header.Zxid)
 		if m.Header.Zxid > 0 && !w.inv.durableOnQuorum(m.Header.Zxid) {
 			w.fail(KindDurability, "server %d answered client %d xid %d with zxid 0x%x, which is not durable on a quorum (%s)",
 				s.sid, cn.client.ID(), m.Header.Xid, m.Header.Zxid, w.inv.durableReport(m.Header.Zxid))

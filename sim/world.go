@@ -229,9 +229,10 @@ func (w *world) converged() bool {
 }
 
 // mayDamage reports whether s's log may be damaged: Zab restores a damaged
-// log from the others only while the voters whose logs are intact are a
-// quorum (a standalone server refuses to start instead, which is always
-// allowed).
+// log from the others only while the others hold every committed txn
+// durably on a quorum of voters, and the voters whose logs are intact are
+// a quorum (a standalone server refuses to start instead, which is always
+// allowed). A damaged member counts as failed until it is synchronized.
 func (w *world) mayDamage(s *server) bool {
 	if w.ensemble == nil {
 		return true
@@ -242,7 +243,8 @@ func (w *world) mayDamage(s *server) bool {
 			intact = append(intact, o.sid)
 		}
 	}
-	return w.quorum.ContainsQuorum(intact)
+	end := w.inv.committedEnd()
+	return w.quorum.ContainsQuorum(intact) && (end == 0 || w.inv.durableOnQuorumWithout(end, s))
 }
 
 // leader is the index of the server that leads an established epoch (the
