@@ -471,6 +471,7 @@ func (s *server) corruptDurable() {
 	}
 	s.w.tr.logf("server %d: flipped bit %d of %s at offset %d", s.sid, f.bit, f.file, f.off)
 	s.corrupted = f
+	s.damaged = s.w.ensemble != nil // counts as failed from now until synchronized
 }
 
 // recordsEnd is where a log file's non-zero bytes end (its records; the
