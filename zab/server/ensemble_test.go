@@ -37,6 +37,21 @@ type testMember struct {
 // slowed by the race detector on a busy machine still meets.
 func startEnsemble(t *testing.T, voters, observers int, mod ...func(*config.Config)) *testEnsemble {
 	t.Helper()
+	return startEnsembleVia(t, voters, observers, nil, mod...)
+}
+
+// Ports of a member, as indexes of testMember.addrs.
+const (
+	clientPort = iota
+	quorumPort
+	electionPort
+)
+
+// startEnsembleVia is startEnsemble with the peer addresses the server lines
+// list chosen by via (the real ones when nil): a test puts a proxy in front
+// of each member's quorum and election port and lists the proxy.
+func startEnsembleVia(t *testing.T, voters, observers int, via func(id int64, port int, real string) string, mod ...func(*config.Config)) *testEnsemble {
+	t.Helper()
 	e := &testEnsemble{t: t}
 	n := voters + observers
 	var servers []config.Server
@@ -49,13 +64,23 @@ func startEnsemble(t *testing.T, voters, observers int, mod ...func(*config.Conf
 			ls[k] = l
 		}
 		lns = append(lns, ls)
-		port := func(k int) int { return ls[k].Addr().(*net.TCPAddr).Port }
+		port := func(k int) int {
+			addr := ls[k].Addr().String()
+			if via != nil && k != clientPort {
+				addr = via(int64(i), k, addr)
+			}
+			_, p, err := net.SplitHostPort(addr)
+			require.NoError(t, err)
+			n, err := strconv.Atoi(p)
+			require.NoError(t, err)
+			return n
+		}
 		role := config.Participant
 		if i > voters {
 			role = config.Observer
 		}
-		servers = append(servers, config.Server{ID: int64(i), Host: "127.0.0.1", QuorumPort: port(1), ElectionPort: port(2),
-			Role: role, ClientHost: "127.0.0.1", ClientPort: port(0)})
+		servers = append(servers, config.Server{ID: int64(i), Host: "127.0.0.1", QuorumPort: port(quorumPort), ElectionPort: port(electionPort),
+			Role: role, ClientHost: "127.0.0.1", ClientPort: port(clientPort)})
 	}
 	for i := 1; i <= n; i++ {
 		cfg := testConfig(filepath.Join(t.TempDir(), strconv.Itoa(i)))
