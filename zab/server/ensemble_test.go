@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -183,6 +185,17 @@ func (e *testEnsemble) mntr(id int64, name string) string {
 	return ""
 }
 
+// adminCommand fetches /commands/name from a member's admin server.
+func adminCommand(t *testing.T, ts *testServer, name string) map[string]any {
+	t.Helper()
+	resp, err := http.Get("http://" + ts.AdminAddr().String() + "/commands/" + name)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var out map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+	return out
+}
+
 // readAll syncs member id with its leader and returns /data's children.
 func readAfterSync(t *testing.T, c *zk.Conn, path string) []string {
 	t.Helper()
@@ -194,8 +207,20 @@ func readAfterSync(t *testing.T, c *zk.Conn, path string) []string {
 }
 
 func TestEnsembleServesOnEveryMember(t *testing.T) {
-	e := startEnsemble(t, 3, 1)
+	e := startEnsemble(t, 3, 1, func(cfg *config.Config) {
+		cfg.AdminEnabled, cfg.AdminAddress, cfg.AdminPort = true, "127.0.0.1", 0
+	})
 	leader := e.waitServing()
+	for _, m := range e.members {
+		out := adminCommand(t, m.running, "leader")
+		assert.Equal(t, map[string]any{"command": "leader", "error": nil, "is_leader": m.id == leader,
+			"leader_id": float64(leader), "leader_ip": "127.0.0.1"}, out, "server %d", m.id)
+	}
+	view := adminCommand(t, e.members[0].running, "voting_view")["current_config"].(map[string]any)
+	require.Len(t, view, 3, "the voters")
+	assert.Equal(t, map[string]any{"serverAddresses": []any{e.members[1].cfg.Servers[1].QuorumAddr()},
+		"electionAddresses": []any{e.members[1].cfg.Servers[1].ElectionAddr()}, "clientAddress": e.members[1].addrs[clientPort],
+		"learnerType": "participant"}, view["2"])
 	assert.Equal(t, "observer", e.mode(4))
 	assert.Equal(t, "3", e.mntr(leader, "quorum_size"))
 	assert.Equal(t, "3", e.mntr(leader, "learners"))
@@ -274,4 +299,14 @@ func TestEnsembleSnapSyncAndRestart(t *testing.T) {
 	e.restart(late)
 	e.waitServing()
 	assert.Len(t, readAfterSync(t, e.client(late), "/"), 602, "recovered from the installed snapshot and the log after it")
+}
+
+// A standalone server has no leader and an empty voting view, as
+// ZooKeeper's standalone server answers.
+func TestStandaloneHasNoLeader(t *testing.T) {
+	cfg := testConfig(t.TempDir())
+	cfg.AdminEnabled, cfg.AdminAddress, cfg.AdminPort = true, "127.0.0.1", 0
+	ts := startServer(t, cfg)
+	assert.Equal(t, map[string]any{"command": "leader", "error": "server is not initialized"}, adminCommand(t, ts, "lead"))
+	assert.Equal(t, map[string]any{"command": "voting_view", "error": nil, "current_config": map[string]any{}}, adminCommand(t, ts, "voting_view"))
 }

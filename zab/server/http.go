@@ -9,10 +9,13 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/server/config"
 	"github.com/zabd/zabd/zab/server/fourlw"
 	"github.com/zabd/zabd/zab/server/metrics"
 )
@@ -101,6 +104,7 @@ var adminCommands = map[string]string{
 	"watches": "watches", "wchc": "watches", "watches_by_path": "watches_by_path", "wchp": "watches_by_path",
 	"dump": "dump", "dirs": "dirs", "is_read_only": "is_read_only", "isro": "is_read_only",
 	"digests": "digests", "hash": "digests",
+	"leader": "leader", "lead": "leader", "voting_view": "voting_view",
 }
 
 func (s *Server) serveCommandList(w http.ResponseWriter, _ *http.Request) {
@@ -129,7 +133,9 @@ func (s *Server) serveCommand(w http.ResponseWriter, r *http.Request) {
 	}
 	out := adminFields(primary, st)
 	out["command"] = primary
-	out["error"] = nil
+	if _, failed := out["error"]; !failed {
+		out["error"] = nil
+	}
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -223,8 +229,49 @@ func adminFields(name string, st *statusSnapshot) map[string]any {
 		return map[string]any{"read_only": false}
 	case "digests":
 		return map[string]any{"digests": []any{}}
+	case "leader":
+		return leaderFields(st)
+	case "voting_view":
+		return map[string]any{"current_config": votingView(st.srv.cfg)}
 	}
 	return map[string]any{}
+}
+
+// leaderFields is ZooKeeper's leader command: who leads, as this member
+// knows it, with the leader's quorum host; an error unless the server is an
+// ensemble member that serves.
+func leaderFields(st *statusSnapshot) map[string]any {
+	if !st.ensemble || !st.serving {
+		return map[string]any{"error": "server is not initialized"}
+	}
+	ip := ""
+	if l, ok := st.srv.cfg.Server(st.role.Leader); ok {
+		ip = l.Host
+	}
+	return map[string]any{"is_leader": st.role.Role == zab.RoleLeading, "leader_id": st.role.Leader, "leader_ip": ip}
+}
+
+// votingView is ZooKeeper's voting_view: the participants by id, with
+// their quorum, election and client addresses; empty when standalone.
+func votingView(cfg *config.Config) map[string]any {
+	view := map[string]any{}
+	if !cfg.Distributed() {
+		return view
+	}
+	for _, m := range cfg.Servers {
+		if m.Role != config.Participant {
+			continue
+		}
+		client := ""
+		if m.ClientPort != 0 {
+			client = net.JoinHostPort(m.ClientHost, strconv.Itoa(m.ClientPort))
+		}
+		view[strconv.FormatInt(m.ID, 10)] = map[string]any{
+			"serverAddresses": []string{m.QuorumAddr()}, "electionAddresses": []string{m.ElectionAddr()},
+			"clientAddress": client, "learnerType": string(m.Role),
+		}
+	}
+	return view
 }
 
 func connectionsJSON(conns []fourlw.Connection) []map[string]any {

@@ -44,6 +44,10 @@ type statusSnapshot struct {
 	// serving: the server answers clients (standalone, or a member in
 	// broadcast); the words that need a running server say it is not.
 	serving bool
+	// role is an ensemble member's role; ensemble is false when
+	// standalone.
+	role     zab.SoftState
+	ensemble bool
 }
 
 // status takes a statusSnapshot; false if the server has stopped.
@@ -73,6 +77,7 @@ func (s *Server) fillStatus(st *statusSnapshot) {
 	}
 	mode := s.mode()
 	st.serving = mode != ""
+	st.role, st.ensemble = s.role, s.net != nil
 	st.stats = fourlw.ServerStats{
 		Version: Version, Mode: mode,
 		MinLatency: s.stats.latency.min, AvgLatency: s.stats.latency.avg(), MaxLatency: s.stats.latency.max,
