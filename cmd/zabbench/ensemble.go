@@ -230,7 +230,7 @@ func writeEnsembleCharts(dir string, results []ensembleResult) error {
 	}
 	figures := []struct {
 		file, title, unit string
-		value           func(ensembleResult) float64
+		value             func(ensembleResult) float64
 	}{
 		{"n3-writes.svg", "writes/s (100-byte setData, pipelined)", "ops/s", func(r ensembleResult) float64 { return r.writesPerSec }},
 		{"n3-reads.svg", "reads/s (getData, pipelined)", "ops/s", func(r ensembleResult) float64 { return r.readsPerSec }},
