@@ -274,6 +274,27 @@ func TestEnsembleSurvivesItsLeader(t *testing.T) {
 	e.restart(leader)
 	assert.Equal(t, newLeader, e.waitServing())
 	assert.Contains(t, readAfterSync(t, e.client(leader), "/"), "after")
+
+	// The ensemble metrics saw it: two elections each, the failover's
+	// unavailability, the DIFFs the new leader sent, the proposals and
+	// commits the follower received.
+	atLeast := func(id int64, name string, n int) {
+		v, err := strconv.Atoi(e.mntr(id, name))
+		require.NoError(t, err, "zk_%s on server %d", name, id)
+		assert.GreaterOrEqual(t, v, n, "zk_%s on server %d", name, id)
+	}
+	for _, id := range []int64{newLeader, other} {
+		atLeast(id, "looking_count", 2)
+		atLeast(id, "cnt_election_time", 2)
+		atLeast(id, "cnt_unavailable_time", 2)
+	}
+	atLeast(newLeader, "cnt_leader_unavailable_time", 1)
+	atLeast(newLeader, "diff_count", 2)
+	if other != newLeader {
+		atLeast(other, "cnt_follower_sync_time", 2)
+		atLeast(other, "learner_proposal_received_count", 21)
+		atLeast(other, "learner_commit_received_count", 21)
+	}
 }
 
 // A member that starts behind the leader's committed window gets the tree

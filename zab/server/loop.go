@@ -75,9 +75,12 @@ func (s *Server) stepWaiting() {
 // noted: the snapshot the Peer writes of the tree it installs is the
 // log's new starting point, and goes to the log goroutine (flushReady).
 func (s *Server) stepPeer(ev zab.Event) {
-	if pp, ok := ev.(zab.PeerPacket); ok && pp.Packet.Type == wire.PacketSnap {
-		z := pp.Packet.Zxid
-		s.snapAt = &z
+	if pp, ok := ev.(zab.PeerPacket); ok {
+		if pp.Packet.Type == wire.PacketSnap {
+			z := pp.Packet.Zxid
+			s.snapAt = &z
+		}
+		s.measurePeerTraffic(nil, &pp.Packet)
 	}
 	s.peer.Step(s.now(), ev)
 }
@@ -159,6 +162,7 @@ func (s *Server) flushReady(timer *time.Timer) {
 		s.routeSnapshot(&rd.Snapshots[i])
 	}
 	if s.net != nil {
+		s.measurePeerTraffic(rd.PeerMessages, nil)
 		s.net.SendPeer(rd.PeerMessages)
 		s.net.SendVotes(rd.Votes)
 	}
@@ -196,6 +200,7 @@ func (s *Server) roleChanged(st zab.SoftState) {
 	now := time.Now()
 	if s.net != nil {
 		s.net.SetRole(st.Role)
+		s.measureRole(prev, st, now)
 	}
 	if !s.roleSince.IsZero() && st.Role == prev.Role && st.Leader == prev.Leader {
 		if st.Phase != prev.Phase {

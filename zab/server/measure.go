@@ -26,6 +26,12 @@ type measured struct {
 	readLatency, updateLatency                                              *metrics.Distribution
 	nodeCreatedWatch, nodeDeletedWatch, nodeChangedWatch, nodeChildrenWatch *metrics.Distribution
 
+	// An ensemble member's: its elections and synchronizations (the event
+	// loop's, see Server.measureRole), and what it sends and receives.
+	lookingCount, diffCount, snapCount, learnerProposals, learnerCommits *metrics.Count
+	electionTime, unavailableTime, leaderUnavailableTime                 *metrics.Distribution
+	followerSyncTime, observerSyncTime                                   *metrics.Distribution
+
 	// Gauges kept outside the event loop.
 	authFailed, nonMTLSRemote, nonMTLSLocal, handshaking atomic.Int64
 }
@@ -42,6 +48,74 @@ func newMeasured(r *metrics.Registry) *measured {
 		readLatency: r.Summary("readlatency"), updateLatency: r.Summary("updatelatency"),
 		nodeCreatedWatch: r.Summary("node_created_watch_count"), nodeDeletedWatch: r.Summary("node_deleted_watch_count"),
 		nodeChangedWatch: r.Summary("node_changed_watch_count"), nodeChildrenWatch: r.Summary("node_children_watch_count"),
+		lookingCount: r.Counter("looking_count"), diffCount: r.Counter("diff_count"), snapCount: r.Counter("snap_count"),
+		learnerProposals: r.Counter("learner_proposal_received_count"), learnerCommits: r.Counter("learner_commit_received_count"),
+		electionTime: r.Summary("election_time"), unavailableTime: r.Summary("unavailable_time"),
+		leaderUnavailableTime: r.Summary("leader_unavailable_time"),
+		followerSyncTime:      r.Summary("follower_sync_time"), observerSyncTime: r.Summary("observer_sync_time"),
+	}
+}
+
+// measureRole records an ensemble member's change of role or phase, as
+// ZooKeeper's QuorumPeer and Learner measure them (ms): looking_count on
+// entering LOOKING; election_time from then to the decision;
+// unavailable_time (and leader_unavailable_time, leading) from then to
+// broadcast; follower_sync_time or observer_sync_time from the start of
+// synchronization to broadcast. Runs on the event loop.
+func (s *Server) measureRole(prev, st zab.SoftState, now time.Time) {
+	m := s.measured
+	ms := func(since time.Time) int64 { return now.Sub(since).Milliseconds() }
+	switch {
+	case st.Role == zab.RoleLooking && (prev.Role != zab.RoleLooking || s.unavailableSince.IsZero()):
+		m.lookingCount.Add(1)
+		if s.unavailableSince.IsZero() {
+			s.unavailableSince = now
+		}
+	case prev.Role == zab.RoleLooking && st.Role != zab.RoleLooking:
+		m.electionTime.Observe(ms(s.electionStart))
+	}
+	if st.Phase == zab.PhaseSync && prev.Phase != zab.PhaseSync {
+		s.syncStart = now
+	}
+	if st.Phase != zab.PhaseBroadcast || prev.Phase == zab.PhaseBroadcast && prev.Role == st.Role {
+		return
+	}
+	switch st.Role {
+	case zab.RoleFollowing:
+		m.followerSyncTime.Observe(ms(s.syncStart))
+	case zab.RoleObserving:
+		m.observerSyncTime.Observe(ms(s.syncStart))
+	}
+	if !s.unavailableSince.IsZero() {
+		m.unavailableTime.Observe(ms(s.unavailableSince))
+		if st.Role == zab.RoleLeading {
+			m.leaderUnavailableTime.Observe(ms(s.unavailableSince))
+		}
+		s.unavailableSince = time.Time{}
+	}
+}
+
+// measurePeerTraffic counts the synchronizations a leader sends (DIFF,
+// SNAP) and the proposals and commits a learner receives, as ZooKeeper's
+// LearnerHandler and Follower count them.
+func (s *Server) measurePeerTraffic(sent []zab.PeerMessage, received *wire.QuorumPacket) {
+	m := s.measured
+	for i := range sent {
+		switch sent[i].Packet.Type {
+		case wire.PacketDiff:
+			m.diffCount.Add(1)
+		case wire.PacketSnap:
+			m.snapCount.Add(1)
+		}
+	}
+	if received == nil || s.role.Role == zab.RoleLeading {
+		return
+	}
+	switch received.Type {
+	case wire.PacketProposal:
+		m.learnerProposals.Add(1)
+	case wire.PacketCommit:
+		m.learnerCommits.Add(1)
 	}
 }
 

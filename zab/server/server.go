@@ -93,6 +93,10 @@ type Server struct {
 	role          zab.SoftState
 	roleSince     time.Time
 	electionStart time.Time
+	// unavailableSince is when the member last stopped serving (zero while
+	// it serves), syncStart when its last synchronization began: for the
+	// ensemble metrics (measureRole).
+	unavailableSince, syncStart time.Time
 	// snapAt is the zxid of a SNAP handed to the Peer whose snapshot it
 	// has not yet started writing; installing is the zxid of the one it
 	// is writing: those chunks go to the log goroutine (see flushReady).
