@@ -45,9 +45,15 @@ func runEnsemble(o options, dir string) error {
 	}
 	var results []ensembleResult
 	for i, k := range kinds {
+		extra := map[string]string{"maxClientCnxns": "0"}
+		if ms := o.electionWait.Milliseconds(); ms > 0 {
+			extra["fastleader.minNotificationInterval"] = fmt.Sprint(ms)
+			if k.launch == nil {
+				extra["fastleader.finalizeWait"] = fmt.Sprint(ms)
+			}
+		}
 		e, err := localens.Start(localens.Options{Binary: bin, Launch: k.launch, Voters: o.members,
-			Dir: filepath.Join(dir, fmt.Sprintf("ensemble%d", i)), TickTime: 2 * time.Second,
-			Extra: map[string]string{"maxClientCnxns": "0"}})
+			Dir: filepath.Join(dir, fmt.Sprintf("ensemble%d", i)), TickTime: 2 * time.Second, Extra: extra})
 		if err != nil {
 			return err
 		}
@@ -211,8 +217,12 @@ func median(ds []time.Duration) time.Duration {
 }
 
 func printEnsembleTable(o options, results []ensembleResult) {
-	fmt.Printf("%s; %d-member ensembles; %d conns × %d in flight spread over the members, %v per phase; latency one request in flight through a follower; failover and rejoin the median of %d SIGKILLs of the leader\n\n",
-		machine(), o.members, o.conns, o.inflight, o.duration, max(o.failovers, 1))
+	wait := "ZooKeeper's election timing"
+	if o.electionWait > 0 {
+		wait = fmt.Sprintf("election wait %v (zabd's final wait and both's first notification interval)", o.electionWait)
+	}
+	fmt.Printf("%s; %d-member ensembles; %d conns × %d in flight spread over the members, %v per phase; latency one request in flight through a follower; failover and rejoin the median of %d SIGKILLs of the leader; %s\n\n",
+		machine(), o.members, o.conns, o.inflight, o.duration, max(o.failovers, 1), wait)
 	fmt.Println("| servers | writes/s | server CPU/write | reads/s | server CPU/read | write p50 | write p99 | read p50 | read p99 | failover | rejoin |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range results {

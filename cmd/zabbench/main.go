@@ -49,6 +49,10 @@ type options struct {
 	members          int    // ensemble size; 1 is standalone
 	failovers        int    // leader kills to take the median of
 	svgDir           string // where the ensemble charts go
+	// electionWait, if set, is fastleader.minNotificationInterval for both
+	// ensembles and zabd's fastleader.finalizeWait (ZooKeeper fixes its
+	// final wait at 200 ms).
+	electionWait time.Duration
 }
 
 func main() {
@@ -63,6 +67,7 @@ func main() {
 	flag.IntVar(&o.members, "n", 1, "ensemble size (1: standalone)")
 	flag.IntVar(&o.failovers, "failovers", 5, "with -n: leader kills, the median is reported")
 	flag.StringVar(&o.svgDir, "svg", "", "with -n: write a bar chart per figure into this directory")
+	flag.DurationVar(&o.electionWait, "election-wait", 0, "with -n: fastleader.minNotificationInterval for both, and zabd's fastleader.finalizeWait (default: ZooKeeper's 200ms)")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "zabbench:", err)

@@ -295,7 +295,8 @@ func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 // ensembleOf is the ensemble a zoo.cfg lists, for the Peer.
 func ensembleOf(cfg *config.Config) *zab.Ensemble {
 	e := &zab.Ensemble{InitLimit: cfg.InitLimit, SyncLimit: cfg.SyncLimit,
-		Election: election.Config{QuorumConfig: []byte(cfg.DynamicConfig())}}
+		Election: election.Config{QuorumConfig: []byte(cfg.DynamicConfig()), FinalizeWait: cfg.ElectionFinalizeWait,
+			MinNotificationInterval: cfg.ElectionMinNotificationInterval, MaxNotificationInterval: cfg.ElectionMaxNotificationInterval}}
 	for _, m := range cfg.Servers {
 		if m.Role == config.Observer {
 			e.Observers = append(e.Observers, m.ID)

@@ -167,6 +167,13 @@ type Config struct {
 	// disagrees draws a warning.
 	PeerType     Role
 	peerTypeLine int
+	// Fast leader election's timing, 0 for the defaults: ZooKeeper's
+	// fastleader.minNotificationInterval and maxNotificationInterval
+	// (system properties), and zabd's fastleader.finalizeWait (ZooKeeper
+	// fixes it at 200 ms).
+	ElectionFinalizeWait            time.Duration
+	ElectionMinNotificationInterval time.Duration
+	ElectionMaxNotificationInterval time.Duration
 
 	// SystemProperties holds every pass-through key as ZooKeeper would
 	// set it: "zookeeper.<key>" → value, recognised or not.
@@ -379,6 +386,13 @@ var quorumPeerKeys = map[string]func(c *Config, v string) error{
 // acts on.
 var systemPropertyKeys = map[string]func(c *Config, v string) error{
 	"snapCount": func(c *Config, v string) error { return setInt(&c.SnapCount, v, minInt32, maxInt32) },
+	"fastleader.minNotificationInterval": func(c *Config, v string) error {
+		return setMillis(&c.ElectionMinNotificationInterval, v, 1)
+	},
+	"fastleader.maxNotificationInterval": func(c *Config, v string) error {
+		return setMillis(&c.ElectionMaxNotificationInterval, v, 1)
+	},
+	"fastleader.finalizeWait": func(c *Config, v string) error { return setMillis(&c.ElectionFinalizeWait, v, 1) },
 	"4lw.commands.whitelist": func(c *Config, v string) error {
 		c.FourLetterWordWhitelist = nil
 		for _, w := range strings.Split(v, ",") {

@@ -227,6 +227,18 @@ func TestLoadReadsMyID(t *testing.T) {
 	assert.Equal(t, "127.0.0.1:2182", cfg.ClientAddr(), "the client address comes from this server's line")
 }
 
+func TestElectionTiming(t *testing.T) {
+	cfg, err := parse(t, "dataDir=/d\nfastleader.finalizeWait=50\nfastleader.minNotificationInterval=25\nfastleader.maxNotificationInterval=2000\n")
+	require.NoError(t, err)
+	assert.Equal(t, 50*time.Millisecond, cfg.ElectionFinalizeWait)
+	assert.Equal(t, 25*time.Millisecond, cfg.ElectionMinNotificationInterval)
+	assert.Equal(t, 2*time.Second, cfg.ElectionMaxNotificationInterval)
+	assert.Equal(t, "25", cfg.SystemProperties["zookeeper.fastleader.minNotificationInterval"], "ZooKeeper's system property too")
+	assert.Empty(t, cfg.Warnings)
+	_, err = parse(t, "dataDir=/d\nfastleader.finalizeWait=0\n")
+	require.ErrorContains(t, err, "zoo.cfg:2: fastleader.finalizeWait: 0 is out of range")
+}
+
 func TestPeerType(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "zoo.cfg")
