@@ -176,6 +176,7 @@ func (t *Tree) createNode(path string, data []byte, acl []wire.ACL, owner int64,
 		stat: stored{czxid: zxid, mzxid: zxid, pzxid: zxid, ctime: time, mtime: time, owner: owner},
 	}
 	t.nodes[path] = n
+	t.dataSize += nodeSize(path, n.data)
 	t.link(parent, name, n)
 	n.digest = t.nodeDigest(path, n.data, &n.stat)
 	t.digest += int64(n.digest)
@@ -246,6 +247,7 @@ func (t *Tree) deleteNode(path string, zxid int64, events []WatchEvent) (wire.Er
 // removeNode forgets a node already unlinked from its parent.
 func (t *Tree) removeNode(path, parentPath, name string, n *node) {
 	delete(t.nodes, path)
+	t.dataSize -= nodeSize(path, n.data)
 	t.digest -= int64(n.digest)
 	t.acls.release(n.acl)
 	t.untrackKind(path, n.stat.owner)
@@ -260,6 +262,7 @@ func (t *Tree) setData(path string, data []byte, version int32, zxid, time int64
 		return wire.Stat{}, wire.ErrNoNode, events
 	}
 	old := len(n.data)
+	t.dataSize += int64(len(data) - old)
 	n.data = data
 	n.stat.mtime = time
 	n.stat.mzxid = zxid

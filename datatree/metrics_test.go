@@ -46,3 +46,14 @@ func TestQuotaMetrics(t *testing.T) {
 	assert.Equal(t, int64(1), got["x"].CountUsage)
 	assert.Len(t, got, 2)
 }
+
+// walkedDataSize is approximate_data_size computed as ZooKeeper's
+// DataTree.approximateDataSize walks its node map (the root twice): what
+// the kept figure must equal.
+func walkedDataSize(t *Tree) int64 {
+	size := int64(len(t.root.data))
+	for path, n := range t.nodes {
+		size += int64(utf16Len(path)) + int64(len(n.data))
+	}
+	return size
+}

@@ -455,6 +455,7 @@ func TestTreeAgainstModel(t *testing.T) {
 			m.endBatch()
 			require.Zero(rt, tr.PendingCount())
 			requireMatchesModel(rt, tr, m)
+			require.Equal(rt, walkedDataSize(tr), tr.ApproximateDataSize(), "approximate_data_size kept as the tree changes")
 		}
 	})
 }

@@ -177,7 +177,9 @@ func (t *Tree) quotaStats(path, name string) (n *node, st statsTrack, ok bool) {
 // replaceQuotaStats replaces a stats node's data without touching its stat,
 // as ZooKeeper does.
 func (t *Tree) replaceQuotaStats(path string, n *node, st statsTrack) {
-	n.data = st.bytes()
+	data := st.bytes()
+	t.dataSize += int64(len(data) - len(n.data))
+	n.data = data
 	t.setDigest(path, n)
 }
 

@@ -36,6 +36,7 @@ func TestQuotaStats(t *testing.T) {
 	assert.Equal(t, "count=2,bytes=8", h.quotaStats("/app"))
 	h.create(1, "/app/x/y", "zz", wire.ModePersistent)
 	assert.Equal(t, "count=3,bytes=10", h.quotaStats("/app"))
+	assert.Equal(t, walkedDataSize(h.tree), h.tree.ApproximateDataSize(), "the stats node's rewrites count in approximate_data_size")
 	h.setData("/app/x", "1", -1)
 	assert.Equal(t, "count=3,bytes=6", h.quotaStats("/app"))
 	h.delete("/app/x/y", -1)

@@ -50,6 +50,7 @@ func TestFuzzySnapshotReplay(t *testing.T) {
 			}
 		}
 		require.Equal(rt, live.Digest(), restored.Digest())
+		require.Equal(rt, walkedDataSize(live), restored.ApproximateDataSize(), "approximate_data_size after load and replay")
 		requireSameTree(rt, live, restored)
 		require.Equal(rt, live.Sessions(), restored.Sessions())
 		for _, s := range live.Sessions() {

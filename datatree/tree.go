@@ -64,6 +64,10 @@ type Tree struct {
 	root     *node
 	acls     aclCache
 	digest   int64 // sum of every node's digest term (wrapping, as Java's long)
+	// dataSize is approximate_data_size without the root's "" alias: each
+	// node's path (UTF-16 units) and data, kept as nodes come, go and
+	// change, as ZooKeeper keeps nodeDataSize (cachedApproximateDataSize).
+	dataSize int64
 	lastZxid int64 // highest zxid applied
 
 	ephemerals map[int64]*ephemeralSet // session → its ephemerals; kept until the session closes
@@ -114,6 +118,7 @@ func newEmpty(cfg Config) *Tree {
 // caller links it to its parent.
 func (t *Tree) insertLoaded(path string, n *node) {
 	t.nodes[path] = n
+	t.dataSize += nodeSize(path, n.data)
 	n.digest = t.nodeDigest(path, n.data, &n.stat)
 	t.digest += int64(n.digest)
 	t.trackKind(path, n.stat.owner)
