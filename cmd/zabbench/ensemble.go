@@ -22,6 +22,9 @@ type ensembleResult struct {
 	result
 	failover time.Duration // SIGKILL of the leader → a client's next write succeeds
 	rejoin   time.Duration // restart of the killed member → it serves again
+	// With -sync-nodes: a follower restarted without its data (SNAP) and
+	// one restarted after missing a few writes (DIFF), until each serves.
+	snapSync, diffSync time.Duration
 }
 
 // runEnsemble measures zabd and ZooKeeper 3.8 as o.members-member
@@ -121,7 +124,106 @@ func measureEnsemble(o options, name string, e *localens.Ensemble) (ensembleResu
 	if r.failover, r.rejoin, err = failover(ctx, e, o.failovers); err != nil {
 		return r, err
 	}
+	if o.syncNodes > 0 {
+		if r.snapSync, r.diffSync, err = syncTimes(ctx, o, name, e); err != nil {
+			return r, err
+		}
+	}
 	return r, nil
+}
+
+// syncTimes grows the tree to o.syncNodes znodes, then times a follower
+// brought back without its data (the leader sends a SNAP) and one brought
+// back after missing 1000 writes (DIFF), each from its restart until it
+// serves.
+func syncTimes(ctx context.Context, o options, name string, e *localens.Ensemble) (snap, diff time.Duration, err error) {
+	fmt.Fprintf(os.Stderr, "%s: growing the tree to %d znodes\n", name, o.syncNodes)
+	if err := createNodes(ctx, e.ClientAddrs(), "/sync", o.syncNodes); err != nil {
+		return 0, 0, err
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	leader, err := e.WaitServing(waitCtx)
+	cancel()
+	if err != nil {
+		return 0, 0, err
+	}
+	follower := leader%int64(len(e.Members)) + 1
+	rejoin := func() (time.Duration, error) {
+		start := time.Now()
+		if err := e.Restart(follower); err != nil {
+			return 0, err
+		}
+		for e.Mode(ctx, follower) == "" {
+			if time.Since(start) > 5*time.Minute {
+				return 0, fmt.Errorf("server %d did not serve within 5 minutes of its restart", follower)
+			}
+			time.Sleep(10 * time.Millisecond) // polling srvr
+		}
+		return time.Since(start), nil
+	}
+	fmt.Fprintf(os.Stderr, "%s: SNAP of server %d\n", name, follower)
+	e.Member(follower).Stop(syscall.SIGTERM)
+	if err := e.Wipe(follower); err != nil {
+		return 0, 0, err
+	}
+	if snap, err = rejoin(); err != nil {
+		return 0, 0, err
+	}
+	fmt.Fprintf(os.Stderr, "%s: DIFF of server %d\n", name, follower)
+	e.Member(follower).Stop(syscall.SIGTERM)
+	if err := createNodes(ctx, []string{e.Member(leader).ClientAddr}, "/diff", 1000); err != nil {
+		return 0, 0, err
+	}
+	diff, err = rejoin()
+	return snap, diff, err
+}
+
+// createNodes creates n znodes parent/<i> (10 bytes each) under a new
+// parent, pipelined over 8 connections spread over addrs.
+func createNodes(ctx context.Context, addrs []string, parent string, n int) error {
+	conns, err := dialAll(ctx, addrs, 8)
+	if err != nil {
+		return err
+	}
+	defer closeAll(conns)
+	if _, err := conns[0].Create(ctx, parent, nil, client.OpenACL, wire.ModePersistent); err != nil && !errors.Is(err, wire.ErrNodeExists) {
+		return err
+	}
+	data := payload[:10]
+	errs := make(chan error, len(conns))
+	for ci, c := range conns {
+		go func() {
+			var window []*client.Call
+			for i := ci; i < n || len(window) > 0; {
+				if i < n && len(window) < 64 {
+					call, err := c.Send(wire.OpCreate, &wire.CreateRequest{Path: fmt.Sprintf("%s/%08d", parent, i), Data: data, ACL: client.OpenACL})
+					if err != nil {
+						errs <- err
+						return
+					}
+					window = append(window, call)
+					i += len(conns)
+					continue
+				}
+				r, err := window[0].Wait(ctx)
+				if err == nil && r.Header.Err != wire.ErrOK {
+					err = r.Header.Err
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				window = window[1:]
+			}
+			errs <- nil
+		}()
+	}
+	for range conns {
+		if err := <-errs; err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // failover kills the leader with SIGKILL while a client writes through a
@@ -230,6 +332,14 @@ func printEnsembleTable(o options, results []ensembleResult) {
 			r.writesPerSec, r.writeCPU.Round(100*time.Nanosecond), r.readsPerSec, r.readCPU.Round(100*time.Nanosecond),
 			r.writeP50.Round(time.Microsecond), r.writeP99.Round(time.Microsecond), r.readP50.Round(time.Microsecond), r.readP99.Round(time.Microsecond),
 			r.failover.Round(time.Millisecond), r.rejoin.Round(time.Millisecond))
+	}
+	if o.syncNodes > 0 {
+		fmt.Printf("\nA follower rejoining a tree of %d znodes, from its restart until it serves:\n\n", o.syncNodes)
+		fmt.Println("| servers | without its data (SNAP) | after missing 1000 writes (DIFF) |")
+		fmt.Println("|---|---:|---:|")
+		for _, r := range results {
+			fmt.Printf("| %s | %v | %v |\n", r.name, r.snapSync.Round(time.Millisecond), r.diffSync.Round(time.Millisecond))
+		}
 	}
 }
 

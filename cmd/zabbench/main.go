@@ -53,6 +53,9 @@ type options struct {
 	// ensembles and zabd's fastleader.finalizeWait (ZooKeeper fixes its
 	// final wait at 200 ms).
 	electionWait time.Duration
+	// syncNodes, if set, adds the synchronization phase: the tree grows to
+	// this many znodes, then a follower is brought back by SNAP and by DIFF.
+	syncNodes int
 }
 
 func main() {
@@ -67,6 +70,7 @@ func main() {
 	flag.IntVar(&o.members, "n", 1, "ensemble size (1: standalone)")
 	flag.IntVar(&o.failovers, "failovers", 5, "with -n: leader kills, the median is reported")
 	flag.StringVar(&o.svgDir, "svg", "", "with -n: write a bar chart per figure into this directory")
+	flag.IntVar(&o.syncNodes, "sync-nodes", 0, "with -n: grow the tree to this many znodes and time a follower's SNAP and DIFF synchronization")
 	flag.DurationVar(&o.electionWait, "election-wait", 0, "with -n: fastleader.minNotificationInterval for both, and zabd's fastleader.finalizeWait (default: ZooKeeper's 200ms)")
 	flag.Parse()
 	if err := run(o); err != nil {
