@@ -324,7 +324,7 @@ func (s *Server) confLines(dataSize, logSize int64) []fourlw.KeyValue {
 		{Key: "minSessionTimeout", Value: strconv.FormatInt(s.cfg.MinSessionTimeout.Milliseconds(), 10)},
 		{Key: "maxSessionTimeout", Value: strconv.FormatInt(s.cfg.MaxSessionTimeout.Milliseconds(), 10)},
 		{Key: "clientPortListenBacklog", Value: "-1"},
-		{Key: "serverId", Value: "0"},
+		{Key: "serverId", Value: strconv.FormatInt(s.cfg.MyID, 10)}, // myid; 0 standalone, as ZooKeeper prints it
 	}
 }
 
