@@ -59,11 +59,11 @@ func (n *node) setSortedChildren(sorted bool) {
 
 // Tree is a ZooKeeper data tree. The zero value is not usable; call New or Load.
 type Tree struct {
-	cfg      Config
-	nodes    map[string]*node // by path; the root is "/"
-	root     *node
-	acls     aclCache
-	digest   int64 // sum of every node's digest term (wrapping, as Java's long)
+	cfg    Config
+	nodes  map[string]*node // by path; the root is "/"
+	root   *node
+	acls   aclCache
+	digest int64 // sum of every node's digest term (wrapping, as Java's long)
 	// dataSize is approximate_data_size without the root's "" alias: each
 	// node's path (UTF-16 units) and data, kept as nodes come, go and
 	// change, as ZooKeeper keeps nodeDataSize (cachedApproximateDataSize).
