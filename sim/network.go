@@ -76,12 +76,11 @@ func (c *peerConn) dir(from int) int {
 
 // link is the state of one direction between two servers.
 type link struct {
-	rng        *rand.Rand
-	clogUntil  time.Duration
-	slowUntil  time.Duration
-	slowDelay  time.Duration
-	lastVote   time.Duration // FIFO of the election channel
-	cutReasons int
+	rng       *rand.Rand
+	clogUntil time.Duration
+	slowUntil time.Duration
+	slowDelay time.Duration
+	lastVote  time.Duration // FIFO of the election channel
 }
 
 // network carries quorum packets and votes between servers.

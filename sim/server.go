@@ -110,7 +110,7 @@ func (s *server) start() {
 	var restored zab.Restored
 	var err error
 	if s.cutting == "" {
-		store, rec, restored, err = s.recover(treeCfg, false)
+		store, rec, restored, err = s.recoverStore(treeCfg, false)
 		if err != nil && w.ensemble != nil && errors.Is(err, storage.ErrDataLoss) && s.corrupted != nil {
 			// A damaged log in an ensemble member: keep what comes before
 			// the damage and let the others restore the rest, rather than
@@ -124,7 +124,7 @@ func (s *server) start() {
 		// Once begun, the cut is finished even if a full disk interrupts
 		// it: a half-done quarantine can make the damage look like a torn
 		// tail to a plain recovery.
-		if store, rec, restored, err = s.recover(treeCfg, true); err != nil {
+		if store, rec, restored, err = s.recoverStore(treeCfg, true); err != nil {
 			s.couldNotStart("recover a damaged log", err)
 			return
 		}
@@ -208,9 +208,9 @@ func (s *server) start() {
 	s.drain()
 }
 
-// recover opens the store and recovers it; allowLoss cuts a damaged log
+// recoverStore opens the store and recovers it; allowLoss cuts a damaged log
 // instead of refusing.
-func (s *server) recover(treeCfg datatree.Config, allowLoss bool) (*storage.Store, *storage.Recovery, zab.Restored, error) {
+func (s *server) recoverStore(treeCfg datatree.Config, allowLoss bool) (*storage.Store, *storage.Recovery, zab.Restored, error) {
 	store, err := storage.Open(storage.Options{
 		FS: s.disk, Dir: dataDir, SnapCount: s.snapCount(), PreallocSize: logPrealloc, AllowDataLoss: allowLoss,
 		Rand: mathrand.New(mathrand.NewSource(s.w.streams.DeriveSeed(fmt.Sprintf("log/%d/%d", s.id, s.gen)))),
