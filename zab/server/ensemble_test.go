@@ -216,6 +216,11 @@ func TestEnsembleServesOnEveryMember(t *testing.T) {
 		assert.Equal(t, map[string]any{"command": "leader", "error": nil, "is_leader": m.id == leader,
 			"leader_id": float64(leader), "leader_ip": "127.0.0.1"}, out, "server %d", m.id)
 	}
+	conf := word(t, e.members[3].addrs[clientPort], "conf")
+	m4 := e.members[3].cfg.Servers[3]
+	assert.Contains(t, conf, fmt.Sprintf("serverId=4\ninitLimit=10\nsyncLimit=5\nelectionAlg=3\nelectionPort=%d\nquorumPort=%d\npeerType=1\nmembership: \n",
+		m4.ElectionPort, m4.QuorumPort), "conf as QuorumZooKeeperServer.dumpConf prints it")
+	assert.True(t, strings.HasSuffix(conf, e.members[3].cfg.DynamicConfig()), "conf ends with the server list:\n%s", conf)
 	view := adminCommand(t, e.members[0].running, "voting_view")["current_config"].(map[string]any)
 	require.Len(t, view, 3, "the voters")
 	assert.Equal(t, map[string]any{"serverAddresses": []any{e.members[1].cfg.Servers[1].QuorumAddr()},

@@ -179,7 +179,9 @@ func adminFields(name string, st *statusSnapshot) map[string]any {
 	case "configuration":
 		m := map[string]any{}
 		for _, kv := range st.conf {
-			m[kv.Key] = kv.Value
+			if kv.Key != "" { // conf's membership section is the 4lw's only
+				m[kv.Key] = kv.Value
+			}
 		}
 		return m
 	case "environment":

@@ -16,6 +16,7 @@ import (
 	"github.com/zabd/zabd/datatree"
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/server/config"
 	"github.com/zabd/zabd/zab/server/fourlw"
 	"github.com/zabd/zabd/zab/server/metrics"
 	"github.com/zabd/zabd/zab/storage"
@@ -312,7 +313,7 @@ func (s *Server) confLines(dataSize, logSize int64) []fourlw.KeyValue {
 		}
 		return none
 	}
-	return []fourlw.KeyValue{
+	lines := []fourlw.KeyValue{
 		{Key: "clientPort", Value: port(s.Addr(), "0")},
 		{Key: "secureClientPort", Value: port(s.SecureAddr(), "-1")},
 		{Key: "dataDir", Value: versionDir(s.cfg.DataDir)},
@@ -326,6 +327,27 @@ func (s *Server) confLines(dataSize, logSize int64) []fourlw.KeyValue {
 		{Key: "clientPortListenBacklog", Value: "-1"},
 		{Key: "serverId", Value: strconv.FormatInt(s.cfg.MyID, 10)}, // myid; 0 standalone, as ZooKeeper prints it
 	}
+	me, ok := s.cfg.Server(s.cfg.MyID)
+	if s.net == nil || !ok {
+		return lines
+	}
+	// An ensemble member adds what QuorumZooKeeperServer.dumpConf prints:
+	// its quorum settings, then the server list as QuorumMaj.toString
+	// (which ends without a line end).
+	peerType := "0" // LearnerType.PARTICIPANT's ordinal
+	if me.Role == config.Observer {
+		peerType = "1"
+	}
+	return append(lines,
+		fourlw.KeyValue{Key: "initLimit", Value: strconv.Itoa(s.cfg.InitLimit)},
+		fourlw.KeyValue{Key: "syncLimit", Value: strconv.Itoa(s.cfg.SyncLimit)},
+		fourlw.KeyValue{Key: "electionAlg", Value: "3"},
+		fourlw.KeyValue{Key: "electionPort", Value: strconv.Itoa(me.ElectionPort)},
+		fourlw.KeyValue{Key: "quorumPort", Value: strconv.Itoa(me.QuorumPort)},
+		fourlw.KeyValue{Key: "peerType", Value: peerType},
+		fourlw.KeyValue{Value: "membership: \n"},
+		fourlw.KeyValue{Value: s.cfg.DynamicConfig()},
+	)
 }
 
 // envLines are envi's lines: ZooKeeper's keys where a Go process has an

@@ -50,7 +50,8 @@ type Connection struct {
 	Expires          time.Time // when the server closes it if nothing arrives
 }
 
-// KeyValue is one line of conf or envi.
+// KeyValue is one line of conf or envi; with Key "", Value is written as
+// it is (conf's membership section).
 type KeyValue struct{ Key, Value string }
 
 // SessionWatches lists the paths one session watches (wchc).
@@ -240,6 +241,10 @@ func writeConnection(b *strings.Builder, c Connection, brief bool) {
 
 func writeKeyValues(b *strings.Builder, kvs []KeyValue) {
 	for _, kv := range kvs {
+		if kv.Key == "" {
+			b.WriteString(kv.Value) // a raw line, its line end included
+			continue
+		}
 		fmt.Fprintf(b, "%s=%s\n", kv.Key, kv.Value)
 	}
 }

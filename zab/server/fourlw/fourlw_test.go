@@ -104,6 +104,14 @@ func TestFormatsMatchZooKeeper(t *testing.T) {
 	}
 }
 
+// A conf line with no key is written as it is: an ensemble member's
+// membership section.
+func TestConfRawLines(t *testing.T) {
+	var b strings.Builder
+	writeKeyValues(&b, []KeyValue{{Key: "peerType", Value: "0"}, {Value: "membership: \n"}, {Value: "server.1=a:1:2:participant\nversion=0"}})
+	assert.Equal(t, "peerType=0\nmembership: \nserver.1=a:1:2:participant\nversion=0", b.String())
+}
+
 func TestResets(t *testing.T) {
 	src := &fakeSource{}
 	assert.Equal(t, "Connection stats reset.\n", run(t, src, "crst", all))
