@@ -137,6 +137,12 @@ func TestThreeMembersServeClientsOnEveryMember(t *testing.T) {
 // then checks the history: no violation, no acknowledged write lost.
 func chaos(t *testing.T, e *localens.Ensemble, seed uint64, fault func(ctx context.Context)) {
 	t.Helper()
+	chaosFor(t, e, seed, 6*time.Second, fault)
+}
+
+// chaosFor is chaos with a workload of the given length.
+func chaosFor(t *testing.T, e *localens.Ensemble, seed uint64, length time.Duration, fault func(ctx context.Context)) {
+	t.Helper()
 	if raceDetector {
 		// The zabd processes under test are never instrumented; only the
 		// clients in this binary are, and go-zookeeper v1.0.4 races with
@@ -147,11 +153,11 @@ func chaos(t *testing.T, e *localens.Ensemble, seed uint64, fault func(ctx conte
 	path := filepath.Join(t.TempDir(), "history.jsonl")
 	f, err := os.Create(path)
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), length+time.Minute)
 	defer cancel()
 	faultDone := make(chan struct{})
 	go func() { defer close(faultDone); fault(ctx) }()
-	w := record.Workload{Servers: e.ClientAddrs(), Clients: 4, Duration: 6 * time.Second, SessionTimeout: 4 * time.Second, Seed: seed}
+	w := record.Workload{Servers: e.ClientAddrs(), Clients: 4, Duration: length, SessionTimeout: 4 * time.Second, Seed: seed}
 	err = w.Run(ctx, f)
 	require.NoError(t, f.Close())
 	<-faultDone
@@ -431,4 +437,53 @@ func writeAndReadEverywhere(t *testing.T, e *localens.Ensemble, parent string) {
 		assert.ElementsMatch(t, want, kids, "server %d", i+1)
 		c.Close()
 	}
+}
+
+// TestLongChaos runs only with ZABD_CHAOS set to a duration (e.g. 5m): five
+// members under a recorded workload while, every couple of seconds, one
+// fault from the list strikes (the leader or a follower killed, the leader
+// stopped past syncLimit, a follower restarted without its data), each
+// healed before the next; the history must pass every checker.
+func TestLongChaos(t *testing.T) {
+	length, err := time.ParseDuration(os.Getenv("ZABD_CHAOS"))
+	if err != nil {
+		t.Skip("set ZABD_CHAOS to a duration (e.g. 5m) to run the long chaos test")
+	}
+	e := startEnsemble(t, 5, 0)
+	waitServing(t, e)
+	chaosFor(t, e, uint64(time.Now().UnixNano()), length, func(ctx context.Context) {
+		for round := 0; after(ctx, 2*time.Second); round++ {
+			leader, err := e.WaitServing(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					t.Error(err)
+				}
+				return
+			}
+			victim := leader
+			if round%2 == 1 {
+				victim = leader%5 + 1
+			}
+			switch round % 4 {
+			case 0, 1:
+				e.Member(victim).Stop(syscall.SIGKILL)
+			case 2:
+				e.Member(leader).Signal(syscall.SIGSTOP)
+				after(ctx, 8*tick)
+				e.Member(leader).Signal(syscall.SIGCONT)
+				continue
+			case 3:
+				e.Member(victim).Stop(syscall.SIGKILL)
+				if err := e.Wipe(victim); err != nil {
+					t.Error(err)
+				}
+			}
+			t.Logf("round %d: server %d down (leader was %d)", round, victim, leader)
+			after(ctx, time.Second)
+			if err := e.Restart(victim); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	waitServing(t, e)
 }
