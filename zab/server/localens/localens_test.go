@@ -155,11 +155,14 @@ func chaosFor(t *testing.T, e *localens.Ensemble, seed uint64, length time.Durat
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), length+time.Minute)
 	defer cancel()
+	// The faults stop with the workload.
+	faultCtx, stopFaults := context.WithCancel(ctx)
 	faultDone := make(chan struct{})
-	go func() { defer close(faultDone); fault(ctx) }()
+	go func() { defer close(faultDone); fault(faultCtx) }()
 	w := record.Workload{Servers: e.ClientAddrs(), Clients: 4, Duration: length, SessionTimeout: 4 * time.Second, Seed: seed}
 	err = w.Run(ctx, f)
 	require.NoError(t, f.Close())
+	stopFaults()
 	<-faultDone
 	require.NoError(t, err, "the workload (history in %s)", path)
 	h, err := readHistory(path)
