@@ -130,16 +130,7 @@ func (e *testEnsemble) restart(id int64) { e.start(e.members[id-1], [3]net.Liste
 func (e *testEnsemble) mode(id int64) string {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	out, err := zkprocess.FourLetterWord(ctx, e.members[id-1].addrs[0], "srvr")
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(out, "\n") {
-		if m, ok := strings.CutPrefix(line, "Mode: "); ok {
-			return m
-		}
-	}
-	return ""
+	return zkprocess.Mode(ctx, e.members[id-1].addrs[clientPort])
 }
 
 // waitServing waits until every running member serves and one leads; it

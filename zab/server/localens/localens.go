@@ -295,16 +295,7 @@ func (e *Ensemble) ClientAddrs() []string {
 func (e *Ensemble) Mode(ctx context.Context, id int64) string {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	out, err := zkprocess.FourLetterWord(ctx, e.Member(id).ClientAddr, "srvr")
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(out, "\n") {
-		if mode, ok := strings.CutPrefix(line, "Mode: "); ok {
-			return mode
-		}
-	}
-	return ""
+	return zkprocess.Mode(ctx, e.Member(id).ClientAddr)
 }
 
 // Modes is Mode for every member, by id - 1.

@@ -214,16 +214,28 @@ func after(ctx context.Context, d time.Duration) bool {
 	}
 }
 
+// leaderAfter waits d, then for a serving leader, and returns it; false
+// (reporting an error unless the test's faults are over) when there is none.
+func leaderAfter(t *testing.T, ctx context.Context, e *localens.Ensemble, d time.Duration) (int64, bool) {
+	if !after(ctx, d) {
+		return 0, false
+	}
+	leader, err := e.WaitServing(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			t.Error(err)
+		}
+		return 0, false
+	}
+	return leader, true
+}
+
 func TestSIGKILLLeaderUnderLoad(t *testing.T) {
 	e := startEnsemble(t, 3, 0)
 	waitServing(t, e)
 	chaos(t, e, 1, func(ctx context.Context) {
-		if !after(ctx, 1500*time.Millisecond) {
-			return
-		}
-		leader, err := e.WaitServing(ctx)
-		if err != nil {
-			t.Error(err)
+		leader, ok := leaderAfter(t, ctx, e, 1500*time.Millisecond)
+		if !ok {
 			return
 		}
 		killed := time.Now()
@@ -305,12 +317,8 @@ func TestSIGSTOPLeaderPastSyncLimit(t *testing.T) {
 	e := startEnsemble(t, 3, 0)
 	waitServing(t, e)
 	chaos(t, e, 3, func(ctx context.Context) {
-		if !after(ctx, time.Second) {
-			return
-		}
-		leader, err := e.WaitServing(ctx)
-		if err != nil {
-			t.Error(err)
+		leader, ok := leaderAfter(t, ctx, e, time.Second)
+		if !ok {
 			return
 		}
 		if err := e.Member(leader).Signal(syscall.SIGSTOP); err != nil {
@@ -331,12 +339,8 @@ func TestFiveMembersLoseTheLeaderAndAFollower(t *testing.T) {
 	e := startEnsemble(t, 5, 0)
 	waitServing(t, e)
 	chaos(t, e, 4, func(ctx context.Context) {
-		if !after(ctx, 1500*time.Millisecond) {
-			return
-		}
-		leader, err := e.WaitServing(ctx)
-		if err != nil {
-			t.Error(err)
+		leader, ok := leaderAfter(t, ctx, e, 1500*time.Millisecond)
+		if !ok {
 			return
 		}
 		follower := leader%5 + 1
@@ -391,12 +395,8 @@ func TestMixedEnsembleWithZooKeeper(t *testing.T) {
 	t.Logf("server %d leads: %q", leader, e.Modes(context.Background()))
 	writeAndReadEverywhere(t, e, "/before")
 	chaos(t, e, 5, func(ctx context.Context) {
-		if !after(ctx, 1500*time.Millisecond) {
-			return
-		}
-		leader, err := e.WaitServing(ctx)
-		if err != nil {
-			t.Error(err)
+		leader, ok := leaderAfter(t, ctx, e, 1500*time.Millisecond)
+		if !ok {
 			return
 		}
 		e.Member(leader).Stop(syscall.SIGKILL)

@@ -199,6 +199,22 @@ func FourLetterWord(ctx context.Context, addr, word string) (string, error) {
 	return b.String(), nil
 }
 
+// Mode asks the server at addr for its srvr mode: standalone, leader,
+// follower or observer; "" when it does not serve (an ensemble member
+// electing or synchronizing) or does not answer.
+func Mode(ctx context.Context, addr string) string {
+	out, err := FourLetterWord(ctx, addr, "srvr")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if mode, ok := strings.CutPrefix(line, "Mode: "); ok {
+			return mode
+		}
+	}
+	return ""
+}
+
 // logTail returns the last lines of a log file, for start-up errors (the
 // test's temp dir, and the log with it, is gone when the error is read).
 func logTail(path string) string {
