@@ -376,12 +376,7 @@ func zk4394(t *testing.T) *zabtest.Cluster {
 	c := checkedCluster(t, zabtest.ClusterConfig{Voters: 3})
 	firstLeader(t, c)
 	cl := session(t, c, 3)
-	createOK(t, c, cl, "/a0")
-	c.Crash(2)
-	createOK(t, c, cl, "/a")
-	c.Node(2).Hold = true
-	c.Restart(2)
-	settle(c, 300*time.Millisecond)
+	rejoinHeld(t, c, cl)
 	create(cl, "/b")
 	drain(c, 3, 1)
 	drain(c, 1, 3) // /b commits with server 1
@@ -440,12 +435,7 @@ func zk4685(t *testing.T) *zabtest.Cluster {
 	c := checkedCluster(t, zabtest.ClusterConfig{Voters: 3})
 	firstLeader(t, c)
 	cl := session(t, c, 3)
-	createOK(t, c, cl, "/a0")
-	c.Crash(2)
-	createOK(t, c, cl, "/a")
-	c.Node(2).Hold = true
-	c.Restart(2)
-	settle(c, 300*time.Millisecond)
+	rejoinHeld(t, c, cl)
 	create(cl, "/b")
 	drain(c, 3, 2) // /b's PROPOSAL reaches server 2 during its synchronization
 	mark := len(c.Trace)
@@ -534,4 +524,17 @@ func zk4925(t *testing.T) *zabtest.Cluster {
 	serving(t, c)
 	requireEverywhere(t, c, "/a0", "/a", "/b", "/c")
 	return c
+}
+
+// rejoinHeld commits /a0 everywhere, then /a while server 2 is down, and
+// restarts server 2 with its disk held: it rejoins and synchronizes, but
+// nothing it logs becomes durable until the test releases it.
+func rejoinHeld(t *testing.T, c *zabtest.Cluster, cl *zabtest.ClusterClient) {
+	t.Helper()
+	createOK(t, c, cl, "/a0")
+	c.Crash(2)
+	createOK(t, c, cl, "/a")
+	c.Node(2).Hold = true
+	c.Restart(2)
+	settle(c, 300*time.Millisecond)
 }
