@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -114,12 +115,42 @@ func FuzzReadPacket(f *testing.F) {
 		if rest, _ := io.ReadAll(br); d.Offset()+len(rest) != len(b) {
 			t.Fatalf("consumed %d bytes, the record is %d", len(b)-len(rest), d.Offset())
 		}
-		// And the record survives its own encoding.
-		var again wire.QuorumPacket
-		if err := wire.Unmarshal(wire.Marshal(&qp), &again); err != nil || !reflect.DeepEqual(again, qp) {
+		// And the record survives its own encoding, except that jute
+		// writes a character beyond the BMP as two surrogates, which it
+		// reads back as two U+FFFD; from there on the record is stable.
+		var again, third wire.QuorumPacket
+		if err := wire.Unmarshal(wire.Marshal(&qp), &again); err != nil || !reflect.DeepEqual(again, withoutAstral(qp)) {
 			t.Fatalf("%+v re-encoded reads back as %+v (%v)", qp, again, err)
 		}
+		if err := wire.Unmarshal(wire.Marshal(&again), &third); err != nil || !reflect.DeepEqual(third, again) {
+			t.Fatalf("%+v re-encoded reads back as %+v (%v)", again, third, err)
+		}
 	})
+}
+
+// withoutAstral is qp as jute reads it back after writing it: each
+// character of its auth strings beyond the BMP becomes two U+FFFD.
+func withoutAstral(qp wire.QuorumPacket) wire.QuorumPacket {
+	replace := func(s string) string {
+		var b strings.Builder
+		for _, r := range s {
+			if r > 0xffff {
+				b.WriteString("\ufffd\ufffd")
+			} else {
+				b.WriteRune(r)
+			}
+		}
+		return b.String()
+	}
+	if len(qp.AuthInfo) == 0 {
+		return qp
+	}
+	qp.AuthInfo = append([]wire.Id(nil), qp.AuthInfo...)
+	for i := range qp.AuthInfo {
+		qp.AuthInfo[i].Scheme = replace(qp.AuthInfo[i].Scheme)
+		qp.AuthInfo[i].ID = replace(qp.AuthInfo[i].ID)
+	}
+	return qp
 }
 
 func FuzzReadSnapshotStream(f *testing.F) {
