@@ -26,6 +26,13 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		require.GreaterOrEqual(t, r.Stats.Crashes, 3)
 		require.Greater(t, r.Stats.Snapshots, 5)
 	},
+	"fuzzy-snapshots-and-crashes": func(t *testing.T, r *Result) {
+		// One znode per step: the members go on applying txns while they
+		// serialize, and a restart loads such a snapshot and replays the
+		// txns it already holds (the datatree's idempotence rules).
+		require.Greater(t, r.Stats.FuzzySnapshots, 0, "snapshots overlapped applied txns")
+		require.Greater(t, r.Stats.FuzzyRecoveries, 0, "a member recovered from a fuzzy snapshot")
+	},
 	"pause-past-timeout-expires": func(t *testing.T, r *Result) {
 		require.NotEmpty(t, stateEvents(r, 1, wire.StateExpired), "client 1 was paused past its timeout")
 		require.Empty(t, stateEvents(r, 2, wire.StateExpired), "client 2 kept its session alive")

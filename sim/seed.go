@@ -9,10 +9,22 @@ import (
 )
 
 // ScheduleForSeed is the schedule a seed stands for: drawn from the seed's
-// own "schedule" stream within faults.DefaultLimits.
+// own "schedule" stream within faults.DefaultLimits. When the run takes
+// snapshots, the size of a fuzzy snapshot's step comes from a stream of its
+// own ("snapshot-step"), so that drawing it shifts no other choice.
 func ScheduleForSeed(seed int64) *faults.Schedule {
-	return faults.Generate(seed, randstream.New(seed).Stream("schedule"), faults.DefaultLimits)
+	streams := randstream.New(seed)
+	s := faults.Generate(seed, streams.Stream("schedule"), faults.DefaultLimits)
+	if s.SnapCount > 0 {
+		s.SnapshotStepNodes = 1 + streams.Stream("snapshot-step").IntN(maxSnapshotStepNodes)
+	}
+	return s
 }
+
+// maxSnapshotStepNodes bounds the drawn step of a fuzzy snapshot: the
+// workload's trees hold about ten znodes, so a snapshot takes from two to
+// ten steps and the txns applied meanwhile land in the middle of it.
+const maxSnapshotStepNodes = 8
 
 // Report explains a failed run: its failures, its schedule, and the command
 // that replays it — replay is the zabsim argument naming the run ("-seed 42"

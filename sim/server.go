@@ -57,15 +57,18 @@ type server struct {
 	tickAt   time.Duration // the armed Tick, if any (0: none)
 	appended int64         // last zxid appended this incarnation
 
-	wallOffset time.Duration   // this server's wall clock's jumps
-	role       zab.SoftState   // as the Peer last reported it
-	logged     []int64         // the zxids the log holds, ascending (durable or not)
-	snapBase   int64           // the zxid of the newest snapshot written or started from
-	snapBytes  int             // its size, to bound what the log serves a sync
-	damaged    bool            // started with Restored.LogDamaged, not yet synchronized
-	installed  bool            // a SNAP from the leader arrived: the tree is replaced
-	cutting    string          // a damaged log is being cut (why), until a start finishes the cut
-	fsyncRng   *mathrand2.Rand // fsync durations: a stream of their own
+	wallOffset time.Duration // this server's wall clock's jumps
+	role       zab.SoftState // as the Peer last reported it
+	logged     []int64       // the zxids the log holds, ascending (durable or not)
+	snapBase   int64         // the zxid of the newest snapshot written or started from
+	snapBytes  int           // its size, to bound what the log serves a sync
+	damaged    bool          // started with Restored.LogDamaged, not yet synchronized
+	// fuzzyUpTo: for each snapshot file written whose serialization
+	// overlapped applies, the last txn applied before it ended.
+	fuzzyUpTo map[string]int64
+	installed bool            // a SNAP from the leader arrived: the tree is replaced
+	cutting   string          // a damaged log is being cut (why), until a start finishes the cut
+	fsyncRng  *mathrand2.Rand // fsync durations: a stream of their own
 
 	// What must survive: the highest zxid ever reported durable to a Peer,
 	// and the tree digest after each appended zxid that may still survive.
@@ -89,7 +92,7 @@ type flippedBit struct {
 }
 
 func newServer(w *world, id int) *server {
-	s := &server{w: w, id: id, sid: int64(id + 1), cfg: healthyDisk, digests: map[int64]int64{}}
+	s := &server{w: w, id: id, sid: int64(id + 1), cfg: healthyDisk, digests: map[int64]int64{}, fuzzyUpTo: map[string]int64{}}
 	rng := mathrand.New(mathrand.NewSource(w.streams.DeriveSeed(fmt.Sprintf("disk/%d", id))))
 	s.disk = vfs.NewSim(healthyDisk, rng)
 	s.fsyncRng = w.streams.Stream(fmt.Sprintf("fsync/%d", id))
@@ -142,10 +145,11 @@ func (s *server) start() {
 	}
 	restored.LogDamaged = damage
 	cfg := zab.Config{
-		ServerID:  zab.StandaloneServerID,
-		Tick:      ms(w.sched.TickMs),
-		Tree:      treeCfg,
-		SnapCount: s.snapCount(),
+		ServerID:          zab.StandaloneServerID,
+		Tick:              ms(w.sched.TickMs),
+		Tree:              treeCfg,
+		SnapCount:         s.snapCount(),
+		SnapshotStepNodes: w.sched.SnapshotStepNodes,
 		// No container or TTL reaping within a run: the history checkers do not
 		// yet model deletions the server makes on its own (docs/simulator.md).
 		ContainerCheckInterval: 24 * time.Hour,
@@ -174,6 +178,10 @@ func (s *server) start() {
 		s.sid, s.gen, last, peer.LastZxid(), peer.Digest(), len(rec.Warnings))
 	for _, warn := range rec.Warnings {
 		w.tr.logf("server %d: recovery: %s", s.sid, warn)
+	}
+	if upTo := s.fuzzyUpTo[rec.Snapshot.Name]; upTo > rec.Snapshot.Zxid {
+		w.stats.FuzzyRecoveries++
+		w.tr.logf("server %d: recovered from fuzzy snapshot %s, which already held txns up to 0x%x: replay applied them again", s.sid, rec.Snapshot.Name, upTo)
 	}
 	if last < s.durable && damage == nil {
 		w.fail(KindDurability, "server %d recovered to zxid 0x%x but 0x%x had been reported durable (warnings: %q)", s.sid, last, s.durable, rec.Warnings)
@@ -663,6 +671,7 @@ type pendingSnapshot struct {
 	zxid     int64
 	sessions []storage.Session
 	data     []byte
+	steps    int // chunks so far: the steps of the fuzzy serialization
 }
 
 // snapshotChunk collects the Peer's snapshot stream; at its end the
@@ -680,11 +689,20 @@ func (s *server) snapshotChunk(ch *zab.SnapshotChunk) {
 		return // the stream began before a restart
 	}
 	s.snap.data = append(s.snap.data, ch.Data...)
+	s.snap.steps++
 	if !ch.Last {
 		return
 	}
 	snap, digest, gen := s.snap, ch.Digest, s.gen
 	s.snap = nil
+	// The tree went on applying txns while it was serialized: the
+	// snapshot is named after the zxid it started at but holds some of the
+	// later txns too, which a recovery from it replays again.
+	fuzzy := digest.Zxid > snap.zxid
+	if fuzzy {
+		s.w.stats.FuzzySnapshots++
+		s.w.tr.logf("server %d: fuzzy snapshot 0x%x serialized in %d steps while txns up to 0x%x were applied", s.sid, snap.zxid, snap.steps, digest.Zxid)
+	}
 	s.w.q.After(snapshotTime(len(snap.data)), func() {
 		if s.gen != gen || !s.up {
 			return
@@ -712,6 +730,10 @@ func (s *server) snapshotChunk(ch *zab.SnapshotChunk) {
 		if err == nil {
 			s.w.stats.Snapshots++
 			s.snapBase, s.snapBytes = snap.zxid, len(snap.data)
+			s.fuzzyUpTo[name] = 0
+			if fuzzy {
+				s.fuzzyUpTo[name] = digest.Zxid
+			}
 		}
 		s.step(zab.SnapshotWritten{Zxid: snap.zxid, Err: err})
 	})

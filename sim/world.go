@@ -65,6 +65,11 @@ type Stats struct {
 	DamagedStarts int
 	Epochs        int // epochs a leader established (ensembles)
 	Snapshots     int // snapshots written
+	// FuzzySnapshots counts snapshots whose serialization overlapped
+	// applied txns; FuzzyRecoveries, starts that loaded one of them and
+	// replayed those txns over it.
+	FuzzySnapshots  int
+	FuzzyRecoveries int
 }
 
 // Result is what a run found.

@@ -130,16 +130,21 @@ type Schedule struct {
 	Observers int `json:"observers,omitempty"`
 	// Swarm lists the fault kinds the seed switched on (swarm testing:
 	// each seed tries a different mix), for the trace's header.
-	Swarm            []Kind  `json:"swarm,omitempty"`
-	Clients          int     `json:"clients"`
-	OpsPerClient     int     `json:"ops_per_client"`
-	MaxThinkMs       int64   `json:"max_think_ms"` // a client's pause between operations is uniform in [0, this]
-	SessionTimeoutMs int64   `json:"session_timeout_ms"`
-	TickMs           int64   `json:"tick_ms"`
-	SnapCount        int     `json:"snap_count,omitempty"` // snapshot and log roll every ~SnapCount txns; 0: never
-	SafetyMs         int64   `json:"safety_ms"`            // the fault phase
-	LivenessMs       int64   `json:"liveness_ms"`          // after it, no faults: all work must finish
-	Faults           []Fault `json:"faults"`
+	Swarm            []Kind `json:"swarm,omitempty"`
+	Clients          int    `json:"clients"`
+	OpsPerClient     int    `json:"ops_per_client"`
+	MaxThinkMs       int64  `json:"max_think_ms"` // a client's pause between operations is uniform in [0, this]
+	SessionTimeoutMs int64  `json:"session_timeout_ms"`
+	TickMs           int64  `json:"tick_ms"`
+	SnapCount        int    `json:"snap_count,omitempty"` // snapshot and log roll every ~SnapCount txns; 0: never
+	// SnapshotStepNodes is zab.Config.SnapshotStepNodes: how many znodes
+	// one step of a fuzzy snapshot serializes between applies; 0 is the
+	// Peer's default (1024, a whole small tree in one step). A few nodes
+	// make writes interleave with the snapshot, so that it is really fuzzy.
+	SnapshotStepNodes int     `json:"snapshot_step_nodes,omitempty"`
+	SafetyMs          int64   `json:"safety_ms"`   // the fault phase
+	LivenessMs        int64   `json:"liveness_ms"` // after it, no faults: all work must finish
+	Faults            []Fault `json:"faults"`
 }
 
 // Validate reports the first thing that makes s unrunnable.
@@ -159,6 +164,8 @@ func (s *Schedule) Validate() error {
 		return fmt.Errorf("schedule: max_think_ms = %d is negative", s.MaxThinkMs)
 	case s.SnapCount < 0 || s.SnapCount == 1:
 		return fmt.Errorf("schedule: snap_count = %d, need 0 (never) or at least 2", s.SnapCount)
+	case s.SnapshotStepNodes < 0:
+		return fmt.Errorf("schedule: snapshot_step_nodes = %d is negative", s.SnapshotStepNodes)
 	case s.TickMs <= 0:
 		return fmt.Errorf("schedule: tick_ms = %d, need > 0", s.TickMs)
 	case s.SessionTimeoutMs < 2*s.TickMs:
@@ -246,6 +253,9 @@ func (s *Schedule) String() string {
 	}
 	if s.Swarm != nil {
 		fmt.Fprintf(&b, "  swarm: fault kinds on: %v\n", s.Swarm)
+	}
+	if s.SnapshotStepNodes > 0 {
+		fmt.Fprintf(&b, "  fuzzy snapshots: %d znodes per step\n", s.SnapshotStepNodes)
 	}
 	for _, f := range s.Faults {
 		fmt.Fprintf(&b, "  fault %s\n", f)
