@@ -87,11 +87,11 @@ func (inv *invariants) logged(s *server, zxid int64, entry []byte) bool {
 // moved.
 func (inv *invariants) applied(s *server) {
 	now, digest := s.peer.LastZxid(), s.peer.Digest()
-	if want, ok := inv.digests[now]; ok && want != digest && now != 0 {
+	if want, ok := inv.digests[now]; ok && want != digest && now != 0 && s.fuzzyUntil == 0 {
 		inv.w.violate("OneDigestPerZxid", "server %d has tree digest %d at zxid 0x%x, another server had %d there", s.sid, digest, now, want)
 		return
 	}
-	if now != 0 {
+	if now != 0 && s.fuzzyUntil == 0 {
 		inv.digests[now] = digest
 	}
 	before := inv.lastApp[s.id]
@@ -161,6 +161,11 @@ func (inv *invariants) lastDelivered() string {
 // establishes an epoch.
 func (inv *invariants) roleChanged(s *server) {
 	st := s.role
+	if st.Phase == zab.PhaseBroadcast && s.fuzzyUntil != 0 {
+		inv.w.violate("FuzzyTreeServed", "server %d serves in epoch %d from a tree at 0x%x loaded from a fuzzy snapshot that holds txns up to 0x%x it has not applied again",
+			s.sid, st.Epoch, s.peer.LastZxid(), s.fuzzyUntil)
+		return
+	}
 	if st.Role != zab.RoleLeading || st.Phase != zab.PhaseBroadcast || inv.w.ensemble == nil {
 		return
 	}

@@ -63,12 +63,15 @@ type server struct {
 	snapBase   int64         // the zxid of the newest snapshot written or started from
 	snapBytes  int           // its size, to bound what the log serves a sync
 	damaged    bool          // started with Restored.LogDamaged, not yet synchronized
-	// fuzzyUpTo: for each snapshot file written whose serialization
-	// overlapped applies, the last txn applied before it ended.
-	fuzzyUpTo map[string]int64
-	installed bool            // a SNAP from the leader arrived: the tree is replaced
-	cutting   string          // a damaged log is being cut (why), until a start finishes the cut
-	fsyncRng  *mathrand2.Rand // fsync durations: a stream of their own
+	// fuzzyUntil: the tree was loaded from a fuzzy snapshot that holds
+	// some of the txns up to this zxid. An ensemble member applies its
+	// logged txns only once a leader has synchronized it, so until its
+	// tree reaches fuzzyUntil again it is no tree any member had at its
+	// last zxid, and digest checks wait (0: the tree is whole).
+	fuzzyUntil int64
+	installed  bool            // a SNAP from the leader arrived: the tree is replaced
+	cutting    string          // a damaged log is being cut (why), until a start finishes the cut
+	fsyncRng   *mathrand2.Rand // fsync durations: a stream of their own
 
 	// What must survive: the highest zxid ever reported durable to a Peer,
 	// and the tree digest after each appended zxid that may still survive.
@@ -92,7 +95,7 @@ type flippedBit struct {
 }
 
 func newServer(w *world, id int) *server {
-	s := &server{w: w, id: id, sid: int64(id + 1), cfg: healthyDisk, digests: map[int64]int64{}, fuzzyUpTo: map[string]int64{}}
+	s := &server{w: w, id: id, sid: int64(id + 1), cfg: healthyDisk, digests: map[int64]int64{}}
 	rng := mathrand.New(mathrand.NewSource(w.streams.DeriveSeed(fmt.Sprintf("disk/%d", id))))
 	s.disk = vfs.NewSim(healthyDisk, rng)
 	s.fsyncRng = w.streams.Stream(fmt.Sprintf("fsync/%d", id))
@@ -179,15 +182,24 @@ func (s *server) start() {
 	for _, warn := range rec.Warnings {
 		w.tr.logf("server %d: recovery: %s", s.sid, warn)
 	}
-	if upTo := s.fuzzyUpTo[rec.Snapshot.Name]; upTo > rec.Snapshot.Zxid {
+	s.fuzzyUntil = 0
+	if d := rec.Snapshot.Digest; d != nil && d.Zxid > rec.Snapshot.Zxid {
 		w.stats.FuzzyRecoveries++
-		w.tr.logf("server %d: recovered from fuzzy snapshot %s, which already held txns up to 0x%x: replay applied them again", s.sid, rec.Snapshot.Name, upTo)
+		if peer.LastZxid() < d.Zxid {
+			s.fuzzyUntil = d.Zxid
+			w.tr.logf("server %d: loaded fuzzy snapshot %s, which holds some txns up to 0x%x: they apply again once a leader commits them", s.sid, rec.Snapshot.Name, d.Zxid)
+			if !s.checkFuzzyReplay(treeCfg, rec) {
+				return
+			}
+		} else {
+			w.tr.logf("server %d: recovered from fuzzy snapshot %s, which holds some txns up to 0x%x: replay applied them again", s.sid, rec.Snapshot.Name, d.Zxid)
+		}
 	}
 	if last < s.durable && damage == nil {
 		w.fail(KindDurability, "server %d recovered to zxid 0x%x but 0x%x had been reported durable (warnings: %q)", s.sid, last, s.durable, rec.Warnings)
 		return
 	}
-	if want, ok := s.digests[peer.LastZxid()]; ok && want != peer.Digest() {
+	if want, ok := s.digests[peer.LastZxid()]; ok && want != peer.Digest() && s.fuzzyUntil == 0 {
 		w.fail(KindDurability, "server %d: tree digest after replay to 0x%x is %d, but it was %d when that txn was applied", s.sid, peer.LastZxid(), peer.Digest(), want)
 		return
 	}
@@ -214,6 +226,43 @@ func (s *server) start() {
 	}
 	peer.Start()
 	s.drain()
+}
+
+// checkFuzzyReplay replays an ensemble member's whole log over the fuzzy
+// snapshot it loaded, as a standalone server (and ZooKeeper's
+// loadDataBase) would at start, on a copy of the tree: every txn the
+// snapshot already holds applies again, the snapshot's digest must match
+// when replay reaches its zxid, and the tree at the log's end must have the
+// digest its last txn carried. The member itself applies those txns only
+// when a leader commits them (and the digest checks of drain judge that).
+func (s *server) checkFuzzyReplay(treeCfg datatree.Config, rec *storage.Recovery) bool {
+	var tree *datatree.Tree
+	path := dataDir + "/" + storage.VersionDir + "/" + rec.Snapshot.Name
+	_, err := storage.ReadSnapshotFile(s.disk, path, func(d *wire.Decoder, zxid int64) (err error) {
+		tree, err = datatree.Load(treeCfg, d, zxid)
+		return err
+	})
+	if err != nil {
+		s.w.fail(KindDurability, "server %d: read fuzzy snapshot %s again: %v", s.sid, rec.Snapshot.Name, err)
+		return false
+	}
+	d := rec.Snapshot.Digest // set: the snapshot is fuzzy
+	restored := zab.Restored{Tree: tree, Digest: &zab.SnapshotDigest{Zxid: d.Zxid, Version: d.Version, Digest: d.Digest}}
+	replica, err := zab.New(zab.Config{ServerID: s.sid, Tree: treeCfg}, s.now(), s.w.streams.Stream(fmt.Sprintf("fuzzy-check/%d/%d", s.id, s.gen)), restored)
+	if err == nil {
+		_, err = restore.Replay(replica, rec)
+	}
+	if err != nil {
+		s.w.fail(KindDurability, "server %d: replaying the log over fuzzy snapshot %s: %v", s.sid, rec.Snapshot.Name, err)
+		return false
+	}
+	if want, ok := s.digests[replica.LastZxid()]; ok && want != replica.Digest() {
+		s.w.fail(KindDurability, "server %d: the log replayed over fuzzy snapshot %s ends at 0x%x with tree digest %d, but it was %d when that txn was applied",
+			s.sid, rec.Snapshot.Name, replica.LastZxid(), replica.Digest(), want)
+		return false
+	}
+	s.w.tr.logf("server %d: the log replayed over it as a standalone server would ends at 0x%x with the digest that txn carried", s.sid, replica.LastZxid())
+	return true
 }
 
 // recoverStore opens the store and recovers it; allowLoss cuts a damaged log
@@ -537,7 +586,10 @@ func (s *server) step(ev zab.Event) {
 // appends (then an fsync), snapshots, then every message.
 func (s *server) drain() {
 	if s.up && s.peer != nil {
-		if want, ok := s.digests[s.peer.LastZxid()]; ok && want != s.peer.Digest() {
+		if s.fuzzyUntil != 0 && (s.installed || s.peer.LastZxid() >= s.fuzzyUntil) {
+			s.fuzzyUntil = 0 // applied again (or replaced by a SNAP): whole
+		}
+		if want, ok := s.digests[s.peer.LastZxid()]; ok && want != s.peer.Digest() && s.fuzzyUntil == 0 {
 			s.w.fail(KindDigest, "server %d: tree digest after applying 0x%x is %d, but the txn says %d", s.sid, s.peer.LastZxid(), s.peer.Digest(), want)
 			return
 		}
@@ -730,10 +782,6 @@ func (s *server) snapshotChunk(ch *zab.SnapshotChunk) {
 		if err == nil {
 			s.w.stats.Snapshots++
 			s.snapBase, s.snapBytes = snap.zxid, len(snap.data)
-			s.fuzzyUpTo[name] = 0
-			if fuzzy {
-				s.fuzzyUpTo[name] = digest.Zxid
-			}
 		}
 		s.step(zab.SnapshotWritten{Zxid: snap.zxid, Err: err})
 	})
