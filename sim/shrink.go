@@ -75,7 +75,8 @@ func Shrink(failing *Result, opts Options, budget ShrinkBudget) ShrinkResult {
 // candidates lists one-step reductions of s, the boldest first so that big
 // cuts are tried before small ones.
 func candidates(s *faults.Schedule) []*faults.Schedule {
-	var out []*faults.Schedule
+	// Fewer servers first: every later run is cheaper for it.
+	out := fewerServers(s)
 	if len(s.Faults) > 1 {
 		c := s.Clone()
 		c.Faults = c.Faults[len(c.Faults)/2:]
@@ -101,13 +102,94 @@ func candidates(s *faults.Schedule) []*faults.Schedule {
 		shorter := f
 		shorter.DownMs /= 2
 		shorter.ForMs /= 2
-		if shorter.DownMs != f.DownMs || shorter.ForMs != f.ForMs {
+		shorter.Delay /= 2
+		if shorter.DownMs != f.DownMs || shorter.ForMs != f.ForMs || shorter.Delay != f.Delay {
 			c := s.Clone()
 			c.Faults[i] = shorter
 			out = append(out, c)
 		}
 	}
+	// A partition that cuts off fewer servers.
+	for i, f := range s.Faults {
+		if f.Kind != faults.Partition || len(f.Group) < 2 {
+			continue
+		}
+		for j := range f.Group {
+			c := s.Clone()
+			c.Faults[i].Group = slices.Delete(c.Faults[i].Group, j, j+1)
+			out = append(out, c)
+		}
+	}
 	return out
+}
+
+// fewerServers proposes smaller ensembles, boldest first: a standalone
+// server (from three voters and no observers), three voters instead of
+// five, no observers. The servers kept keep their place among the voters
+// and observers (and so their ids, but for observers, which move down with
+// the voters removed); faults that name a removed server go, and so do
+// network faults when the ensemble becomes a standalone server.
+func fewerServers(s *faults.Schedule) []*faults.Schedule {
+	if !s.Ensemble {
+		return nil
+	}
+	var out []*faults.Schedule
+	voters := s.Voters()
+	if voters == 3 && s.Observers == 0 {
+		out = append(out, withServers(s, 1, 0))
+	}
+	if voters == 5 {
+		out = append(out, withServers(s, 3, 0))
+		if s.Observers > 0 {
+			out = append(out, withServers(s, 3, s.Observers))
+		}
+	}
+	if s.Observers > 0 {
+		out = append(out, withServers(s, voters, 0))
+	}
+	return out
+}
+
+// withServers keeps the first voters voters and the first observers
+// observers of s, renumbering the observers to follow the voters.
+func withServers(s *faults.Schedule, voters, observers int) *faults.Schedule {
+	c := s.Clone()
+	c.Servers, c.Observers, c.Ensemble = voters+observers, observers, voters+observers > 1
+	// newIndex maps a server's index in s to its index in c, or -1.
+	newIndex := func(i int) int {
+		switch {
+		case i < voters:
+			return i
+		case i >= s.Voters() && i-s.Voters() < observers:
+			return voters + i - s.Voters()
+		}
+		return -1
+	}
+	c.Faults = slices.DeleteFunc(c.Faults, func(f faults.Fault) bool {
+		return !c.Ensemble && slices.Contains(faults.NetworkKinds, f.Kind)
+	})
+	kept := c.Faults[:0]
+	for _, f := range c.Faults {
+		f.Group = slices.DeleteFunc(f.Group, func(g int) bool { return newIndex(g) < 0 })
+		for i, g := range f.Group {
+			f.Group[i] = newIndex(g)
+		}
+		server, peer := newIndex(f.Server), newIndex(f.Peer)
+		switch {
+		case f.Kind == faults.Drop || f.Kind == faults.Pause:
+		case server < 0 || (peer < 0 && isLinkFault(f.Kind)):
+			continue
+		case f.Kind == faults.Partition && f.Mode != faults.IsoLeader && (len(f.Group) == 0 || len(f.Group) == c.Servers):
+			continue // it would cut off nobody, or everybody from nobody
+		}
+		f.Server = max(server, 0)
+		if isLinkFault(f.Kind) {
+			f.Peer = peer
+		}
+		kept = append(kept, f)
+	}
+	c.Faults = kept
+	return c
 }
 
 // fewer proposes smaller counts than n, boldest first: 1, a half, three
@@ -128,4 +210,10 @@ func withClients(s *faults.Schedule, n int) *faults.Schedule {
 	c.Clients = n
 	c.Faults = slices.DeleteFunc(c.Faults, func(f faults.Fault) bool { return f.Client > n })
 	return c
+}
+
+// isLinkFault reports whether a fault of kind k acts on the link between
+// Server and Peer.
+func isLinkFault(k faults.Kind) bool {
+	return k == faults.BreakConn || k == faults.Clog || k == faults.SlowLink
 }
