@@ -162,8 +162,8 @@ func (s *server) start() {
 		cfg.ServerID = s.sid
 		cfg.Ensemble = w.ensemble
 		cfg.TxnLog = simTxnLog{s}
-		if restored.AcceptedEpoch, restored.CurrentEpoch, err = readEpochs(store); err != nil {
-			s.couldNotStart("read epochs", err)
+		if restored.AcceptedEpoch, restored.CurrentEpoch, err = store.MemberEpochs(rec.LastZxid); err != nil {
+			s.couldNotStart("epoch files", err)
 			return
 		}
 	}
@@ -277,15 +277,6 @@ func (s *server) recoverStore(treeCfg datatree.Config, allowLoss bool) (*storage
 	}
 	rec, restored, err := restore.Load(store, treeCfg)
 	return store, rec, restored, err
-}
-
-// readEpochs reads the epoch files (0 when absent).
-func readEpochs(store *storage.Store) (accepted, current int64, err error) {
-	if accepted, _, err = store.AcceptedEpoch(); err != nil {
-		return 0, 0, err
-	}
-	current, _, err = store.CurrentEpoch()
-	return accepted, current, err
 }
 
 // readLogged lists the zxids the recovered log holds.
@@ -705,6 +696,10 @@ func (s *server) appendTxns(txns []datatree.Txn) bool {
 		if !s.w.inv.logged(s, z, entry) {
 			return false
 		}
+		if err := s.store.CoverEpoch(z); err != nil {
+			s.stopOnIOError("mark updatingEpoch", err)
+			return false
+		}
 		if _, err := s.log.Append(entry); err != nil {
 			s.stopOnIOError("append", err)
 			return false
@@ -759,10 +754,11 @@ func (s *server) snapshotChunk(ch *zab.SnapshotChunk) {
 		if s.gen != gen || !s.up {
 			return
 		}
-		if s.log.DurableZxid() < snap.zxid {
+		if s.log.DurableZxid() < digest.Zxid {
 			// A learner applies what the leader committed before its own
 			// log has made it durable; storage's contract wants every txn
-			// of a snapshot durable in the log first (a crash would leave a
+			// of a snapshot — up to the last one applied while the fuzzy
+			// snapshot ran — durable in the log first (a crash would leave a
 			// log ending before the snapshot: seed 22540), so fsync first,
 			// as ZooKeeper's SyncRequestProcessor flushes before it
 			// snapshots.

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	mathrand "math/rand"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -34,6 +35,10 @@ type diskWriter struct {
 	// signals coalesce. After a truncation it goes down with the log.
 	durable       atomic.Int64
 	durableSignal chan struct{}
+	// advanced is closed (and replaced) whenever durable moves or the
+	// writer fails or ends, for waiters other than the event loop.
+	advancedMu sync.Mutex
+	advanced   chan struct{}
 	// installed reports a snapshot installed from the leader (SNAP).
 	installed chan zab.SnapshotWritten
 	err       atomic.Pointer[error]
@@ -73,7 +78,7 @@ type installing struct {
 
 func newDiskWriter(wal *storage.Log, store *storage.Store, log *slog.Logger, m *measured) *diskWriter {
 	d := &diskWriter{wal: wal, store: store, log: log, in: make(chan diskOp, 64), durableSignal: make(chan struct{}, 1),
-		installed: make(chan zab.SnapshotWritten, 4), done: make(chan struct{}),
+		installed: make(chan zab.SnapshotWritten, 4), done: make(chan struct{}), advanced: make(chan struct{}),
 		fsyncTime: m.fsyncTime, batchSize: m.syncBatchSize}
 	d.durable.Store(wal.DurableZxid())
 	return d
@@ -145,6 +150,11 @@ func (d *diskWriter) appendAndSync(txns []datatree.Txn, buf *[]byte) (*diskOp, e
 	n := 0
 gather:
 	for {
+		if len(txns) > 0 {
+			if err := d.store.CoverEpoch(txns[len(txns)-1].Header.Zxid); err != nil {
+				return nil, err
+			}
+		}
 		for i := range txns {
 			*buf = zab.EncodeTxnEntryInto(*buf, &txns[i])
 			if _, err := d.wal.Append(*buf); err != nil {
@@ -183,12 +193,51 @@ gather:
 	return carry, nil
 }
 
-// publish makes zxid the durable zxid and tells the event loop.
+// publish makes zxid the durable zxid and tells the event loop and every
+// waitDurable.
 func (d *diskWriter) publish(zxid int64) {
 	d.durable.Store(zxid)
 	select {
 	case d.durableSignal <- struct{}{}:
 	default:
+	}
+	d.wakeWaiters()
+}
+
+// wakeWaiters wakes every waitDurable to look again.
+func (d *diskWriter) wakeWaiters() {
+	d.advancedMu.Lock()
+	close(d.advanced)
+	d.advanced = make(chan struct{})
+	d.advancedMu.Unlock()
+}
+
+// waitDurable returns once the log is durable up to zxid, or with the
+// writer's failure, or when stop is closed or the writer has ended.
+func (d *diskWriter) waitDurable(zxid int64, stop <-chan struct{}) error {
+	for {
+		d.advancedMu.Lock()
+		advanced := d.advanced
+		d.advancedMu.Unlock()
+		if err := d.failure(); err != nil {
+			return err
+		}
+		if d.durable.Load() >= zxid {
+			return nil
+		}
+		select {
+		case <-advanced:
+		case <-stop:
+			return errors.New("server stopping")
+		case <-d.done:
+			if err := d.failure(); err != nil {
+				return err
+			}
+			if d.durable.Load() >= zxid {
+				return nil
+			}
+			return errors.New("the txn log is closed")
+		}
 	}
 }
 
@@ -302,7 +351,10 @@ func (d *diskWriter) drain() {
 	}
 }
 
-func (d *diskWriter) failWith(err error) { d.err.Store(&err) }
+func (d *diskWriter) failWith(err error) {
+	d.err.Store(&err)
+	d.wakeWaiters()
+}
 
 // failure returns the fatal error, if one happened.
 func (d *diskWriter) failure() error {
@@ -316,8 +368,11 @@ func (d *diskWriter) failure() error {
 // background: the event loop hands it chunks and never waits for the disk.
 type snapshotWriter struct {
 	store *storage.Store
-	log   *slog.Logger
-	in    chan zab.SnapshotChunk
+	// disk is the log's writer: a snapshot is finished only once the log
+	// holds every txn in it durably (storage's WriteSnapshot contract).
+	disk *diskWriter
+	log  *slog.Logger
+	in   chan zab.SnapshotChunk
 	// written reports finished snapshots to the event loop.
 	written chan zab.SnapshotWritten
 	stop    <-chan struct{} // closed when the server stops
@@ -333,9 +388,9 @@ type snapshotWriter struct {
 	lastPurge  time.Time
 }
 
-func newSnapshotWriter(store *storage.Store, log *slog.Logger, stop <-chan struct{}, purgeEvery time.Duration, retain int, took *metrics.Distribution) *snapshotWriter {
+func newSnapshotWriter(store *storage.Store, disk *diskWriter, log *slog.Logger, stop <-chan struct{}, purgeEvery time.Duration, retain int, took *metrics.Distribution) *snapshotWriter {
 	return &snapshotWriter{
-		store: store, log: log, stop: stop, in: make(chan zab.SnapshotChunk, 256), written: make(chan zab.SnapshotWritten, 4),
+		store: store, disk: disk, log: log, stop: stop, in: make(chan zab.SnapshotChunk, 256), written: make(chan zab.SnapshotWritten, 4),
 		done: make(chan struct{}), purgeEvery: purgeEvery, retain: retain, lastPurge: time.Now(), took: took,
 	}
 }
@@ -414,6 +469,16 @@ func (w *snapshotWriter) write(first zab.SnapshotChunk) (complete bool, err erro
 			<-result
 			return false, nil
 		}
+	}
+	// A learner applies what its leader committed before its own log has
+	// made it durable, so the snapshot may hold txns the log has yet to
+	// fsync; a crash would then leave a log ending before the snapshot
+	// (the simulator's seed 22540). The log's writer fsyncs everything it
+	// is handed at once, so this waits at most one fsync, as ZooKeeper's
+	// SyncRequestProcessor flushes the log before it snapshots.
+	if err := w.disk.waitDurable(digest.Zxid, w.stop); err != nil {
+		pw.CloseWithError(fmt.Errorf("the log never made 0x%x durable: %w", digest.Zxid, err))
+		return true, <-result
 	}
 	pw.Close()
 	if err = <-result; err == nil {

@@ -273,6 +273,9 @@ func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 	}
 	if cfg.Distributed() {
 		zcfg.ServerID, zcfg.Ensemble = cfg.MyID, ensembleOf(cfg)
+		if restored.AcceptedEpoch, restored.CurrentEpoch, err = store.MemberEpochs(rec.LastZxid); err != nil {
+			return fmt.Errorf("recover %s: %w", cfg.DataDir, err)
+		}
 		s.log.Info("recovery: ensemble member", "myid", cfg.MyID, "accepted_epoch", restored.AcceptedEpoch, "current_epoch", restored.CurrentEpoch)
 	}
 	peer, err := zab.New(zcfg, s.now(), rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), restored)
@@ -335,7 +338,7 @@ func (s *Server) now() zab.Time {
 // closed. It returns a fatal error (a failed log write) if one stopped it.
 func (s *Server) Serve(ctx context.Context) error {
 	s.disk = newDiskWriter(s.wal, s.store, s.log, s.measured)
-	s.snapshots = newSnapshotWriter(s.store, s.log, s.stopping, s.cfg.PurgeInterval, s.cfg.SnapRetainCount, s.measured.snapshotTime)
+	s.snapshots = newSnapshotWriter(s.store, s.disk, s.log, s.stopping, s.cfg.PurgeInterval, s.cfg.SnapRetainCount, s.measured.snapshotTime)
 	if s.cfg.PurgeInterval > 0 {
 		s.snapshots.purge() // ZooKeeper's autopurge also runs once at start
 	}

@@ -17,6 +17,14 @@ type Store struct {
 	opts   Options
 	dir    string // Dir/version-2: snapshots, epochs
 	logDir string // LogDir/version-2: log files and their quarantine files
+
+	// The epoch files as an ensemble member keeps them (MemberEpochs,
+	// CoverEpoch): set only for a member; current mirrors currentEpoch,
+	// marked is the newest epoch an updatingEpoch mark stands for (0: no
+	// mark). Only the shell's one disk stream touches them.
+	member  bool
+	current int64
+	marked  int64
 }
 
 // Open checks the options and creates the version-2 directories if needed.
@@ -107,6 +115,9 @@ func (s *Store) WriteSnapshot(snap *Snapshot) (string, error) {
 // it, the snapshot. Afterwards l appends only above snap.Zxid, starting a
 // new file. Errors are fatal to the sync (log errors wrap ErrFailed).
 func (s *Store) InstallSnapshot(l *Log, snap *Snapshot) (string, error) {
+	if err := s.CoverEpoch(snap.Zxid); err != nil {
+		return "", err
+	}
 	if err := l.Truncate(snap.Zxid); err != nil {
 		return "", err
 	}
