@@ -115,13 +115,38 @@ func NewResponse(op OpCode) (Record, error) {
 
 // DecodeRequest decodes the body of a request of type op from b, the rest of
 // the frame after its RequestHeader. Like ZooKeeper it ignores bytes after the
-// body.
+// body. A null path where ZooKeeper 3.8 cannot take one is a *NullPathError.
 func DecodeRequest(op OpCode, b []byte) (Record, error) {
 	body, err := NewRequest(op)
 	if err != nil {
 		return nil, err
 	}
+	if nullPathFails[op] && len(b) >= 4 && b[0] == 0xff && b[1] == 0xff && b[2] == 0xff && b[3] == 0xff {
+		return body, &NullPathError{Op: op}
+	}
 	return body, decodeBody(body, b, op, "request")
+}
+
+// nullPathFails lists the requests whose body starts with a path that
+// ZooKeeper 3.8 answers with MarshallingError when the path is jute's null
+// string (its request processors dereference the path; the failure is
+// answered as a marshalling error). The others (setData, setACL, sync,
+// getEphemerals, removeWatches, addWatch, createTTL, deleteContainer) read
+// it as ZooKeeper does, as the empty path. Checked against ZooKeeper 3.8.0
+// by the server's differential test (TestDifferentialKnownCases).
+var nullPathFails = map[OpCode]bool{
+	OpCreate: true, OpCreate2: true, OpCreateContainer: true, OpDelete: true,
+	OpGetData: true, OpExists: true, OpGetChildren: true, OpGetChildren2: true,
+	OpGetACL: true, OpGetAllChildrenNumber: true, OpCheckWatches: true,
+}
+
+// NullPathError is a request whose path is jute's null string where
+// ZooKeeper 3.8 fails on one: answered with MarshallingError, a write
+// still taking a zxid (an error txn), as ZooKeeper's does.
+type NullPathError struct{ Op OpCode }
+
+func (e *NullPathError) Error() string {
+	return fmt.Sprintf("wire: %s request with a null path", e.Op)
 }
 
 // DecodeResponse decodes the body of a successful reply to a request of type

@@ -134,3 +134,23 @@ func TestDecoderAliasRetainsInputOnlyWhenAsked(t *testing.T) {
 	assert.Equal(t, "raw", string(copiedRaw))
 	assert.Equal(t, "XXX", string(aliasedRaw))
 }
+
+// A null path is refused exactly where ZooKeeper 3.8 fails on one, and read
+// as the empty path elsewhere.
+func TestDecodeRequestNullPath(t *testing.T) {
+	null := []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0}
+	for _, op := range []OpCode{OpCreate, OpCreate2, OpCreateContainer, OpDelete, OpGetData, OpExists,
+		OpGetChildren, OpGetChildren2, OpGetACL, OpGetAllChildrenNumber, OpCheckWatches} {
+		_, err := DecodeRequest(op, null)
+		var nullErr *NullPathError
+		require.ErrorAs(t, err, &nullErr, "%s", op)
+		require.Equal(t, op, nullErr.Op)
+	}
+	for _, op := range []OpCode{OpSetData, OpSync, OpGetEphemerals, OpRemoveWatches, OpAddWatch} {
+		body, err := DecodeRequest(op, null)
+		require.NoError(t, err, "%s", op)
+		require.NotNil(t, body)
+	}
+	_, err := DecodeRequest(OpGetData, []byte{0, 0, 0, 0, 0})
+	require.NoError(t, err, "the empty path is not null")
+}

@@ -120,7 +120,50 @@ func TestDifferentialKnownCases(t *testing.T) {
 	step(wire.OpCheckWatches, &wire.PathTypeRequest{Path: "a/b", Type: wire.WatcherData})
 	step(wire.OpCreate, &wire.CreateRequest{Path: "/acl", ACL: []wire.ACL{{Perms: wire.PermAll, ID: wire.AnyoneID}, {Perms: wire.PermRead, ID: wire.Id{Scheme: "digest", ID: "\xffu\xed\xa0\x80:x"}}}})
 	step(wire.OpGetACL, &wire.PathRequest{Path: "/acl"})
+	// Every request whose body starts with a path, with jute's null string
+	// for it.
+	for _, r := range nullPathRequests() {
+		step(r.op, r.body)
+	}
 }
+
+// nullPathRequests is one request of each opcode whose body starts with a
+// path, that path being jute's null string.
+func nullPathRequests() []struct {
+	op   wire.OpCode
+	body wire.Record
+} {
+	create := &wire.CreateRequest{ACL: client.OpenACL}
+	return []struct {
+		op   wire.OpCode
+		body wire.Record
+	}{
+		{wire.OpCreate, nullPath{create}}, {wire.OpCreate2, nullPath{create}}, {wire.OpCreateContainer, nullPath{create}},
+		{wire.OpCreateTTL, nullPath{&wire.CreateRequest{ACL: client.OpenACL, TTL: 1000, HasTTL: true}}},
+		{wire.OpDelete, nullPath{&wire.PathVersionRequest{Version: -1}}},
+		{wire.OpDeleteContainer, nullPath{&wire.PathRequest{}}},
+		{wire.OpSetData, nullPath{&wire.SetDataRequest{Version: -1}}},
+		{wire.OpSetACL, nullPath{&wire.SetACLRequest{ACL: client.OpenACL, Version: -1}}},
+		{wire.OpGetData, nullPath{&wire.PathWatchRequest{}}}, {wire.OpExists, nullPath{&wire.PathWatchRequest{}}},
+		{wire.OpGetChildren, nullPath{&wire.PathWatchRequest{}}}, {wire.OpGetChildren2, nullPath{&wire.PathWatchRequest{}}},
+		{wire.OpGetACL, nullPath{&wire.PathRequest{}}}, {wire.OpSync, nullPath{&wire.PathRequest{}}},
+		{wire.OpGetEphemerals, nullPath{&wire.PathRequest{}}}, {wire.OpGetAllChildrenNumber, nullPath{&wire.PathRequest{}}},
+		{wire.OpCheckWatches, nullPath{&wire.PathTypeRequest{Type: wire.WatcherAny}}},
+		{wire.OpRemoveWatches, nullPath{&wire.PathTypeRequest{Type: wire.WatcherAny}}},
+		{wire.OpAddWatch, nullPath{&wire.AddWatchRequest{Mode: wire.AddWatchPersistent}}},
+	}
+}
+
+// nullPath sends body, whose path is "", with jute's null string (length
+// -1) in the path's place.
+type nullPath struct{ body wire.Record }
+
+func (r nullPath) Encode(e *wire.Encoder) {
+	b := wire.Marshal(r.body)
+	b[0], b[1], b[2], b[3] = 0xff, 0xff, 0xff, 0xff // the empty path's length 0
+	e.WriteRaw(b)
+}
+func (nullPath) Decode(*wire.Decoder) { panic("nullPath is only sent") }
 
 // startDiffSides starts ZooKeeper and zabd configured alike, used by
 // nothing else, and opens n sessions on each.
