@@ -1,0 +1,509 @@
+package localens_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zabd/zabd/zab/server/localens"
+	"github.com/zabd/zabd/zab/server/zkprocess"
+	"github.com/zabd/zabd/zab/storage"
+)
+
+// Mixed ensembles: zabd and Debian's ZooKeeper 3.8 (QuorumPeerMain) as
+// members of one ensemble (issue 16). A layout names each member's kind by
+// id, one letter each: 'd' a zabd process, 'Z' a ZooKeeper JVM; observers
+// come last. The default run covers each mix of three once with its leader
+// killed under recorded load; ZABD_MIXED=long adds the five-member mix,
+// observers of either kind, synchronization by DIFF, SNAP and TRUNC in both
+// directions, and sessions kept alive and expired across kinds
+// (.ci/run sets it). docs/compatibility.md lists what the two kinds do
+// differently and which test shows zabd adapting.
+
+const (
+	zabdKind      = 'd'
+	zookeeperKind = 'Z'
+)
+
+func kindName(k byte) string {
+	if k == zookeeperKind {
+		return "ZooKeeper"
+	}
+	return "zabd"
+}
+
+// mixedEnsemble is a running mixed ensemble and its layout.
+type mixedEnsemble struct {
+	*localens.Ensemble
+	t      *testing.T
+	layout string
+}
+
+// kind is member id's kind.
+func (m *mixedEnsemble) kind(id int64) byte { return m.layout[id-1] }
+
+// longMixed reports whether the whole matrix runs (ZABD_MIXED=long).
+func longMixed() bool { return os.Getenv("ZABD_MIXED") == "long" }
+
+// skipUnlessLong skips a test of the long matrix in the default run.
+func skipUnlessLong(t *testing.T) {
+	t.Helper()
+	if !longMixed() {
+		t.Skip("part of the long mixed-ensemble matrix: set ZABD_MIXED=long")
+	}
+}
+
+// startMixed starts the members of layout (the last observers of them
+// observers) with extra zoo.cfg keys, and waits until they serve. It skips
+// under -short and when ZooKeeper is not installed; on failure it prints
+// the members' log tails.
+func startMixed(t *testing.T, layout string, observers int, extra map[string]string) *mixedEnsemble {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs zabd and ZooKeeper processes")
+	}
+	if err := zkprocess.Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	e, err := localens.Start(localens.Options{Binary: zabdBinary, Voters: len(layout) - observers, Observers: observers,
+		Dir: ensembleDir(t), TickTime: tick, Extra: extra,
+		Launch: func(id int64, cfg string) (*exec.Cmd, error) {
+			if layout[id-1] == zookeeperKind {
+				return localens.ZooKeeper(id, cfg)
+			}
+			return exec.Command(zabdBinary, "-config", cfg), nil
+		}})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		e.Close()
+		if t.Failed() {
+			for _, m := range e.Members {
+				t.Logf("server %d (%s) log tail:\n%s", m.ID, kindName(layout[m.ID-1]), m.LogTail(60))
+			}
+		}
+	})
+	m := &mixedEnsemble{Ensemble: e, t: t, layout: layout}
+	leader := waitServing(t, e)
+	t.Logf("%s: server %d (%s) leads: %q", layout, leader, kindName(m.kind(leader)), e.Modes(context.Background()))
+	return m
+}
+
+// leadBy makes a member of kind k lead: while another kind leads, the
+// leader is killed (at rest, so the rest hold the same history and the
+// highest id among them wins the election) and restarted once another
+// leads. Layouts are chosen so that this ends within the member count.
+func (m *mixedEnsemble) leadBy(k byte) int64 {
+	t := m.t
+	t.Helper()
+	for range len(m.layout) {
+		leader := waitServing(t, m.Ensemble)
+		if m.kind(leader) == k {
+			return leader
+		}
+		m.Member(leader).Stop(syscall.SIGKILL)
+		next := waitServing(t, m.Ensemble)
+		t.Logf("killed leader %d (%s) for a %s leader: server %d (%s) leads", leader, kindName(m.kind(leader)), kindName(k), next, kindName(m.kind(next)))
+		require.NoError(t, m.Restart(leader))
+	}
+	t.Fatalf("no %s member came to lead in %s", kindName(k), m.layout)
+	return 0
+}
+
+// killLeadersUnderLoad runs the recorded workload (checked with every
+// checker) while the leader is killed twice, each time restarted once
+// another leads; it returns the kinds that led meanwhile.
+func (m *mixedEnsemble) killLeadersUnderLoad(seed uint64) map[byte]bool {
+	t := m.t
+	led := map[byte]bool{}
+	chaos(t, m.Ensemble, seed, func(ctx context.Context) {
+		for range 2 {
+			leader, ok := leaderAfter(t, ctx, m.Ensemble, 1500*time.Millisecond)
+			if !ok {
+				return
+			}
+			led[m.kind(leader)] = true
+			m.Member(leader).Stop(syscall.SIGKILL)
+			next, err := m.WaitServing(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					t.Error(err)
+				}
+				return
+			}
+			led[m.kind(next)] = true
+			t.Logf("under load: killed leader %d (%s); server %d (%s) leads", leader, kindName(m.kind(leader)), next, kindName(m.kind(next)))
+			if err := m.Restart(leader); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
+	return led
+}
+
+// TestMixedThree runs each mix of three: one zabd with two ZooKeepers and
+// two zabd with one. Each elects, serves clients on every member, loses its
+// leader twice under recorded load (the kinds that lead are logged), and
+// ends with each kind having led: if load left one kind out, the leader is
+// killed at rest until it leads. The mix of three zabd is
+// TestSIGKILLLeaderUnderLoad.
+func TestMixedThree(t *testing.T) {
+	for i, layout := range []string{"ZZd", "ddZ"} {
+		t.Run(layout, func(t *testing.T) {
+			m := startMixed(t, layout, 0, nil)
+			writeAndReadEverywhere(t, m.Ensemble, "/before")
+			led := m.killLeadersUnderLoad(uint64(10 + i))
+			leader := waitServing(t, m.Ensemble)
+			led[m.kind(leader)] = true
+			for _, k := range []byte{zabdKind, zookeeperKind} {
+				if !led[k] {
+					leader = m.leadBy(k)
+				}
+			}
+			t.Logf("%s: server %d (%s) leads at the end", layout, leader, kindName(m.kind(leader)))
+			writeAndReadEverywhere(t, m.Ensemble, "/after")
+		})
+	}
+}
+
+// TestMixedFive: five voters, two zabd and three ZooKeeper, lose their
+// leader and a follower at once under recorded load, twice; both come back.
+func TestMixedFive(t *testing.T) {
+	skipUnlessLong(t)
+	m := startMixed(t, "dZdZZ", 0, nil)
+	writeAndReadEverywhere(t, m.Ensemble, "/before")
+	led := map[byte]bool{}
+	chaos(t, m.Ensemble, 20, func(ctx context.Context) {
+		for range 2 {
+			leader, ok := leaderAfter(t, ctx, m.Ensemble, 1500*time.Millisecond)
+			if !ok {
+				return
+			}
+			follower := leader%5 + 1
+			led[m.kind(leader)] = true
+			m.Member(leader).Stop(syscall.SIGKILL)
+			m.Member(follower).Stop(syscall.SIGKILL)
+			next, err := m.WaitServing(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					t.Error(err)
+				}
+				return
+			}
+			led[m.kind(next)] = true
+			t.Logf("killed leader %d (%s) and follower %d (%s); server %d (%s) leads", leader, kindName(m.kind(leader)),
+				follower, kindName(m.kind(follower)), next, kindName(m.kind(next)))
+			for _, id := range []int64{leader, follower} {
+				if err := m.Restart(id); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+	})
+	leader := waitServing(t, m.Ensemble)
+	led[m.kind(leader)] = true
+	for _, k := range []byte{zabdKind, zookeeperKind} {
+		if !led[k] {
+			m.leadBy(k)
+		}
+	}
+	writeAndReadEverywhere(t, m.Ensemble, "/after")
+}
+
+// TestMixedObservers: a zabd observer under a ZooKeeper leader, and a
+// ZooKeeper observer under a zabd leader. The observer serves clients
+// through the leader being killed under recorded load (the voters'
+// layouts keep the leader's kind: the surviving voter of the leader's kind
+// has the highest id).
+func TestMixedObservers(t *testing.T) {
+	skipUnlessLong(t)
+	for i, c := range []struct {
+		layout string
+		leader byte
+	}{{"dZZd", zookeeperKind}, {"ZddZ", zabdKind}} {
+		t.Run(c.layout, func(t *testing.T) {
+			m := startMixed(t, c.layout, 1, nil)
+			m.leadBy(c.leader)
+			require.Equal(t, "observer", m.Mode(context.Background(), 4))
+			writeAndReadEverywhere(t, m.Ensemble, "/before")
+			led := m.killLeadersUnderLoad(uint64(30 + i))
+			assert.Equal(t, map[byte]bool{c.leader: true}, led, "the kinds that led")
+			leader := waitServing(t, m.Ensemble)
+			assert.Equal(t, string(c.leader), string(m.kind(leader)), "the leader's kind at the end")
+			assert.Equal(t, "observer", m.Mode(context.Background(), 4))
+			writeAndReadEverywhere(t, m.Ensemble, "/after")
+		})
+	}
+}
+
+// syncExtra is ZooKeeper's configuration for the synchronization tests
+// (zabd takes unknown keys as ZooKeeper does and ignores these): a
+// committed log of 50 txns instead of 500, and no synchronization from the
+// txn log (snapshotSizeFactor < 0), so that a learner behind the committed
+// log gets a SNAP, as from zabd, whose leader synchronizes only from its
+// committed window (500 txns).
+var syncExtra = map[string]string{"commitLogCount": "50", "snapshotSizeFactor": "-1"}
+
+// syncPatterns are the log lines that show a synchronization's mode: on
+// the learner's side for each kind, and on the leader's side (%d is the
+// learner's id). ZooKeeper's leader logs a TRUNC sent to a learner ahead of
+// its whole history only at DEBUG, so its TRUNC is checked on the learner.
+var syncPatterns = map[byte]struct{ learner, leader map[string]string }{
+	zabdKind: {
+		learner: map[string]string{"DIFF": `synchronizing with leader \d+ by DIFF`, "SNAP": `synchronizing with leader \d+ by SNAP`, "TRUNC": `synchronizing with leader \d+ by TRUNC`},
+		leader:  map[string]string{"DIFF": `leader: synchronizing server %d by DIFF`, "SNAP": `leader: synchronizing server %d by SNAP`, "TRUNC": `leader: synchronizing server %d by TRUNC`},
+	},
+	zookeeperKind: {
+		learner: map[string]string{"DIFF": `Getting a diff from the leader`, "SNAP": `Getting a snapshot from leader`, "TRUNC": `Truncating log to get in sync with the leader`},
+		leader:  map[string]string{"DIFF": `Sending DIFF zxid=0x[0-9a-f]+ +for peer sid: %d\b`, "SNAP": `Synchronizing with Learner sid: %d\b(?s:.*)Sending snapshot last zxid of peer`},
+	},
+}
+
+// logSize is where a member's log ends now: what it logs from here on is
+// read from there.
+func logSize(t *testing.T, m *localens.Member) int64 {
+	fi, err := os.Stat(m.LogPath())
+	require.NoError(t, err)
+	return fi.Size()
+}
+
+// waitLog polls member m's log from offset until it matches pattern (10 s
+// at most).
+func waitLog(t *testing.T, m *localens.Member, offset int64, pattern string) {
+	t.Helper()
+	re := regexp.MustCompile(pattern)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err := os.ReadFile(m.LogPath())
+		require.NoError(t, err)
+		if int64(len(b)) >= offset && re.Match(b[offset:]) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server %d's log did not show %q within 10s", m.ID, pattern)
+		}
+		time.Sleep(20 * time.Millisecond) // polling a real process's log
+	}
+}
+
+// expectSync waits for the learner's and (where it logs one) the leader's
+// line naming mode, in what they logged since the given offsets.
+func (m *mixedEnsemble) expectSync(leader, learner int64, leaderFrom, learnerFrom int64, mode string) {
+	t := m.t
+	t.Helper()
+	waitLog(t, m.Member(learner), learnerFrom, syncPatterns[m.kind(learner)].learner[mode])
+	if p, ok := syncPatterns[m.kind(leader)].leader[mode]; ok {
+		waitLog(t, m.Member(leader), leaderFrom, fmt.Sprintf(p, learner))
+	}
+	t.Logf("%s leader %d synchronized %s learner %d by %s", kindName(m.kind(leader)), leader, kindName(m.kind(learner)), learner, mode)
+}
+
+// createMany creates n persistent children of parent through member id.
+func (m *mixedEnsemble) createMany(id int64, parent string, n int) {
+	t := m.t
+	t.Helper()
+	c := connect(t, m.Member(id).ClientAddr)
+	defer c.Close()
+	if _, err := c.Create(parent, nil, 0, zk.WorldACL(zk.PermAll)); err != nil && err != zk.ErrNodeExists {
+		require.NoError(t, err)
+	}
+	for i := range n {
+		_, err := c.Create(fmt.Sprintf("%s/n%04d", parent, i), []byte("v"), 0, zk.WorldACL(zk.PermAll))
+		require.NoError(t, err)
+	}
+}
+
+// sameChildren checks that every member, after a sync, holds the children
+// that the leader holds under parent.
+func (m *mixedEnsemble) sameChildren(leader int64, parent string) {
+	t := m.t
+	t.Helper()
+	read := func(id int64) []string {
+		c := connect(t, m.Member(id).ClientAddr)
+		defer c.Close()
+		_, err := c.Sync(parent)
+		require.NoError(t, err)
+		kids, _, err := c.Children(parent)
+		require.NoError(t, err, "server %d", id)
+		return kids
+	}
+	want := read(leader)
+	for _, mem := range m.Members {
+		if mem.ID != leader {
+			assert.ElementsMatch(t, want, read(mem.ID), "children of %s on server %d", parent, mem.ID)
+		}
+	}
+}
+
+// restartBehind kills learner, optionally wipes its data, lets the leader
+// commit writes txns without it, restarts it and checks that it was
+// synchronized by mode and holds what the leader holds.
+func (m *mixedEnsemble) restartBehind(leader, learner int64, wipe bool, writes int, mode string) {
+	t := m.t
+	t.Helper()
+	m.Member(learner).Stop(syscall.SIGKILL)
+	if wipe {
+		require.NoError(t, m.Wipe(learner))
+	}
+	parent := fmt.Sprintf("/%s-%d-%d", strings.ToLower(mode), leader, learner)
+	m.createMany(leader, parent, writes)
+	leaderFrom, learnerFrom := logSize(t, m.Member(leader)), logSize(t, m.Member(learner))
+	require.NoError(t, m.Restart(learner))
+	require.Equal(t, leader, waitServing(t, m.Ensemble), "the leader kept its lead")
+	m.expectSync(leader, learner, leaderFrom, learnerFrom, mode)
+	m.sameChildren(leader, parent)
+}
+
+// loggedZxids lists the zxids of every txn in member m's log files.
+func loggedZxids(t *testing.T, m *localens.Member) []int64 {
+	files, err := filepath.Glob(filepath.Join(m.Dir, "version-2", "log.*"))
+	require.NoError(t, err)
+	var zxids []int64
+	for _, name := range files {
+		f, err := os.Open(name)
+		require.NoError(t, err)
+		fi, err := f.Stat()
+		require.NoError(t, err)
+		_, err = storage.ScanLogFile(f, fi.Size(), name, func(r storage.LogRecord) error {
+			zxids = append(zxids, r.Zxid)
+			return nil
+		})
+		f.Close()
+		require.NoError(t, err)
+	}
+	return zxids
+}
+
+// lastLogged is the highest zxid in member m's log files.
+func lastLogged(t *testing.T, m *localens.Member) int64 {
+	last := int64(0)
+	for _, z := range loggedZxids(t, m) {
+		last = max(last, z)
+	}
+	return last
+}
+
+// orphanProposal leaves the leader old holding a txn in its log that no
+// other member has: its followers are stopped (SIGSTOP), a client
+// connecting to it makes it propose and log the session's createSession,
+// and it is killed before anyone acknowledges; the followers resume and
+// elect a new leader among themselves. It returns the orphan's zxid and
+// the new leader. No other client is connected meanwhile, so the new
+// leader's history ends where the old epoch's committed history ends.
+func (m *mixedEnsemble) orphanProposal(old int64) (int64, int64) {
+	t := m.t
+	t.Helper()
+	require.Equal(t, "leader", m.Mode(context.Background(), old))
+	before := lastLogged(t, m.Member(old))
+	var followers []int64
+	for _, mem := range m.Members {
+		if mem.ID != old {
+			followers = append(followers, mem.ID)
+			require.NoError(t, mem.Signal(syscall.SIGSTOP))
+		}
+	}
+	c, _, err := zk.Connect([]string{m.Member(old).ClientAddr}, 4*time.Second, zk.WithLogger(quietLogger{}))
+	require.NoError(t, err)
+	deadline := time.Now().Add(5 * time.Second)
+	orphan := before
+	for orphan == before {
+		if time.Now().After(deadline) {
+			t.Fatalf("server %d logged nothing past %#x within 5s of a client connecting", old, before)
+		}
+		time.Sleep(5 * time.Millisecond) // polling the member's log files
+		orphan = lastLogged(t, m.Member(old))
+	}
+	m.Member(old).Stop(syscall.SIGKILL)
+	c.Close()
+	for _, id := range followers {
+		require.NoError(t, m.Member(id).Signal(syscall.SIGCONT))
+	}
+	next := waitServing(t, m.Ensemble)
+	t.Logf("server %d (%s) logged %#x alone and was killed; server %d (%s) leads", old, kindName(m.kind(old)), orphan, next, kindName(m.kind(next)))
+	return orphan, next
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(string, ...any) {}
+
+// truncateOrphan arranges a learner holding a txn the leader never
+// committed: learner leads, logs an orphan proposal and is killed; the
+// others elect leader; with crossEpoch the new leader commits txns of its
+// epoch before learner returns. It checks the mode learner is synchronized
+// by and, for TRUNC, that the orphan has left its log.
+func (m *mixedEnsemble) truncateOrphan(learner, leader int64, crossEpoch bool, mode string) {
+	t := m.t
+	t.Helper()
+	m.leadBy(m.kind(learner))
+	require.Equal(t, "leader", m.Mode(context.Background(), learner), "server %d leads", learner)
+	orphan, next := m.orphanProposal(learner)
+	require.Equal(t, leader, next, "the new leader")
+	parent := fmt.Sprintf("/orphan-%d-%d-%v", learner, leader, crossEpoch)
+	if crossEpoch {
+		m.createMany(leader, parent, 5)
+	}
+	leaderFrom, learnerFrom := logSize(t, m.Member(leader)), logSize(t, m.Member(learner))
+	require.NoError(t, m.Restart(learner))
+	require.Equal(t, leader, waitServing(t, m.Ensemble), "the leader kept its lead")
+	m.expectSync(leader, learner, leaderFrom, learnerFrom, mode)
+	if mode == "TRUNC" {
+		assert.NotContains(t, loggedZxids(t, m.Member(learner)), orphan, "the orphan proposal %#x is cut from server %d's log", orphan, learner)
+	}
+	m.createMany(leader, parent, 3)
+	m.sameChildren(leader, parent)
+}
+
+// TestMixedSync synchronizes learners of one kind from a leader of the
+// other, both ways, by every mode: DIFF (restarted a few txns behind), SNAP
+// (restarted without its data, 100 txns behind: beyond ZooKeeper's
+// committed log here), and TRUNC (holding a proposal the new leader never
+// had — see orphanProposal). Where the orphan is from an older epoch than
+// the leader's next txn, ZooKeeper's leader sends a SNAP instead of a TRUNC
+// across epochs, and so does zabd's to a ZooKeeper learner. Servers 1 and 2
+// are zabd, 3 ZooKeeper: the highest id among survivors wins at rest, so
+// killing the leader chooses the next kind.
+func TestMixedSync(t *testing.T) {
+	skipUnlessLong(t)
+	m := startMixed(t, "ddZ", 0, syncExtra)
+	t.Run("zabd leader, ZooKeeper learner", func(t *testing.T) {
+		m.t = t
+		leader := m.leadBy(zabdKind)
+		m.restartBehind(leader, 3, false, 10, "DIFF")
+		m.restartBehind(leader, 3, true, 100, "SNAP")
+	})
+	t.Run("ZooKeeper leader, zabd learner", func(t *testing.T) {
+		m.t = t
+		leader := m.leadBy(zookeeperKind)
+		m.restartBehind(leader, 1, false, 10, "DIFF")
+		m.restartBehind(leader, 1, true, 100, "SNAP")
+	})
+	t.Run("ZooKeeper learner truncated by a zabd leader", func(t *testing.T) {
+		m.t = t
+		m.truncateOrphan(3, 2, false, "TRUNC")
+	})
+	t.Run("ZooKeeper learner behind an epoch boundary from a zabd leader", func(t *testing.T) {
+		m.t = t
+		m.truncateOrphan(3, 2, true, "SNAP")
+	})
+	t.Run("zabd learner truncated by a ZooKeeper leader", func(t *testing.T) {
+		m.t = t
+		m.truncateOrphan(2, 3, false, "TRUNC")
+	})
+	t.Run("zabd learner behind an epoch boundary from a ZooKeeper leader", func(t *testing.T) {
+		m.t = t
+		m.truncateOrphan(2, 3, true, "SNAP")
+	})
+	writeAndReadEverywhere(t, m.Ensemble, "/end")
+}
