@@ -414,3 +414,49 @@ func TestLearnerAcksEveryProposal(t *testing.T) {
 		}, acks, "committed meanwhile: %v\n%s", committedMeanwhile, strings.Join(c.Trace[mark:], "\n"))
 	}
 }
+
+// TestLearnerAnswersNoPingBeforeItsNewLeaderAck: a learner synchronizing
+// answers the leader's PINGs only once it has ACKed NEWLEADER. A ZooKeeper
+// 3.8 learner ignores PING until UPTODATE (Learner.syncWithLeader has no
+// case for it), and a ZooKeeper leader, which pings a learner from the
+// moment NEWLEADER is queued, takes the learner's next packet for the
+// NEWLEADER ACK and drops it if it is anything else (LearnerHandler: "Next
+// packet was supposed to be an ACK"): a zabd follower whose synchronized
+// txns took longer than half a tick to become durable — a SNAP — answered
+// a PING first and was dropped at every attempt (found with a mixed
+// zabd/ZooKeeper ensemble, localens TestMixedSync).
+func TestLearnerAnswersNoPingBeforeItsNewLeaderAck(t *testing.T) {
+	c := zabtest.NewCluster(t, zabtest.ClusterConfig{Voters: 3}, 1)
+	c.Run(2*time.Second, 50*time.Millisecond)
+	leader := c.Leader()
+	require.NotZero(t, leader)
+	follower := leader%3 + 1
+	c.Crash(follower)
+	cl := c.Connect(leader, 0, nil, 30000)
+	for i := range 3 {
+		cl.Send(wire.OpCreate, &wire.CreateRequest{Path: fmt.Sprintf("/n%d", i), ACL: wire.OpenACLUnsafe})
+	}
+	c.Stabilize(1000)
+	mark := len(c.Trace)
+	c.Restart(follower)
+	c.Hold(follower) // its synchronized txns do not become durable: no NEWLEADER ACK yet
+	c.Run(time.Second, 50*time.Millisecond)
+	c.Release(follower)
+	c.Run(time.Second, 50*time.Millisecond)
+	epochStart := fmt.Sprintf("%d->%d ACK %#x", follower, leader, c.Node(leader).Peer.State().Epoch<<32)
+	pingsToFollower, acked, pingsAfter := 0, false, 0
+	for _, line := range c.Trace[mark:] {
+		switch {
+		case strings.HasPrefix(line, fmt.Sprintf("%d->%d PING", leader, follower)):
+			pingsToFollower++
+		case strings.HasPrefix(line, epochStart):
+			acked = true
+		case strings.HasPrefix(line, fmt.Sprintf("%d->%d PING", follower, leader)):
+			require.True(t, acked, "a PING reply before the NEWLEADER ACK:\n%s", strings.Join(c.Trace[mark:], "\n"))
+			pingsAfter++
+		}
+	}
+	require.True(t, acked, "no NEWLEADER ACK:\n%s", strings.Join(c.Trace[mark:], "\n"))
+	require.Positive(t, pingsToFollower, "the leader pinged while the follower synchronized")
+	require.Positive(t, pingsAfter, "the follower answers PINGs once it has ACKed NEWLEADER")
+}

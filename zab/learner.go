@@ -138,7 +138,14 @@ func (p *Peer) learnerLeaderInfo(qp *wire.QuorumPacket) {
 func (p *Peer) learnerSyncPacket(qp *wire.QuorumPacket, snap []byte) {
 	l := p.learn
 	if qp.Type == wire.PacketPing {
-		p.learnerPing(qp)
+		// A ZooKeeper leader pings from the moment NEWLEADER is queued
+		// and takes the learner's next packet for the NEWLEADER ACK,
+		// dropping the learner if it is anything else; ZooKeeper's
+		// learners ignore PING while synchronizing. Touches wait for the
+		// first PING after the ACK.
+		if l.newLeaderAcked {
+			p.learnerPing(qp)
+		}
 		return
 	}
 	if l.syncMode == 0 {
