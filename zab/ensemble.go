@@ -33,6 +33,13 @@ type Ensemble struct {
 	// intervals); its ID, Voters, Observers and Quorum are filled in from
 	// the Peer's.
 	Election election.Config
+	// ZooKeeperSync makes the leader synchronize learners exactly as a
+	// ZooKeeper 3.8 leader does where zabd's own rule differs: a learner
+	// holding a txn the leader lacks, from an older epoch than the
+	// leader's next txn, gets a SNAP instead of a TRUNC across epochs (see
+	// decideSync). Set for an ensemble with ZooKeeper members (zoo.cfg
+	// mixedEnsemble=true).
+	ZooKeeperSync bool
 }
 
 // Role is what a member is doing now.

@@ -47,19 +47,48 @@ type syncHistory struct {
 }
 
 // decideSync chooses how to synchronize a learner whose last logged zxid
-// is peerLast. The rules, in order (ZooKeeper's, with the txn log replay
-// left out: beyond the window zabd sends a snapshot):
+// is peerLast. The rules, in order, are ZooKeeper 3.8's
+// (LearnerHandler.syncFollower and queueCommittedProposals), with the txn
+// log replay left out: beyond the window zabd sends a snapshot.
 //   - the learner is at the leader's last zxid: an empty DIFF;
-//   - it is past the leader's last zxid: TRUNC to that zxid;
+//   - it is past the leader's last zxid: TRUNC to that zxid, unless
+//     peerLast is a new-epoch zxid (counter 0): SNAP;
 //   - it is behind what the leader can vouch for: SNAP;
 //   - its last zxid is in the leader's history: DIFF of what follows;
+//   - it is a new-epoch zxid (counter 0, no txn of its own): DIFF of what
+//     follows;
 //   - otherwise it holds a txn the leader does not (a proposal of an epoch
 //     that never committed it): TRUNC to the last zxid the two share, then
-//     what follows.
-func decideSync(peerLast int64, h syncHistory) syncPlan {
+//     what follows — unless, with zooKeeperRules, the leader's next txn is
+//     of another epoch than the learner's: SNAP.
+//
+// A new-epoch zxid is what a ZooKeeper member reports after a DIFF or SNAP
+// that brought it to a new epoch's start with no txn of that epoch yet (its
+// last processed zxid becomes epoch<<32), and so does a zabd member that a
+// ZooKeeper leader's SNAP left there. It names no txn: a TRUNC to the txn
+// before it would ask a member with no log behind its snapshot to cut its
+// log (ZooKeeper's learner exits, "No log files found to truncate"; zabd's
+// leaves the epoch, again at every attempt). Its state is the history of
+// the epoch's start, a prefix of any later leader's, so what follows is sent.
+//
+// A ZooKeeper leader never sends a TRUNC across epochs ("the learner will
+// crash"): a ZooKeeper learner replays every txn of its log at start-up,
+// committed or not, and on a TRUNC cuts its log files and reloads its tree
+// from its newest snapshot, so it relies on the truncation point lying in
+// its log files and at or after that snapshot. A zabd learner applies
+// nothing uncommitted and refuses to truncate what it applied, so zabd's
+// own rule truncates across epochs, cheaper than a snapshot;
+// zooKeeperRules (Ensemble.ZooKeeperSync, for ensembles with ZooKeeper
+// members) sends the SNAP a ZooKeeper leader would. A diverged txn is
+// always followed in the leader's history by a txn of a later epoch (one
+// leader per epoch), so with zooKeeperRules a learner holding an orphan
+// proposal is truncated only when it is past the leader's whole history.
+func decideSync(peerLast int64, h syncHistory, zooKeeperRules bool) syncPlan {
 	switch {
 	case peerLast == h.last:
 		return syncPlan{mode: syncDiff, after: peerLast}
+	case peerLast > h.last && counterOf(peerLast) == 0:
+		return syncPlan{mode: syncSnap}
 	case peerLast > h.last:
 		return syncPlan{mode: syncTrunc, after: h.last}
 	case peerLast < h.knownFrom:
@@ -68,8 +97,11 @@ func decideSync(peerLast int64, h syncHistory) syncPlan {
 		return syncPlan{mode: syncDiff, after: peerLast}
 	}
 	i, found := slices.BinarySearch(h.zxids, peerLast)
-	if found {
+	if found || counterOf(peerLast) == 0 {
 		return syncPlan{mode: syncDiff, after: peerLast}
+	}
+	if zooKeeperRules && i < len(h.zxids) && epochOf(h.zxids[i]) != epochOf(peerLast) {
+		return syncPlan{mode: syncSnap}
 	}
 	common := h.knownFrom
 	if i > 0 && h.zxids[i-1] > common {
@@ -135,7 +167,7 @@ func (p *Peer) syncLearner(h *learnerHandler) {
 	}
 	hist := p.history()
 	hist.last = committed
-	plan := decideSync(h.lastZxid, hist)
+	plan := decideSync(h.lastZxid, hist, p.cfg.Ensemble.ZooKeeperSync)
 	if plan.mode == syncTrunc && p.cfg.Bugs.DiffInsteadOfTrunc {
 		plan = syncPlan{mode: syncDiff, after: h.lastZxid}
 	}

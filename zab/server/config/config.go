@@ -174,6 +174,10 @@ type Config struct {
 	ElectionFinalizeWait            time.Duration
 	ElectionMinNotificationInterval time.Duration
 	ElectionMaxNotificationInterval time.Duration
+	// MixedEnsemble is zabd's mixedEnsemble key: the ensemble has
+	// ZooKeeper 3.8 members, and zabd follows ZooKeeper's rules where its
+	// own differ (docs/compatibility.md).
+	MixedEnsemble bool
 
 	// SystemProperties holds every pass-through key as ZooKeeper would
 	// set it: "zookeeper.<key>" → value, recognised or not.
@@ -393,6 +397,7 @@ var systemPropertyKeys = map[string]func(c *Config, v string) error{
 		return setMillis(&c.ElectionMaxNotificationInterval, v, 1)
 	},
 	"fastleader.finalizeWait": func(c *Config, v string) error { return setMillis(&c.ElectionFinalizeWait, v, 1) },
+	"mixedEnsemble":           func(c *Config, v string) error { return setBool(&c.MixedEnsemble, v) },
 	"4lw.commands.whitelist": func(c *Config, v string) error {
 		c.FourLetterWordWhitelist = nil
 		for _, w := range strings.Split(v, ",") {

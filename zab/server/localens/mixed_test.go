@@ -3,6 +3,7 @@ package localens_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,8 +77,12 @@ func startMixed(t *testing.T, layout string, observers int, extra map[string]str
 	if err := zkprocess.Available(); err != nil {
 		t.Skipf("skipping: %v", err)
 	}
+	// zabd's mixedEnsemble makes its leaders synchronize as ZooKeeper's do
+	// (ZooKeeper keeps it as an unused system property).
+	cfg := map[string]string{"mixedEnsemble": "true"}
+	maps.Copy(cfg, extra)
 	e, err := localens.Start(localens.Options{Binary: zabdBinary, Voters: len(layout) - observers, Observers: observers,
-		Dir: ensembleDir(t), TickTime: tick, Extra: extra,
+		Dir: ensembleDir(t), TickTime: tick, Extra: cfg,
 		Launch: func(id int64, cfg string) (*exec.Cmd, error) {
 			if layout[id-1] == zookeeperKind {
 				return localens.ZooKeeper(id, cfg)
@@ -309,8 +314,9 @@ func (m *mixedEnsemble) expectSync(leader, learner int64, leaderFrom, learnerFro
 	t.Logf("%s leader %d synchronized %s learner %d by %s", kindName(m.kind(leader)), leader, kindName(m.kind(learner)), learner, mode)
 }
 
-// createMany creates n persistent children of parent through member id.
-func (m *mixedEnsemble) createMany(id int64, parent string, n int) {
+// createMany creates persistent children from to from+n-1 of parent
+// through member id (and parent first if it is missing).
+func (m *mixedEnsemble) createMany(id int64, parent string, from, n int) {
 	t := m.t
 	t.Helper()
 	c := connect(t, m.Member(id).ClientAddr)
@@ -318,7 +324,7 @@ func (m *mixedEnsemble) createMany(id int64, parent string, n int) {
 	if _, err := c.Create(parent, nil, 0, zk.WorldACL(zk.PermAll)); err != nil && err != zk.ErrNodeExists {
 		require.NoError(t, err)
 	}
-	for i := range n {
+	for i := from; i < from+n; i++ {
 		_, err := c.Create(fmt.Sprintf("%s/n%04d", parent, i), []byte("v"), 0, zk.WorldACL(zk.PermAll))
 		require.NoError(t, err)
 	}
@@ -346,18 +352,20 @@ func (m *mixedEnsemble) sameChildren(leader int64, parent string) {
 	}
 }
 
-// restartBehind kills learner, optionally wipes its data, lets the leader
-// commit writes txns without it, restarts it and checks that it was
-// synchronized by mode and holds what the leader holds.
+// restartBehind lets learner see a few txns, kills it, optionally wipes
+// its data, lets the leader commit writes txns without it, restarts it and
+// checks that it was synchronized by mode and holds what the leader holds.
 func (m *mixedEnsemble) restartBehind(leader, learner int64, wipe bool, writes int, mode string) {
 	t := m.t
 	t.Helper()
+	parent := fmt.Sprintf("/%s-%d-%d", strings.ToLower(mode), leader, learner)
+	m.createMany(leader, parent, 0, 3)
+	m.sameChildren(leader, parent) // the learner has them: it is behind by exactly what follows
 	m.Member(learner).Stop(syscall.SIGKILL)
 	if wipe {
 		require.NoError(t, m.Wipe(learner))
 	}
-	parent := fmt.Sprintf("/%s-%d-%d", strings.ToLower(mode), leader, learner)
-	m.createMany(leader, parent, writes)
+	m.createMany(leader, parent, 3, writes)
 	leaderFrom, learnerFrom := logSize(t, m.Member(leader)), logSize(t, m.Member(learner))
 	require.NoError(t, m.Restart(learner))
 	require.Equal(t, leader, waitServing(t, m.Ensemble), "the leader kept its lead")
@@ -397,20 +405,25 @@ func lastLogged(t *testing.T, m *localens.Member) int64 {
 // orphanProposal leaves the leader old holding a txn in its log that no
 // other member has: its followers are stopped (SIGSTOP), a client
 // connecting to it makes it propose and log the session's createSession,
-// and it is killed before anyone acknowledges; the followers resume and
-// elect a new leader among themselves. It returns the orphan's zxid and
-// the new leader. No other client is connected meanwhile, so the new
-// leader's history ends where the old epoch's committed history ends.
+// and it is killed before anyone acknowledges. The followers, which may
+// hold the proposal unread in their sockets, are killed and restarted
+// from their disks and elect a new leader among themselves. It returns the
+// orphan's zxid and the new leader. First it waits until no session is
+// left to expire (mntr's zk_global_sessions), and no client connects
+// meanwhile, so the new leader's history ends where the old epoch's
+// committed history ends.
 func (m *mixedEnsemble) orphanProposal(old int64) (int64, int64) {
 	t := m.t
 	t.Helper()
 	require.Equal(t, "leader", m.Mode(context.Background(), old))
+	m.waitNoSessions(old)
 	before := lastLogged(t, m.Member(old))
 	var followers []int64
 	for _, mem := range m.Members {
 		if mem.ID != old {
 			followers = append(followers, mem.ID)
 			require.NoError(t, mem.Signal(syscall.SIGSTOP))
+			waitStopped(t, mem)
 		}
 	}
 	c, _, err := zk.Connect([]string{m.Member(old).ClientAddr}, 4*time.Second, zk.WithLogger(quietLogger{}))
@@ -427,11 +440,50 @@ func (m *mixedEnsemble) orphanProposal(old int64) (int64, int64) {
 	m.Member(old).Stop(syscall.SIGKILL)
 	c.Close()
 	for _, id := range followers {
-		require.NoError(t, m.Member(id).Signal(syscall.SIGCONT))
+		m.Member(id).Stop(syscall.SIGKILL)
+		require.NoError(t, m.Restart(id))
 	}
 	next := waitServing(t, m.Ensemble)
 	t.Logf("server %d (%s) logged %#x alone and was killed; server %d (%s) leads", old, kindName(m.kind(old)), orphan, next, kindName(m.kind(next)))
 	return orphan, next
+}
+
+// waitStopped polls until member m's process is stopped (state T).
+func waitStopped(t *testing.T, m *localens.Member) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", m.Pid()))
+		require.NoError(t, err)
+		// pid (comm) state ...: the state follows the last ')'.
+		if i := strings.LastIndexByte(string(b), ')'); i > 0 && strings.HasPrefix(string(b[i+1:]), " T") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server %d did not stop within 5s of SIGSTOP", m.ID)
+		}
+		time.Sleep(time.Millisecond) // polling the kernel's process state
+	}
+}
+
+// waitNoSessions polls member id's mntr until it counts no session (15 s
+// at most: sessions of closed or killed clients expire within 4 s).
+func (m *mixedEnsemble) waitNoSessions(id int64) {
+	t := m.t
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		out, err := zkprocess.FourLetterWord(ctx, m.Member(id).ClientAddr, "mntr")
+		cancel()
+		if err == nil && regexp.MustCompile(`(?m)^zk_global_sessions\t0$`).MatchString(out) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server %d still counts sessions after 15s:\n%s", id, out)
+		}
+		time.Sleep(50 * time.Millisecond) // polling a real server
+	}
 }
 
 type quietLogger struct{}
@@ -439,20 +491,24 @@ type quietLogger struct{}
 func (quietLogger) Printf(string, ...any) {}
 
 // truncateOrphan arranges a learner holding a txn the leader never
-// committed: learner leads, logs an orphan proposal and is killed; the
-// others elect leader; with crossEpoch the new leader commits txns of its
-// epoch before learner returns. It checks the mode learner is synchronized
-// by and, for TRUNC, that the orphan has left its log.
+// committed: learner leads and commits a few txns (so that a ZooKeeper
+// leader-to-be holds them in its committed log: one whose committed log is
+// empty after a restart sends a SNAP where it could TRUNC), logs an orphan
+// proposal and is killed; the others elect leader; with crossEpoch the new
+// leader commits txns of its epoch before learner returns. It checks the
+// mode learner is synchronized by and, for TRUNC, that the orphan has left
+// its log.
 func (m *mixedEnsemble) truncateOrphan(learner, leader int64, crossEpoch bool, mode string) {
 	t := m.t
 	t.Helper()
 	m.leadBy(m.kind(learner))
 	require.Equal(t, "leader", m.Mode(context.Background(), learner), "server %d leads", learner)
+	parent := fmt.Sprintf("/orphan-%d-%d-%v", learner, leader, crossEpoch)
+	m.createMany(learner, parent, 0, 3)
 	orphan, next := m.orphanProposal(learner)
 	require.Equal(t, leader, next, "the new leader")
-	parent := fmt.Sprintf("/orphan-%d-%d-%v", learner, leader, crossEpoch)
 	if crossEpoch {
-		m.createMany(leader, parent, 5)
+		m.createMany(leader, parent, 3, 2)
 	}
 	leaderFrom, learnerFrom := logSize(t, m.Member(leader)), logSize(t, m.Member(learner))
 	require.NoError(t, m.Restart(learner))
@@ -461,7 +517,7 @@ func (m *mixedEnsemble) truncateOrphan(learner, leader int64, crossEpoch bool, m
 	if mode == "TRUNC" {
 		assert.NotContains(t, loggedZxids(t, m.Member(learner)), orphan, "the orphan proposal %#x is cut from server %d's log", orphan, learner)
 	}
-	m.createMany(leader, parent, 3)
+	m.createMany(leader, parent, 5, 3)
 	m.sameChildren(leader, parent)
 }
 
