@@ -298,7 +298,7 @@ func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 // ensembleOf is the ensemble a zoo.cfg lists, for the Peer.
 func ensembleOf(cfg *config.Config) *zab.Ensemble {
 	e := &zab.Ensemble{InitLimit: cfg.InitLimit, SyncLimit: cfg.SyncLimit, ZooKeeperSync: cfg.MixedEnsemble,
-		Election: election.Config{QuorumConfig: []byte(cfg.DynamicConfig()), FinalizeWait: cfg.ElectionFinalizeWait,
+		Election: election.Config{QuorumConfig: []byte(cfg.DynamicConfig()), FinalizeWait: cfg.ElectionFinalizeWait, FixedFinalizeWait: cfg.MixedEnsemble,
 			MinNotificationInterval: cfg.ElectionMinNotificationInterval, MaxNotificationInterval: cfg.ElectionMaxNotificationInterval}}
 	for _, m := range cfg.Servers {
 		if m.Role == config.Observer {

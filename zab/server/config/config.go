@@ -176,7 +176,8 @@ type Config struct {
 	ElectionMaxNotificationInterval time.Duration
 	// MixedEnsemble is zabd's mixedEnsemble key: the ensemble has
 	// ZooKeeper 3.8 members, and zabd follows ZooKeeper's rules where its
-	// own differ (docs/compatibility.md).
+	// own differ (docs/compatibility.md): ZooKeeper's fixed final wait in
+	// elections and its synchronization without TRUNC across epochs.
 	MixedEnsemble bool
 
 	// SystemProperties holds every pass-through key as ZooKeeper would

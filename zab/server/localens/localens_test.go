@@ -164,6 +164,12 @@ func chaosFor(t *testing.T, e *localens.Ensemble, seed uint64, length time.Durat
 	stopFaults()
 	<-faultDone
 	require.NoError(t, err, "the workload (history in %s)", path)
+	checkHistory(t, path)
+}
+
+// checkHistory reads a recorded history and runs every checker on it.
+func checkHistory(t *testing.T, path string) {
+	t.Helper()
 	h, err := readHistory(path)
 	require.NoError(t, err)
 	require.NoError(t, h.Validate())

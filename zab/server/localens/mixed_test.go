@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zabd/zabd/linearizability/record"
+	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab/server/localens"
 	"github.com/zabd/zabd/zab/server/zkprocess"
 	"github.com/zabd/zabd/zab/storage"
@@ -562,4 +564,59 @@ func TestMixedSync(t *testing.T) {
 		m.truncateOrphan(2, 3, true, "SNAP")
 	})
 	writeAndReadEverywhere(t, m.Ensemble, "/end")
+}
+
+// TestMixedSessions: a client connected only to a follower of one kind,
+// under a leader of the other, keeps its session (and its ephemeral) alive
+// for twice its timeout through the follower's PING replies, which carry
+// its touches to the leader; cut off (frozen), it is expired by the leader
+// within its timeout and a tick bucket, and its ephemeral goes, watched by
+// a client on a member of the leader's kind. Both ways; the recorded
+// history passes every checker.
+func TestMixedSessions(t *testing.T) {
+	skipUnlessLong(t)
+	m := startMixed(t, "ddZ", 0, nil)
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	rec := record.New(f)
+	const timeout = 4 * time.Second
+	for _, c := range []struct {
+		leader   byte
+		follower int64 // the kind opposite the leader's
+	}{{zabdKind, 3}, {zookeeperKind, 1}} {
+		leader := m.leadBy(c.leader)
+		holder, err := rec.Connect([]string{m.Member(c.follower).ClientAddr}, timeout)
+		require.NoError(t, err)
+		watcher, err := rec.Connect([]string{m.Member(leader).ClientAddr}, timeout)
+		require.NoError(t, err)
+		eph := fmt.Sprintf("/eph-on-%d-under-%d", c.follower, leader)
+		_, err = holder.Create(eph, []byte("alive"), wire.ModeEphemeral)
+		require.NoError(t, err)
+		session := holder.SessionID()
+		after(context.Background(), 2*timeout) // the session must outlive its timeout
+		exists, err := watcher.Exists(eph, true)
+		require.NoError(t, err)
+		require.True(t, exists, "%s's ephemeral after twice its timeout", kindName(m.kind(c.follower)))
+		require.Equal(t, session, holder.SessionID(), "the holder kept its session")
+
+		holder.Freeze()
+		frozen := time.Now()
+		for exists {
+			require.Less(t, time.Since(frozen), timeout+5*time.Second, "the frozen session's ephemeral %s is still there", eph)
+			time.Sleep(50 * time.Millisecond) // polling a real server
+			exists, err = watcher.Exists(eph, false)
+			require.NoError(t, err)
+		}
+		gone := time.Since(frozen)
+		assert.Greater(t, gone, timeout-tick, "expired before its timeout")
+		t.Logf("a client of %s follower %d under %s leader %d: alive for %v; frozen, expired after %v",
+			kindName(m.kind(c.follower)), c.follower, kindName(c.leader), leader, 2*timeout, gone.Round(time.Millisecond))
+		holder.Thaw()
+		holder.Close()
+		watcher.Close()
+	}
+	require.NoError(t, rec.Close())
+	require.NoError(t, f.Close())
+	checkHistory(t, path)
 }
