@@ -612,7 +612,14 @@ func TestMixedSessions(t *testing.T) {
 		assert.Greater(t, gone, timeout-tick, "expired before its timeout")
 		t.Logf("a client of %s follower %d under %s leader %d: alive for %v; frozen, expired after %v",
 			kindName(m.kind(c.follower)), c.follower, kindName(c.leader), leader, 2*timeout, gone.Round(time.Millisecond))
+		// Thawed, it learns of the expiry and opens a new session; it is
+		// closed once that is done, as the workload's expired client is.
 		holder.Thaw()
+		deadline := time.Now().Add(2*timeout + 10*time.Second)
+		for holder.SessionID() == session {
+			require.True(t, time.Now().Before(deadline), "the thawed holder got no new session")
+			time.Sleep(50 * time.Millisecond) // polling the client's state
+		}
 		holder.Close()
 		watcher.Close()
 	}
