@@ -142,16 +142,18 @@ func (m *mixedEnsemble) killLeadersUnderLoad(seed uint64) map[byte]bool {
 			led[m.kind(leader)] = true
 			m.Member(leader).Stop(syscall.SIGKILL)
 			next, err := m.WaitServing(ctx)
-			if err != nil {
-				if ctx.Err() == nil {
-					t.Error(err)
-				}
-				return
+			if err == nil {
+				led[m.kind(next)] = true
+				t.Logf("under load: killed leader %d (%s); server %d (%s) leads", leader, kindName(m.kind(leader)), next, kindName(m.kind(next)))
+			} else if ctx.Err() == nil {
+				t.Error(err)
 			}
-			led[m.kind(next)] = true
-			t.Logf("under load: killed leader %d (%s); server %d (%s) leads", leader, kindName(m.kind(leader)), next, kindName(m.kind(next)))
+			// Restarted even when the faults are over: the checks after
+			// the workload need every member.
 			if err := m.Restart(leader); err != nil {
 				t.Error(err)
+			}
+			if err != nil {
 				return
 			}
 		}
@@ -185,13 +187,14 @@ func TestMixedThree(t *testing.T) {
 }
 
 // TestMixedFive: five voters, two zabd and three ZooKeeper, lose their
-// leader and a follower at once under recorded load, twice; both come back.
+// leader and a follower at once under recorded load (12 s), twice; both
+// come back.
 func TestMixedFive(t *testing.T) {
 	skipUnlessLong(t)
 	m := startMixed(t, "dZdZZ", 0, nil)
 	writeAndReadEverywhere(t, m.Ensemble, "/before")
 	led := map[byte]bool{}
-	chaos(t, m.Ensemble, 20, func(ctx context.Context) {
+	chaosFor(t, m.Ensemble, 20, 12*time.Second, func(ctx context.Context) {
 		for range 2 {
 			leader, ok := leaderAfter(t, ctx, m.Ensemble, 1500*time.Millisecond)
 			if !ok {
@@ -202,19 +205,20 @@ func TestMixedFive(t *testing.T) {
 			m.Member(leader).Stop(syscall.SIGKILL)
 			m.Member(follower).Stop(syscall.SIGKILL)
 			next, err := m.WaitServing(ctx)
-			if err != nil {
-				if ctx.Err() == nil {
-					t.Error(err)
-				}
-				return
+			if err == nil {
+				led[m.kind(next)] = true
+				t.Logf("killed leader %d (%s) and follower %d (%s); server %d (%s) leads", leader, kindName(m.kind(leader)),
+					follower, kindName(m.kind(follower)), next, kindName(m.kind(next)))
+			} else if ctx.Err() == nil {
+				t.Error(err)
 			}
-			led[m.kind(next)] = true
-			t.Logf("killed leader %d (%s) and follower %d (%s); server %d (%s) leads", leader, kindName(m.kind(leader)),
-				follower, kindName(m.kind(follower)), next, kindName(m.kind(next)))
 			for _, id := range []int64{leader, follower} {
 				if err := m.Restart(id); err != nil {
 					t.Error(err)
 				}
+			}
+			if err != nil {
+				return
 			}
 		}
 	})
@@ -230,9 +234,10 @@ func TestMixedFive(t *testing.T) {
 
 // TestMixedObservers: a zabd observer under a ZooKeeper leader, and a
 // ZooKeeper observer under a zabd leader. The observer serves clients
-// through the leader being killed under recorded load (the voters'
-// layouts keep the leader's kind: the surviving voter of the leader's kind
-// has the highest id).
+// (writes through it, reads after sync) before and after the leader is
+// killed twice under recorded load, the history checked; load may bring
+// the other kind to lead meanwhile, so the leader's kind is restored at
+// rest before the last check.
 func TestMixedObservers(t *testing.T) {
 	skipUnlessLong(t)
 	for i, c := range []struct {
@@ -244,10 +249,8 @@ func TestMixedObservers(t *testing.T) {
 			m.leadBy(c.leader)
 			require.Equal(t, "observer", m.Mode(context.Background(), 4))
 			writeAndReadEverywhere(t, m.Ensemble, "/before")
-			led := m.killLeadersUnderLoad(uint64(30 + i))
-			assert.Equal(t, map[byte]bool{c.leader: true}, led, "the kinds that led")
-			leader := waitServing(t, m.Ensemble)
-			assert.Equal(t, string(c.leader), string(m.kind(leader)), "the leader's kind at the end")
+			m.killLeadersUnderLoad(uint64(30 + i))
+			m.leadBy(c.leader)
 			assert.Equal(t, "observer", m.Mode(context.Background(), 4))
 			writeAndReadEverywhere(t, m.Ensemble, "/after")
 		})
