@@ -239,6 +239,18 @@ func TestElectionTiming(t *testing.T) {
 	require.ErrorContains(t, err, "zoo.cfg:2: fastleader.finalizeWait: 0 is out of range")
 }
 
+func TestMixedEnsemble(t *testing.T) {
+	cfg, err := parse(t, "dataDir=/d\n")
+	require.NoError(t, err)
+	assert.False(t, cfg.MixedEnsemble, "off by default")
+	cfg, err = parse(t, "dataDir=/d\nmixedEnsemble=TRUE\n")
+	require.NoError(t, err)
+	assert.True(t, cfg.MixedEnsemble)
+	assert.Empty(t, cfg.Warnings)
+	_, err = parse(t, "dataDir=/d\nmixedEnsemble=yes\n")
+	require.ErrorContains(t, err, "zoo.cfg:2: mixedEnsemble:")
+}
+
 func TestPeerType(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "zoo.cfg")
