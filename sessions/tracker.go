@@ -129,6 +129,24 @@ func (t *Tracker) RestartExpiry(now time.Duration) {
 	}
 }
 
+// StepDown forgets what only a leader decides: which sessions are closing
+// and which member serves each. A leader that steps down calls it. The
+// closeSession txns it prepared may never commit (the next leader may not
+// have them), and a session whose close is lost lives on in the table, as
+// ZooKeeper's next role finds it — its fresh session tracker knows no
+// closing marks and no owners. A closing mark left behind refused the
+// session's reconnects with SessionExpired (leading again) or dropped its
+// requests (following), while no member ever closed it; an owner left
+// behind made a learner drop the reads of a session its own client had
+// moved to it (SessionMoved). The sessions get an expiry schedule again
+// when this member leads (RestartExpiry); a committed closeSession still
+// removes them.
+func (t *Tracker) StepDown() {
+	for _, s := range t.byID {
+		s.closing, s.hasOwner = false, false
+	}
+}
+
 // Touch pushes id's expiry to a full timeout after now. It reports false
 // when the session is unknown or already closing, as ZooKeeper's
 // touchSession does.

@@ -40,6 +40,9 @@ func (p *Peer) resetRole(role Role, leader int64) {
 		// prepares against the tree as synchronization leaves it (a stale
 		// change made its next txns' digests wrong).
 		p.tree.DiscardPending()
+		// Likewise the sessions it decided to close (their closeSession
+		// txns may be lost with its leadership) and their owners.
+		p.sessions.StepDown()
 	case p.learn != nil:
 		p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: p.learn.leader, Kind: PeerClose})
 	}

@@ -2,6 +2,7 @@ package zab_test
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -251,4 +252,71 @@ func TestExpiryBeforeCreateCommitsClosesOnce(t *testing.T) {
 	require.Equal(t, []int64{2}, h.Pending(), "no second closeSession")
 	h.Release()
 	require.Empty(t, h.Peer.SessionTable())
+}
+
+// TestLostCloseSessionDoesNotLeaveTheSessionClosing: a leader that expires a
+// session and loses its leadership before the closeSession commits must
+// forget that it was closing, and who served the session. The next leader
+// never had the txn, so the session lives on; a member that kept its
+// closing mark dropped the session's requests without an answer (and,
+// leading again, refused its reconnects with Expired while never closing
+// it: hunt seed 54063, where the session's ephemeral outlived the Expired
+// its client was told), and one that kept the owner closed the resumed
+// connection as if the session had moved.
+func TestLostCloseSessionDoesNotLeaveTheSessionClosing(t *testing.T) {
+	c := checkedCluster(t, zabtest.ClusterConfig{Voters: 3, Tweak: func(_ int64, cfg *zab.Config) {
+		cfg.Ensemble.SyncLimit = 50 // the leader outlives the session's timeout while cut off
+	}})
+	l := serving(t, c)
+	f, g := l%3+1, (l+1)%3+1
+	cl := session(t, c, f)
+	createOK(t, c, cl, "/alive")
+
+	// Cut the leader off: no touches reach it, so it expires the session
+	// and proposes the close, which nobody acknowledges.
+	c.Partition([]int64{l}, []int64{f, g})
+	closed := func() bool {
+		for _, txn := range c.Node(l).Log {
+			if txn.Header.Type == wire.OpCloseSession && txn.Header.ClientID == cl.Session {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < 400 && !closed(); i++ {
+		settle(c, 50*time.Millisecond)
+	}
+	require.True(t, closed(), "the cut-off leader never proposed the session's close\n%s", c.Status())
+
+	// The others elect a leader without that txn; then the old leader,
+	// which stepped down without restarting, rejoins it as a follower.
+	underNewLeader := func(id int64) bool {
+		st := c.Node(id).Peer.State()
+		return st.Phase == zab.PhaseBroadcast && st.Leader != l && st.Leader != 0
+	}
+	for i := 0; i < 4000 && !(underNewLeader(f) && underNewLeader(g)); i++ {
+		settle(c, 50*time.Millisecond)
+	}
+	require.True(t, underNewLeader(f) && underNewLeader(g), "no new leader among %d and %d\n%s", f, g, c.Status())
+	c.Heal()
+	l2 := serving(t, c)
+	require.NotEqual(t, l, l2)
+
+	// The session is alive under the new leader: resumed on the old
+	// leader, its requests are answered.
+	resumed := c.Connect(l, cl.Session, cl.Passwd, 30000)
+	c.Stabilize(10000)
+	xid := resumed.Send(wire.OpExists, &wire.PathWatchRequest{Path: "/alive"})
+	c.Stabilize(10000)
+	answered := false
+	for _, m := range resumed.TakeMessages() {
+		if r, ok := m.Body.(*wire.ConnectResponse); ok {
+			require.Positive(t, r.TimeOut, "the session was refused as expired on server %d", l)
+		}
+		if m.Kind == zab.Reply && m.Header.Xid == xid {
+			answered = true
+			require.Equal(t, wire.ErrOK, m.Header.Err)
+		}
+	}
+	require.True(t, answered, "server %d dropped the resumed session's request\n%s\n%s", l, c.Status(), strings.Join(c.Trace[len(c.Trace)-40:], "\n"))
 }
