@@ -2,6 +2,7 @@ package linearizability
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -463,6 +464,10 @@ type sessionFacts struct {
 	closeZxid map[int64]int64 // acknowledged close
 	expiredAt map[int64]int64 // first sign of expiry (event or reply time)
 	expiredBy map[int64]*Entry
+	// closedBefore: for a session shown expired, the acknowledged write
+	// with the lowest zxid that its closeSession txn must precede (see
+	// expiryBounds); absent when nothing bounds it.
+	closedBefore map[int64]*Entry
 }
 
 func gatherSessions(h History) sessionFacts {
@@ -479,7 +484,77 @@ func gatherSessions(h History) sessionFacts {
 			}
 		}
 	}
+	f.closedBefore = expiryBounds(h, f.expiredAt)
 	return f
+}
+
+// expiryBounds finds, for each session shown expired at expiredAt, the
+// first acknowledged write its closeSession txn must precede. A client is
+// told Expired as soon as the server (an ensemble's leader) decides the
+// expiry — ZooKeeper marks the session closing and queues the
+// closeSession — before that txn is durable, let alone applied. So:
+//
+//   - Reads called later prove nothing: in an ensemble a lagging member
+//     answers them from its own tree, and zabd answers them at once.
+//   - A write called later is ordered after the closeSession by the one
+//     server that decided both — unless that server lost the txn first:
+//     a crash before it was durable, or, in an ensemble, a lost
+//     leadership. ZooKeeper then brings the session back from the log and
+//     expires it again later; the history cannot see a crash or tell
+//     which leader decided the expiry.
+//
+// Hence the bound is kept only where the history proves the server stayed
+// up: a history from one server (History.SingleServer), and writes
+// answered while some client's connection, opened before the expiry was
+// shown, was still up (a crash closes every connection).
+func expiryBounds(h History, expiredAt map[int64]int64) map[int64]*Entry {
+	out := map[int64]*Entry{}
+	if len(expiredAt) == 0 || !h.SingleServer() {
+		return out
+	}
+	up := connectionSpans(h)
+	for s, t := range expiredAt {
+		until := t // the server was up from t to until
+		for _, sp := range up {
+			if sp[0] < t && sp[1] > until {
+				until = sp[1]
+			}
+		}
+		for i := range h {
+			w := &h[i]
+			if !w.IsWrite() || w.OutcomeUnknown() || w.Zxid == nil || w.Err == ErrSessionExpired ||
+				w.Call <= t || *w.Return > until {
+				continue
+			}
+			if b := out[s]; b == nil || *w.Zxid < *b.Zxid {
+				out[s] = w
+			}
+		}
+	}
+	return out
+}
+
+// connectionSpans are the times each client's connections were up: from a
+// SyncConnected event to the client's next state change (or for ever).
+func connectionSpans(h History) [][2]int64 {
+	var out [][2]int64
+	open := map[int]int64{}
+	for _, e := range bySeq(h) {
+		if !e.IsStateEvent() {
+			continue
+		}
+		if at, ok := open[e.Client]; ok {
+			out = append(out, [2]int64{at, e.At})
+			delete(open, e.Client)
+		}
+		if e.Type == StateSyncConnected {
+			open[e.Client] = e.At
+		}
+	}
+	for _, at := range open {
+		out = append(out, [2]int64{at, math.MaxInt64})
+	}
+	return out
 }
 
 // CheckSessions checks session expiry: no operation of a session succeeds
@@ -573,9 +648,9 @@ func ephemeralSeen(e *Entry, f sessionFacts) []Violation {
 			out = append(out, Violation{Guarantee: GuaranteeSession, Entries: []*Entry{e},
 				Explanation: fmt.Sprintf("%s shows an ephemeral of session %v, which was closed at zxid %v", e.describe(), st.EphemeralOwner, Hex64(cz))})
 		}
-		if t, ok := f.expiredAt[owner]; ok && e.Call > t {
-			out = append(out, Violation{Guarantee: GuaranteeSession, Entries: []*Entry{e, f.expiredBy[owner]},
-				Explanation: fmt.Sprintf("%s shows an ephemeral of session %v, called after %s showed that session expired", e.describe(), st.EphemeralOwner, f.expiredBy[owner].describe())})
+		if w := f.closedBefore[owner]; w != nil && *e.Zxid >= *w.Zxid {
+			out = append(out, Violation{Guarantee: GuaranteeSession, Entries: []*Entry{e, f.expiredBy[owner], w},
+				Explanation: fmt.Sprintf("%s shows an ephemeral of session %v, although %s showed that session expired before %s was called, which the same server answered without a restart", e.describe(), st.EphemeralOwner, f.expiredBy[owner].describe(), w.describe())})
 		}
 	}
 	return out

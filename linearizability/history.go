@@ -191,6 +191,11 @@ type Entry struct {
 	At      int64  `json:"at,omitempty"`
 	Type    string `json:"type,omitempty"`
 	Timeout int32  `json:"timeout,omitempty"`
+	// Server names the server a SyncConnected event connected to, when the
+	// recorder knows it (any spelling, e.g. "1" or "10.0.0.1:2181"). A
+	// history whose every SyncConnected names one and the same server is
+	// judged as from one server (see SingleServer).
+	Server string `json:"server,omitempty"`
 }
 
 // MarshalJSON writes call for an operation and at for an event even when
@@ -223,7 +228,32 @@ func (e *Entry) OutcomeUnknown() bool {
 	if e.Kind != KindOp || !isWriteOp(e.Op) {
 		return false
 	}
-	return !e.Returned() || e.Err == ErrConnectionLoss || e.Err == wire.ErrOperationTimeout.String()
+	return !e.Returned() || lostWithConnection(e.Err)
+}
+
+// lostWithConnection reports whether err says the request's reply was lost,
+// so that nothing is known of its outcome.
+func lostWithConnection(err string) bool {
+	return err == ErrConnectionLoss || err == wire.ErrOperationTimeout.String()
+}
+
+// SingleServer reports whether h comes from one server: every SyncConnected
+// event names its server, and all name the same one. Some checks are
+// stricter then, because one server answers every request in one order;
+// an ensemble's members answer reads from their own trees, which may lag.
+func (h History) SingleServer() bool {
+	server := ""
+	for i := range h {
+		e := &h[i]
+		if e.Kind != KindEvent || e.Type != StateSyncConnected {
+			continue
+		}
+		if e.Server == "" || (server != "" && e.Server != server) {
+			return false
+		}
+		server = e.Server
+	}
+	return server != ""
 }
 
 // IsWrite reports whether e is an operation that changes the tree when it
@@ -358,14 +388,14 @@ func fieldsOf(e *Entry) map[string]any {
 		"version": &e.Version, "mode": &e.Mode, "ttl": &e.TTL, "watch": &e.Watch,
 		"watchMode": &e.WatchMode, "ops": &e.Ops, "err": &e.Err, "zxid": &e.Zxid,
 		"created": &e.Created, "stat": &e.Stat, "children": &e.Children, "results": &e.Results,
-		"at": &e.At, "type": &e.Type, "timeout": &e.Timeout,
+		"at": &e.At, "type": &e.Type, "timeout": &e.Timeout, "server": &e.Server,
 	}
 }
 
 // fields allowed per kind, beyond kind/client/session/seq.
 var (
 	opFields    = set("call", "return", "op", "path", "data", "version", "mode", "ttl", "watch", "watchMode", "ops", "err", "zxid", "created", "stat", "children", "results")
-	eventFields = set("at", "type", "path", "timeout")
+	eventFields = set("at", "type", "path", "timeout", "server")
 )
 
 func set(names ...string) map[string]bool {
@@ -406,7 +436,7 @@ var (
 		KindEvent: {"client", "session", "seq", "at"},
 	}
 	foreignKeys = map[string][]string{
-		KindOp:    {"at", "type", "timeout"},
+		KindOp:    {"at", "type", "timeout", "server"},
 		KindEvent: {"call", "return", "op", "ops", "results", "err", "zxid", "stat", "mode", "watch", "watchMode", "created", "children", "data", "version", "ttl"},
 	}
 )
@@ -522,6 +552,9 @@ func validateEvent(e *Entry) (string, error) {
 	if !e.IsStateEvent() && e.Path == "" {
 		return "path", fmt.Errorf("a watch event needs a path")
 	}
+	if e.Server != "" && e.Type != StateSyncConnected {
+		return "server", fmt.Errorf("only a SyncConnected event names its server")
+	}
 	return "", nil
 }
 
@@ -539,13 +572,16 @@ func validateOp(e *Entry) (string, error) {
 	if e.Return != nil && *e.Return < e.Call {
 		return "return", fmt.Errorf("return %d is before call %d", *e.Return, e.Call)
 	}
-	if e.Return == nil && (e.Err != "" || e.Zxid != nil) {
-		return "err", fmt.Errorf("an operation without a return has no result")
+	// A recorder may write a request lost with its connection as
+	// ConnectionLoss (or OperationTimeout) without a return time: it is an
+	// operation of unknown outcome like one that never returned.
+	if e.Return == nil && (e.Zxid != nil || (e.Err != "" && !lostWithConnection(e.Err))) {
+		return "err", fmt.Errorf("an operation without a return has no result (but ConnectionLoss or OperationTimeout)")
 	}
 	if e.Return != nil && e.Err == "" {
 		return "err", fmt.Errorf("missing on a returned operation")
 	}
-	if e.Return != nil && e.Zxid == nil && e.Err != ErrConnectionLoss && e.Err != wire.ErrOperationTimeout.String() {
+	if e.Return != nil && e.Zxid == nil && !lostWithConnection(e.Err) {
 		return "zxid", fmt.Errorf("missing: a reply from the server carries its header's zxid")
 	}
 	if e.Err != "" {

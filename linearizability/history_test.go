@@ -48,6 +48,9 @@ func TestHistoryReaderIsStrict(t *testing.T) {
 		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":1,"return":2,"op":"create","path":"/a","mode":"Persistent","err":"ok","zxid":"0x2"}`, "mode", "unknown create mode"},
 		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":2,"op":"sync","path":"/a","err":"ok"}`, "return", "before call"},
 		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"op":"setData","path":"/a","data":"x","version":-1,"err":"ok"}`, "err", "without a return"},
+		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"op":"setData","path":"/a","data":"x","version":-1,"err":"ConnectionLoss","zxid":"0x2"}`, "err", "without a return"},
+		{`{"kind":"event","client":1,"session":"0x1","seq":2,"at":5,"type":"Disconnected","server":"1"}`, "server", "only a SyncConnected"},
+		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":6,"op":"sync","path":"/a","err":"ok","zxid":"0x2","server":"1"}`, "server", "not a field of a \"op\" entry"},
 		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":6,"op":"setData","path":"/a","data":"x","err":"ok","zxid":"0x2"}`, "version", "missing on setData"},
 		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":6,"op":"multi","ops":[{"op":"getData","path":"/a"}],"results":[{"err":"ok"}],"err":"ok","zxid":"0x2"}`, "ops[0]", "cannot appear inside multi"},
 		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":6,"op":"multi","ops":[{"op":"check","path":"/a","version":1}],"err":"ok","zxid":"0x2"}`, "results", "0 results for 1 operations"},
@@ -141,4 +144,24 @@ func TestZeroTimesRoundTrip(t *testing.T) {
 	back, err := ReadHistory(&buf, "zero")
 	require.NoError(t, err)
 	assert.Equal(t, h, back)
+}
+
+// TestConnectionLossWithoutReturn: a recorder may write a request lost with
+// its connection as ConnectionLoss without a return time; it is read as an
+// operation of unknown outcome, which may have taken effect or not.
+func TestConnectionLossWithoutReturn(t *testing.T) {
+	const lost = `{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"op":"create","path":"/a","data":"x","mode":"persistent","err":"ConnectionLoss"}`
+	for _, exists := range []bool{true, false} {
+		read := `{"kind":"op","client":2,"session":"0x2","seq":1,"call":20,"return":21,"op":"exists","path":"/a","err":"NoNode","zxid":"0x3"}`
+		if exists {
+			read = `{"kind":"op","client":2,"session":"0x2","seq":1,"call":20,"return":21,"op":"exists","path":"/a","err":"ok","zxid":"0x3","stat":{"czxid":"0x3","mzxid":"0x3","ctime":0,"mtime":0,"version":0,"cversion":0,"aversion":0,"ephemeralOwner":"0x0","dataLength":1,"numChildren":0,"pzxid":"0x3"}}`
+		}
+		h, err := ReadHistory(strings.NewReader(lost+"\n"+read+"\n"), "h.jsonl")
+		require.NoError(t, err)
+		require.True(t, h[0].OutcomeUnknown())
+		r := CheckAll(h, Options{})
+		var b strings.Builder
+		require.NoError(t, r.Print(&b))
+		assert.True(t, r.OK(), "create took effect: %v\n%s", exists, b.String())
+	}
 }

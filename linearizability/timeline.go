@@ -67,6 +67,9 @@ func (o *tlOp) describe() string {
 type timeline struct {
 	ops  []*tlOp
 	rank map[int64]int64
+	// single: the history comes from one server (History.SingleServer),
+	// which answers every request in one order.
+	single bool
 }
 
 // duplicateZxids reports acknowledged successful writes sharing a zxid.
@@ -92,7 +95,7 @@ func duplicateZxids(h History) []Violation {
 
 // buildTimeline lays out h. includeReads adds reads as exact operations.
 func buildTimeline(h History, includeReads bool) *timeline {
-	tl := &timeline{rank: map[int64]int64{}}
+	tl := &timeline{rank: map[int64]int64{}, single: h.SingleServer()}
 	// Rank every zxid a reply carries.
 	var zxids []int64
 	for i := range h {
@@ -234,52 +237,68 @@ func (tl *timeline) replySlot(o *Entry) (int64, bool) {
 	return slot, true
 }
 
-// sessionReplies indexes a session's definite replies by call time, with
-// the running maximum of their slots from the left and minimum from the
-// right.
+// sessionReplies indexes a session's definite replies by call time: the
+// running maximum of their slots from the left, and the minimum from the
+// right of those that bound a write of unknown outcome from above (see
+// boundsLater).
 type sessionReplies struct {
 	calls     []int64
 	maxBefore []int64 // maxBefore[i]: highest slot among calls[:i+1]
-	minAfter  []int64 // minAfter[i]: lowest slot among calls[i:]
+	later     []int64 // calls of the replies that bound from above
+	minAfter  []int64 // minAfter[i]: lowest slot among later[i:]
 }
 
 func (tl *timeline) indexSession(ops []*Entry) *sessionReplies {
-	type reply struct{ call, slot int64 }
+	type reply struct {
+		call, slot int64
+		later      bool
+	}
 	var rs []reply
 	for _, o := range ops {
 		if slot, ok := tl.replySlot(o); ok {
-			rs = append(rs, reply{o.Call, slot})
+			rs = append(rs, reply{o.Call, slot, tl.boundsLater(o)})
 		}
 	}
 	sort.Slice(rs, func(a, b int) bool { return rs[a].call < rs[b].call })
-	n := len(rs)
-	idx := &sessionReplies{calls: make([]int64, n), maxBefore: make([]int64, n), minAfter: make([]int64, n)}
+	idx := &sessionReplies{calls: make([]int64, len(rs)), maxBefore: make([]int64, len(rs))}
 	for i, r := range rs {
 		idx.calls[i] = r.call
 		idx.maxBefore[i] = r.slot
 		if i > 0 {
 			idx.maxBefore[i] = max(r.slot, idx.maxBefore[i-1])
 		}
-	}
-	for i := n - 1; i >= 0; i-- {
-		idx.minAfter[i] = rs[i].slot
-		if i < n-1 {
-			idx.minAfter[i] = min(rs[i].slot, idx.minAfter[i+1])
+		if r.later {
+			idx.later = append(idx.later, r.call)
+			idx.minAfter = append(idx.minAfter, r.slot)
 		}
+	}
+	for i := len(idx.minAfter) - 2; i >= 0; i-- {
+		idx.minAfter[i] = min(idx.minAfter[i], idx.minAfter[i+1])
 	}
 	return idx
 }
 
+// boundsLater reports whether reply o of a session bounds from above where
+// that session's earlier write of unknown outcome may take effect. A write
+// does: the server (an ensemble's leader) orders a session's writes as
+// sent, and once the session has moved to another connection a request
+// still on its way from the old one fails (SessionMoved). A read does on
+// one server only, which answers it after the session's earlier writes.
+// In an ensemble the write's reply was lost with its connection; the
+// client may reconnect to a member that has not applied it yet, and that
+// member answers reads from its own tree.
+func (tl *timeline) boundsLater(o *Entry) bool { return tl.single || o.IsWrite() }
+
 // sessionWindow bounds where an operation of unknown outcome called at call
 // may take effect by its own session's replies: a session's requests are
 // applied in the order it sent them, so after every one sent before it that
-// has a reply, and before every one sent after it.
+// has a reply, and before every later one that bounds it (boundsLater).
 func (idx *sessionReplies) sessionWindow(call int64) (lo, hi int64) {
 	lo, hi = -1, slotInfinity
 	if i := sort.Search(len(idx.calls), func(i int) bool { return idx.calls[i] >= call }); i > 0 {
 		lo = idx.maxBefore[i-1] + 1
 	}
-	if j := sort.Search(len(idx.calls), func(i int) bool { return idx.calls[i] > call }); j < len(idx.calls) {
+	if j := sort.Search(len(idx.later), func(i int) bool { return idx.later[i] > call }); j < len(idx.later) {
 		hi = idx.minAfter[j] - 1
 	}
 	return lo, hi
@@ -290,41 +309,14 @@ func (idx *sessionReplies) sessionWindow(call int64) (lo, hi int64) {
 // reply, and (if the history shows the expiry: an Expired event or a
 // SessionExpired reply) before any reply to an operation called after that.
 func (tl *timeline) addExpiries(h History, bySession map[int64][]*Entry, ephemeralKeys map[int64][]string) {
-	closed := map[int64]bool{}
-	expiredAt := map[int64]int64{}
-	for i := range h {
-		e := &h[i]
-		if e.Kind == KindOp && e.Op == OpClose && e.Returned() && e.Err == ErrOK {
-			closed[e.Session.int()] = true
-		}
-		t, ok := expiryObservedAt(e)
-		if ok {
-			if old, seen := expiredAt[e.Session.int()]; !seen || t < old {
-				expiredAt[e.Session.int()] = t
-			}
-		}
-	}
-	// Replies by call time, to bound a known expiry from above.
-	type called struct{ call, slot int64 }
-	var calls []called
-	for _, op := range tl.ops {
-		if op.kind == tlWrite || op.kind == tlRead {
-			calls = append(calls, called{op.e.Call, op.lo})
-		}
-	}
-	sort.Slice(calls, func(a, b int) bool { return calls[a].call < calls[b].call })
-	minSlotFrom := make([]int64, len(calls)+1)
-	minSlotFrom[len(calls)] = slotInfinity
-	for i := len(calls) - 1; i >= 0; i-- {
-		minSlotFrom[i] = min(calls[i].slot, minSlotFrom[i+1])
-	}
+	f := gatherSessions(h)
 	sessions := make([]int64, 0, len(ephemeralKeys))
 	for s := range ephemeralKeys {
 		sessions = append(sessions, s)
 	}
 	slices.Sort(sessions)
 	for _, s := range sessions {
-		if closed[s] {
+		if _, closed := f.closeZxid[s]; closed {
 			continue
 		}
 		lo := int64(-1)
@@ -334,10 +326,9 @@ func (tl *timeline) addExpiries(h History, bySession map[int64][]*Entry, ephemer
 			}
 		}
 		op := &tlOp{kind: tlExpire, session: s, lo: lo, hi: slotInfinity, keys: ephemeralKeys[s]}
-		if t, ok := expiredAt[s]; ok {
-			i := sort.Search(len(calls), func(i int) bool { return calls[i].call > t })
+		if w := f.closedBefore[s]; w != nil {
 			op.must = true
-			op.hi = max(lo, minSlotFrom[i]-1)
+			op.hi = max(lo, 4*tl.rank[int64(*w.Zxid)]-1)
 		}
 		tl.ops = append(tl.ops, op)
 	}

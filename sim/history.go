@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"strconv"
+
 	"github.com/zabd/zabd/linearizability"
 	"github.com/zabd/zabd/sim/simclient"
 	"github.com/zabd/zabd/wire"
@@ -16,6 +18,9 @@ func historyEntry(e *simclient.Entry) linearizability.Entry {
 		if e.Type == wire.EventNone {
 			h.Type = e.State.String()
 			h.Timeout = e.Timeout
+			if e.Server != 0 {
+				h.Server = strconv.FormatInt(e.Server, 10)
+			}
 		} else {
 			h.Type = e.Type.String()
 		}

@@ -455,6 +455,9 @@ func (w *world) Record(e simclient.Entry) {
 	if e.Kind == "op" {
 		w.stats.Ops++
 	}
+	if cn := w.conns[e.Conn]; e.Conn != 0 && cn != nil {
+		e.Server = cn.server.sid
+	}
 	if w.tr.on() {
 		w.tr.logf("client %d history %s", e.Client, describeEntry(&e))
 	}

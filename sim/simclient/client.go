@@ -173,7 +173,7 @@ func (c *Client) Connected(conn ConnID, resp wire.ConnectResponse) {
 		c.state = connected
 		c.seq++
 		c.env.Record(Entry{Kind: "event", Client: c.cfg.ID, Session: c.session, Seq: c.seq, Return: c.env.Now(),
-			Type: wire.EventNone, State: wire.StateSyncConnected, Timeout: resp.TimeOut})
+			Type: wire.EventNone, State: wire.StateSyncConnected, Timeout: resp.TimeOut, Conn: conn})
 		if code, req, any := c.watches.setWatches(c.lastZxid); any {
 			c.send(wire.RequestHeader{Xid: wire.XidSetWatches, Type: code}, req)
 		}

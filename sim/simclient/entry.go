@@ -26,6 +26,10 @@ type Entry struct {
 	State   wire.KeeperState
 	Path    string
 	Timeout int32 // SyncConnected: the negotiated session timeout in ms
+	// SyncConnected: the connection it came on (Conn, from the client), and
+	// the server at its other end (Server, filled in by the simulator).
+	Conn   ConnID
+	Server int64
 }
 
 // Op is an operation as the client issued it.
