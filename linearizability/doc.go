@@ -21,12 +21,19 @@
 //     linear time. A write of unknown outcome (no reply, ConnectionLoss,
 //     OperationTimeout) may take effect anywhere after every write
 //     acknowledged before it was called and after its session's earlier
-//     replies, before its session's later ones, or never; so may the expiry
-//     of a session that held ephemerals and was not seen to close (it must,
-//     before the next operation called after an Expired event or
-//     SessionExpired reply). Such operations make the replay carry a set of
-//     possible states, each with the uncertain operations still pending; a
-//     pending one is settled (taken effect, in any order the windows allow,
+//     replies, before its session's later writes (and, in a history from
+//     one server, its later reads: see History.SingleServer; an ensemble's
+//     client may reconnect to a member that has not applied it yet), or
+//     never; so may the expiry of a session that held ephemerals and was
+//     not seen to close. Once an Expired event or SessionExpired reply shows
+//     the expiry, it must precede the writes called after it — on one
+//     server, and only those answered while a connection opened before it
+//     stayed up: the client is told before the closeSession txn is durable,
+//     and a crash (or, in an ensemble, a lost leadership) loses that txn and
+//     brings the session back, to expire again later; reads called after it
+//     may be answered before the txn is applied. Such operations make the
+//     replay carry a set of possible states, each with the uncertain
+//     operations still pending; a pending one is settled (taken effect, in any order the windows allow,
 //     or not) only when an exact operation depends on what it changes or
 //     changes what it depends on, so unrelated ones never multiply the
 //     states. A session's requests take effect in the order sent, and one
@@ -52,11 +59,13 @@
 //     creation or expiry, a failed write's error txn): the replay does not
 //     care whose txn it is. A component whose writes fail is left to
 //     CheckWrites.
-//   - CheckSyncRead (sync then read, its own guarantee: ZooKeeper keeps it on
-//     one server, not across leader changes, ZOOKEEPER-1675): a read after a
-//     sync has a zxid at least that of every write acknowledged before the
-//     sync was called, and does not show its path older than the last of
-//     them. A node that an ephemeral create made — acknowledged, or of
+//   - CheckSyncRead (sync then read, its own guarantee: ZooKeeper keeps it
+//     under one leader, not across leader changes, ZOOKEEPER-1675): a read
+//     after a sync has a zxid at least that of every write acknowledged
+//     before the sync was called, and does not show its path older than the
+//     last of them. A violation whose sync was answered in an older epoch
+//     than the write it misses is reported as "sync across a leader change",
+//     which is not promised (NotPromised) and does not fail a report. A node that an ephemeral create made — acknowledged, or of
 //     unknown outcome when no acknowledged create made it — may have gone
 //     with its session since.
 //   - CheckWatches (watch before data): once a read leaves a one-shot watch,
@@ -72,7 +81,8 @@
 //     events fired by session closes.
 //   - CheckSessions (session expiry): no operation of a session succeeds after
 //     its close or after its expiry was shown; no read shows an ephemeral of
-//     a session already closed or shown expired; an ephemeral is not missing
+//     a session already closed, or at a zxid at or past a write its shown
+//     expiry must precede (see CheckWrites); an ephemeral is not missing
 //     while its owner is demonstrably alive and nothing deleted it; a session
 //     is not expired while its client stayed connected, nor sooner than its
 //     timeout after the client's last answered request.

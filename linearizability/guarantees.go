@@ -132,7 +132,11 @@ func multiSucceeded(e *Entry) bool {
 
 // CheckSyncRead checks that a read issued after a sync returned sees every
 // write acknowledged before the sync was called: its reply zxid is at least
-// theirs, and it does not show its path older than the last of them.
+// theirs, and it does not show its path older than the last of them. A
+// violation whose sync was answered in an older epoch than the write it
+// misses is reported as GuaranteeSyncLeaderChange: a sync is not a quorum
+// operation, so a leader that has been replaced without knowing it may
+// answer it (ZOOKEEPER-1675), which ZooKeeper does not promise against.
 func CheckSyncRead(h History) []Violation {
 	writes := successfulWrites(h)
 	acked := ackedByReturn(h, func(e *Entry) bool { return e.IsWrite() })
@@ -160,17 +164,31 @@ func CheckSyncRead(h History) []Violation {
 			continue
 		}
 		if need := latestBefore(acked, sync.Call); need != nil && int64(*e.Zxid) < need.zxid {
-			out = append(out, Violation{Guarantee: GuaranteeSyncRead, Entries: []*Entry{e, sync},
+			out = append(out, Violation{Guarantee: syncGuarantee(sync, need), Entries: []*Entry{e, sync, need.e},
 				Explanation: fmt.Sprintf("%s follows %s, yet its zxid is below that of %s, acknowledged before the sync was called", e.describe(), sync.describe(), need.e.describe())})
 			continue
 		}
-		if why := staleAfter(writes[e.Path], latestBefore(lastByPath[e.Path], sync.Call), e, uncertain); why != "" {
-			out = append(out, Violation{Guarantee: GuaranteeSyncRead, Entries: []*Entry{e, sync},
+		last := latestBefore(lastByPath[e.Path], sync.Call)
+		if why := staleAfter(writes[e.Path], last, e, uncertain); why != "" {
+			out = append(out, Violation{Guarantee: syncGuarantee(sync, last), Entries: []*Entry{e, sync, last.e},
 				Explanation: fmt.Sprintf("%s follows %s, yet %s", e.describe(), sync.describe(), why)})
 		}
 	}
 	return out
 }
+
+// syncGuarantee names the guarantee a read after sync breaks by missing
+// write w: sync then read, or, when the sync was answered in an epoch
+// older than w's, sync across a leader change.
+func syncGuarantee(sync *Entry, w *pathWrite) string {
+	if epochOf(w.zxid) > epochOf(int64(*sync.Zxid)) {
+		return GuaranteeSyncLeaderChange
+	}
+	return GuaranteeSyncRead
+}
+
+// epochOf is a zxid's epoch, its high 32 bits.
+func epochOf(zxid int64) int64 { return zxid >> 32 }
 
 // returnedWrite is an acknowledged write with the highest-zxid write among
 // those returned no later than it.

@@ -70,6 +70,10 @@ type Stats struct {
 	// replayed those txns over it.
 	FuzzySnapshots  int
 	FuzzyRecoveries int
+	// NotPromised counts history-checker violations of what ZooKeeper does
+	// not promise (linearizability.NotPromised: a sync across a leader
+	// change); they are traced, not failures.
+	NotPromised int
 }
 
 // Result is what a run found.
