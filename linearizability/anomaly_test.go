@@ -275,7 +275,7 @@ func TestCheckFileWritesVisualisation(t *testing.T) {
 	require.NoError(t, WriteHistory(f, b.h))
 	require.NoError(t, f.Close())
 	var out bytes.Buffer
-	ok, err := CheckFile(path, &out)
+	ok, err := CheckFile(path, Options{}, &out)
 	require.NoError(t, err)
 	assert.False(t, ok)
 	assert.Contains(t, out.String(), "FAIL  linearizable writes")

@@ -189,12 +189,12 @@ func WriteVisualization(f *Failure, path string) error {
 	return nil
 }
 
-// CheckFile reads the history at path, runs every checker and prints the
-// report to out. For each failure of the write or read replay it writes
+// CheckFile reads the history at path, runs every checker with opt and
+// prints the report to out. For each failure of the write or read replay it writes
 // Porcupine's visualisation to path + ".<n>.html" and names it in the
 // report. ok is false when a guarantee is violated; err is for unreadable
 // files and failed writes.
-func CheckFile(path string, out io.Writer) (ok bool, err error) {
+func CheckFile(path string, opt Options, out io.Writer) (ok bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return false, fmt.Errorf("check: %w", err)
@@ -204,7 +204,7 @@ func CheckFile(path string, out io.Writer) (ok bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	r := CheckAll(h, Options{})
+	r := CheckAll(h, opt)
 	if err := r.Print(out); err != nil {
 		return false, fmt.Errorf("check: print report: %w", err)
 	}
