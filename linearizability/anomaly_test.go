@@ -255,7 +255,7 @@ func TestUnknownSequentialCreateExplainsTheFinalState(t *testing.T) {
 		b.op(1, 0x1, OpCreate, "/q", ErrOK, 2, func(e *Entry) { e.Data, e.Mode, e.Created = str(""), "persistent", "/q" })
 		b.lost(1, 0x1, OpCreate, "/q/n", func(e *Entry) { e.Data, e.Mode = str("c1"), "persistent_sequential" })
 		b.op(2, 0x2, OpGetData, tc.read, ErrOK, 3, func(e *Entry) { e.Data, e.Stat = str(tc.data), st(3, 3, 3, 0, tc.data) })
-		vs := CheckDurability(b.h)
+		vs := CheckDurability(b.h, Options{})
 		if tc.ok {
 			assert.Empty(t, vs, tc.name)
 		} else {
@@ -617,5 +617,60 @@ func TestSyncAcrossALeaderChangeIsReportedApart(t *testing.T) {
 		assert.NotEmpty(t, r.Violations[GuaranteeSyncLeaderChange], out.String())
 		assert.True(t, r.OK(), "a sync across a leader change is not promised\n%s", out.String())
 		assert.Contains(t, out.String(), "note  sync across a leader change (not promised by ZooKeeper): 1")
+	}
+}
+
+// With Options.Reaping the server may delete a childless container that had
+// a child, or a childless TTL node, at any point; nothing else may vanish
+// unasked, and without the option nothing may.
+func TestReapedNodesMayVanish(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		mode    string
+		child   bool // a child created (and, unless keepChild, deleted) before the read
+		keep    bool // the child stays
+		reaping bool
+		ok      bool
+	}{
+		{name: "emptied container", mode: "container", child: true, reaping: true, ok: true},
+		{name: "emptied container, no reaping", mode: "container", child: true},
+		{name: "container never used", mode: "container", reaping: true},
+		{name: "container with a child", mode: "container", child: true, keep: true, reaping: true},
+		{name: "childless TTL node", mode: "persistent_with_ttl", reaping: true, ok: true},
+		{name: "TTL node with a child", mode: "persistent_with_ttl", child: true, keep: true, reaping: true},
+		{name: "persistent node", mode: "persistent", child: true, reaping: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := newBuilder()
+			b.op(1, 0x1, OpCreate, "/c", ErrOK, 2, func(e *Entry) {
+				e.Data, e.Mode, e.Created = str("c"), c.mode, "/c"
+				if c.mode == "persistent_with_ttl" {
+					e.TTL = 1000
+				}
+			})
+			zxid := int64(2)
+			if c.child {
+				b.op(1, 0x1, OpCreate, "/c/x", ErrOK, 3, func(e *Entry) { e.Data, e.Mode, e.Created = str("x"), "persistent", "/c/x" })
+				zxid = 3
+				if !c.keep {
+					b.op(1, 0x1, OpDelete, "/c/x", ErrOK, 4, func(e *Entry) { e.Version = ver(-1) })
+					zxid = 4
+				}
+			}
+			b.op(2, 0x2, OpExists, "/c", "NoNode", zxid+1, nil)
+			// a later write, so that the read is not a final one
+			b.op(1, 0x1, OpCreate, "/d", ErrOK, zxid+2, func(e *Entry) { e.Data, e.Mode, e.Created = str("d"), "persistent", "/d" })
+			var buf bytes.Buffer
+			require.NoError(t, WriteHistory(&buf, b.h))
+			h, err := ReadHistory(&buf, "test")
+			require.NoError(t, err)
+			r := CheckAll(h, Options{Reaping: c.reaping})
+			var out strings.Builder
+			require.NoError(t, r.Print(&out))
+			require.Equal(t, c.ok, r.OK(), out.String())
+			if !c.ok {
+				assert.NotEmpty(t, r.Violations[GuaranteeReads], out.String())
+			}
+		})
 	}
 }

@@ -53,6 +53,14 @@ type Options struct {
 	// answered by a learner that recently. Zero (one server) counts every
 	// answered request.
 	TouchLag time.Duration
+	// Reaping says that the server deletes containers and TTL nodes by
+	// itself (ZooKeeper's ContainerManager, zabd's reaper): no history line
+	// shows those deletions. A container without children that has had one
+	// may then vanish at any point, and so may a TTL node without children
+	// (its TTL bounds nothing: the reaper compares wall-clock times, which
+	// may jump). Off (the simulator's reaper waits 24 h), a node vanishing
+	// unasked is a violation.
+	Reaping bool
 }
 
 // DefaultTimeout is the Porcupine deadline when Options.Timeout is zero.
@@ -72,7 +80,7 @@ func (o Options) deadline() time.Time {
 // before their call and before their session's next reply, or never.
 func CheckWrites(h History, opt Options) []Violation {
 	out := duplicateZxids(h)
-	tl := buildTimeline(h, false)
+	tl := buildTimeline(h, false, opt.Reaping)
 	return append(out, checkTimeline(tl, GuaranteeWrites, opt.deadline(), func(*tlOp) bool { return true })...)
 }
 
@@ -82,7 +90,7 @@ func CheckWrites(h History, opt Options) []Violation {
 // writes are not linearizable is reported by CheckWrites, not here.
 func CheckReads(h History, opt Options) []Violation {
 	out := sessionOrder(h)
-	tl := buildTimeline(h, true)
+	tl := buildTimeline(h, true, opt.Reaping)
 	return append(out, checkTimeline(tl, GuaranteeReads, opt.deadline(), func(op *tlOp) bool { return op.kind == tlRead })...)
 }
 
@@ -149,12 +157,12 @@ func CheckAll(h History, opt Options) Report {
 	r := Report{Entries: len(h), Violations: map[string][]Violation{}}
 	r.Violations[GuaranteeWrites] = CheckWrites(h, opt)
 	r.Violations[GuaranteeReads] = CheckReads(h, opt)
-	for _, v := range CheckSyncRead(h) {
+	for _, v := range CheckSyncRead(h, opt) {
 		r.Violations[v.Guarantee] = append(r.Violations[v.Guarantee], v)
 	}
 	r.Violations[GuaranteeWatch] = CheckWatches(h)
 	r.Violations[GuaranteeSession] = CheckSessions(h, opt)
-	r.Violations[GuaranteeDurability] = CheckDurability(h)
+	r.Violations[GuaranteeDurability] = CheckDurability(h, opt)
 	return r
 }
 

@@ -100,6 +100,8 @@
 // ever made under a parent). It predicts ok, NoNode, NodeExists, BadVersion,
 // NotEmpty, NoChildrenForEphemerals and a multi's RuntimeInconsistency; any
 // other error (NoAuth, BadArguments, …) depends on what a history does not
-// record and is accepted as a write without effect. Stat times are not
+// record and is accepted as a write without effect. With Options.Reaping the
+// server's own deletions of containers and TTL nodes are uncertain
+// operations too (see reap.go). Stat times are not
 // compared. A history is assumed to start on a fresh tree.
 package linearizability

@@ -18,7 +18,8 @@ type pathWrite struct {
 	op        string // create, delete, setData
 	data      string
 	deleted   bool
-	ephemeral bool // an ephemeral create
+	ephemeral bool     // an ephemeral create
+	reap      reapKind // a create of a container or TTL node
 }
 
 // successfulWrites indexes acknowledged successful writes by the path they
@@ -29,8 +30,11 @@ func successfulWrites(h History) map[string][]pathWrite {
 		if created != "" {
 			path = created
 		}
-		out[path] = append(out[path], pathWrite{e: e, zxid: int64(*e.Zxid), op: op, data: derefString(data),
-			deleted: op == OpDelete, ephemeral: op == OpCreate && modeNames[mode].Ephemeral()})
+		w := pathWrite{e: e, zxid: int64(*e.Zxid), op: op, data: derefString(data), deleted: op == OpDelete}
+		if op == OpCreate {
+			w.ephemeral, w.reap = modeNames[mode].Ephemeral(), reapKindOf(modeNames[mode])
+		}
+		out[path] = append(out[path], w)
 	}
 	for i := range h {
 		e := &h[i]
@@ -121,6 +125,19 @@ func ephemeralAt(ws []pathWrite, last *pathWrite, unknownEphemeral bool) bool {
 	return unknownEphemeral
 }
 
+// reapableAt reports whether the node at path as last written by ws up to
+// last was made by an acknowledged create of a container or TTL node,
+// which the server may delete by itself (Options.Reaping; whether it had
+// children is left to the replaying checkers).
+func reapableAt(ws []pathWrite, last *pathWrite) bool {
+	for i := len(ws) - 1; i >= 0; i-- {
+		if w := &ws[i]; w.zxid <= last.zxid && (w.op == OpCreate || w.deleted) {
+			return w.op == OpCreate && w.reap != reapNever
+		}
+	}
+	return false
+}
+
 func multiSucceeded(e *Entry) bool {
 	for _, r := range e.Results {
 		if r.Err != ErrOK {
@@ -137,7 +154,7 @@ func multiSucceeded(e *Entry) bool {
 // misses is reported as GuaranteeSyncLeaderChange: a sync is not a quorum
 // operation, so a leader that has been replaced without knowing it may
 // answer it (ZOOKEEPER-1675), which ZooKeeper does not promise against.
-func CheckSyncRead(h History) []Violation {
+func CheckSyncRead(h History, opt Options) []Violation {
 	writes := successfulWrites(h)
 	acked := ackedByReturn(h, func(e *Entry) bool { return e.IsWrite() })
 	lastByPath := map[string][]returnedWrite{}
@@ -169,7 +186,7 @@ func CheckSyncRead(h History) []Violation {
 			continue
 		}
 		last := latestBefore(lastByPath[e.Path], sync.Call)
-		if why := staleAfter(writes[e.Path], last, e, uncertain); why != "" {
+		if why := staleAfter(writes[e.Path], last, e, uncertain, opt.Reaping); why != "" {
 			out = append(out, Violation{Guarantee: syncGuarantee(sync, last), Entries: []*Entry{e, sync, last.e},
 				Explanation: fmt.Sprintf("%s follows %s, yet %s", e.describe(), sync.describe(), why)})
 		}
@@ -233,14 +250,15 @@ func latestBefore(idx []returnedWrite, t int64) *pathWrite {
 }
 
 // staleAfter explains how read r shows its path older than last, the last
-// write to it acknowledged before the sync, or "".
-func staleAfter(ws []pathWrite, last *pathWrite, r *Entry, uncertain uncertainPaths) string {
+// write to it acknowledged before the sync, or "". With reaping, a
+// container or TTL node may have been deleted by the server since.
+func staleAfter(ws []pathWrite, last *pathWrite, r *Entry, uncertain uncertainPaths, reaping bool) string {
 	if last == nil {
 		return ""
 	}
 	switch {
 	case r.Err == errNoNode && !last.deleted:
-		if ephemeralAt(ws, last, uncertain.mayBeEphemeral(r.Path)) || uncertain.deleted[r.Path] {
+		if ephemeralAt(ws, last, uncertain.mayBeEphemeral(r.Path)) || uncertain.deleted[r.Path] || (reaping && reapableAt(ws, last)) {
 			return "" // its session may have ended since, or a delete of unknown outcome took effect
 		}
 		for _, w := range ws {
@@ -729,7 +747,7 @@ func lastCallBefore(calls []int64, limit int64) (int64, bool) {
 // every write was issued and every answered write had returned show —
 // equals the acknowledged writes in zxid order plus some of those whose
 // outcome is unknown: no acknowledged write is lost.
-func CheckDurability(h History) []Violation {
+func CheckDurability(h History, opt Options) []Violation {
 	var lastWrite int64 // session closes after the final reads do not count
 	for i := range h {
 		if e := &h[i]; e.IsWrite() && e.Op != OpClose {
@@ -741,7 +759,7 @@ func CheckDurability(h History) []Violation {
 	}
 	writes := successfulWrites(h)
 	uncertain := uncertainWrites(h)
-	tl := buildTimeline(h, false)
+	tl := buildTimeline(h, false, opt.Reaping)
 	var out []Violation
 	for i := range h {
 		e := &h[i]
@@ -760,6 +778,9 @@ func CheckDurability(h History) []Violation {
 		}
 		if last != nil && !exists && ephemeralAt(ws, last, uncertain.mayBeEphemeral(e.Path)) {
 			continue // its session may have ended (closed, expired) since
+		}
+		if last != nil && !exists && opt.Reaping && reapableAt(ws, last) {
+			continue // the server may have reaped it
 		}
 		if last == nil && !exists {
 			continue

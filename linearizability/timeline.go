@@ -31,11 +31,13 @@ const (
 	tlRead                  // read: exact slot
 	tlUnknown               // write of unknown outcome: window
 	tlExpire                // session expiry: window
+	tlReap                  // the server deleting a container or TTL node: window
 )
 
 type tlOp struct {
 	kind    tlKind
-	e       *Entry // nil for tlExpire
+	e       *Entry // nil for tlExpire and tlReap
+	path    string // tlReap: the node
 	session int64
 	zxid    int64
 	lo, hi  int64 // slots; lo == hi for exact ops
@@ -57,11 +59,18 @@ type tlOp struct {
 const slotInfinity = math.MaxInt64 / 4
 
 func (o *tlOp) describe() string {
-	if o.kind == tlExpire {
+	switch o.kind {
+	case tlExpire:
 		return fmt.Sprintf("expiry of session %v", Hex64(o.session))
+	case tlReap:
+		return "the server's deletion of " + o.path
 	}
 	return o.e.describe()
 }
+
+// uncertain reports whether the operation has a window rather than a slot:
+// it may take effect anywhere in it, or never.
+func (o *tlOp) uncertain() bool { return o.kind != tlWrite && o.kind != tlRead }
 
 // timeline is a history laid out for the replay.
 type timeline struct {
@@ -93,8 +102,9 @@ func duplicateZxids(h History) []Violation {
 	return out
 }
 
-// buildTimeline lays out h. includeReads adds reads as exact operations.
-func buildTimeline(h History, includeReads bool) *timeline {
+// buildTimeline lays out h. includeReads adds reads as exact operations,
+// reaping the server's deletions of containers and TTL nodes (addReaps).
+func buildTimeline(h History, includeReads, reaping bool) *timeline {
 	tl := &timeline{rank: map[int64]int64{}, single: h.SingleServer()}
 	// Rank every zxid a reply carries.
 	var zxids []int64
@@ -153,6 +163,9 @@ func buildTimeline(h History, includeReads bool) *timeline {
 		}
 	}
 	tl.addExpiries(h, bySession, ephemeralKeys)
+	if reaping {
+		tl.addReaps(observed)
+	}
 	ephemeralPrints := map[int64][2][]string{}
 	for i := range h {
 		if e := &h[i]; e.IsWrite() {
@@ -163,6 +176,9 @@ func buildTimeline(h History, includeReads bool) *timeline {
 	}
 	tl.placeInGaps()
 	for _, op := range tl.ops {
+		if op.kind == tlReap {
+			continue // addReaps gave its footprint
+		}
 		if op.kind == tlExpire || op.e.Op == OpClose {
 			fp := ephemeralPrints[op.session]
 			op.deps, op.mods = fp[0], append(slices.Clip(fp[1]), sessionKey(op.session))
@@ -192,7 +208,7 @@ func (tl *timeline) placeInGaps() {
 	slot := func(i int) int64 { return 4 * tl.rank[known[i]] }
 	for _, op := range tl.ops {
 		op.gap = -1
-		if op.kind != tlUnknown && op.kind != tlExpire {
+		if !op.uncertain() {
 			op.gapsClosed = sort.Search(len(known), func(i int) bool { return slot(i) > op.lo })
 			continue
 		}
@@ -638,6 +654,15 @@ func stepNondet(t *tree, op *tlOp) []*tree {
 			return []*tree{gone}
 		}
 		return []*tree{t, gone}
+	case tlReap:
+		n := t.nodes[op.path]
+		if n == nil || !n.reapable() {
+			return []*tree{t}
+		}
+		x := &txn{base: t, changed: map[string]*node{}}
+		x.put(op.path, nil)
+		x.removeChild(op.path, 0)
+		return []*tree{t, commitStep(t.clone(), x, false, 0, 0)}
 	}
 	x, closes, _ := stepWrite(t, op.e, 0, false)
 	if !closes && len(x.order) == 0 {
@@ -750,7 +775,7 @@ func replayComponent(ops []*tlOp, deadline time.Time) *replayResult {
 	cut, cutStates, open := 0, []*pstate(nil), false
 	for i := 0; i < len(ops); i++ {
 		op := ops[i]
-		if op.kind == tlUnknown || op.kind == tlExpire {
+		if op.uncertain() {
 			if !open { // a segment for Porcupine starts here
 				cut, cutStates, open = i, cloneStates(states), true
 			}
@@ -1103,7 +1128,7 @@ func failureAt(ops []*tlOp, cut int, cutStates []*pstate, i int, why string, dea
 func statesBefore(ops []*tlOp, i int) []*pstate {
 	states := []*pstate{{t: freshTree()}}
 	for k := 0; k < i; k++ {
-		if ops[k].kind == tlUnknown || ops[k].kind == tlExpire {
+		if ops[k].uncertain() {
 			for _, st := range states {
 				st.pending = append(slices.Clip(st.pending), k)
 			}
@@ -1124,7 +1149,7 @@ func statesBefore(ops []*tlOp, i int) []*pstate {
 func uncertainOf(ops []*tlOp) []*tlOp {
 	var out []*tlOp
 	for _, op := range ops {
-		if op.kind == tlUnknown || op.kind == tlExpire {
+		if op.uncertain() {
 			out = append(out, op)
 		}
 	}
@@ -1155,7 +1180,7 @@ func explainStuck(init []*tree, ops []*tlOp, info porcupine.LinearizationInfo) (
 		states = next
 	}
 	for id, op := range ops {
-		if in[id] || op.kind == tlUnknown || op.kind == tlExpire || len(states) == 0 {
+		if in[id] || op.uncertain() || len(states) == 0 {
 			continue
 		}
 		_, why := stepExact(states[0], op, false)

@@ -24,6 +24,41 @@ type node struct {
 	seq                         int32 // children ever created: the next sequential suffix
 	kids                        map[string]bool
 	opaque                      bool
+	reap                        reapKind // a container or TTL node the server may delete
+}
+
+// reapKind says which nodes the server deletes by itself, as ZooKeeper's
+// ContainerManager (datatree.ReapCandidates) does.
+type reapKind uint8
+
+const (
+	reapNever     reapKind = iota
+	reapContainer          // once childless, if it ever had a child
+	reapTTL                // once childless and its TTL passed (not modelled: any time)
+)
+
+func reapKindOf(m wire.CreateMode) reapKind {
+	switch {
+	case m.Container():
+		return reapContainer
+	case m.TTL():
+		return reapTTL
+	}
+	return reapNever
+}
+
+// reapable reports whether the server may delete n now: a container
+// without children that has had one (ZooKeeper's default; zabd's
+// maxNeverUsed setting is not modelled), or a TTL node without children
+// (whose TTL may have passed: the model knows no times).
+func (n *node) reapable() bool {
+	switch n.reap {
+	case reapContainer:
+		return len(n.kids) == 0 && n.cversion > 0
+	case reapTTL:
+		return len(n.kids) == 0
+	}
+	return false
 }
 
 func (n *node) clone() *node {
@@ -64,7 +99,7 @@ func nodeHash(path string, n *node) uint64 {
 	h := fnv64(fnvOffset, path)
 	h = fnv64(h, n.data)
 	for _, v := range []int64{int64(n.version), int64(n.cversion), int64(n.aversion), n.czxid, n.mzxid, n.pzxid,
-		n.owner, int64(n.seq), int64(kids)} {
+		n.owner, int64(n.seq), int64(kids), int64(n.reap)} {
 		h = fnvWord(h, uint64(v))
 	}
 	if n.opaque {
@@ -148,7 +183,7 @@ func (t *tree) equal(o *tree) bool {
 		if n.data != m.data || n.version != m.version || n.cversion != m.cversion ||
 			n.aversion != m.aversion || n.czxid != m.czxid || n.mzxid != m.mzxid ||
 			n.pzxid != m.pzxid || n.owner != m.owner || n.seq != m.seq || n.opaque != m.opaque ||
-			len(n.kids) != len(m.kids) {
+			n.reap != m.reap || len(n.kids) != len(m.kids) {
 			return false
 		}
 		for k := range n.kids {
@@ -331,7 +366,7 @@ func applyCreate(x *txn, w writeOp, zxid, session int64) opResult {
 	if x.get(name) != nil {
 		return opResult{err: errNodeExist}
 	}
-	n := &node{data: w.data, czxid: zxid, mzxid: zxid, pzxid: zxid, kids: map[string]bool{}}
+	n := &node{data: w.data, czxid: zxid, mzxid: zxid, pzxid: zxid, kids: map[string]bool{}, reap: reapKindOf(w.mode)}
 	if w.mode.Ephemeral() {
 		n.owner = session
 	}

@@ -87,7 +87,7 @@ func TestRecordedHistoriesMutatedAreCaught(t *testing.T) {
 				}
 				return false
 			}},
-		{"final write lost", GuaranteeDurability, CheckDurability,
+		{"final write lost", GuaranteeDurability, func(h History) []Violation { return CheckDurability(h, Options{}) },
 			func(h History) bool {
 				for i := len(h) - 1; i >= 0; i-- {
 					if e := &h[i]; e.Op == OpGetData && e.Err == ErrOK {
