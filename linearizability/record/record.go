@@ -138,11 +138,16 @@ func (c *Client) nextSeq() int64 {
 	return c.seq
 }
 
-func (c *Client) connected(session int64, timeoutMs int32) {
+// connected records the session the client got from server (its address,
+// which the history names so that the checkers know whether it came from
+// one server: linearizability.History.SingleServer).
+func (c *Client) connected(session int64, timeoutMs int32, server string) {
 	c.mu.Lock()
 	c.session = session
+	e := linearizability.Entry{Kind: linearizability.KindEvent, Client: c.id, Session: linearizability.Hex64(session),
+		Seq: c.nextSeq(), At: c.r.now(), Type: wire.StateSyncConnected.String(), Timeout: timeoutMs, Server: server}
 	c.mu.Unlock()
-	c.eventFor(session, wire.StateSyncConnected.String(), "", timeoutMs)
+	c.r.write(&e)
 }
 
 func (c *Client) event(typ, path string, timeoutMs int32) {

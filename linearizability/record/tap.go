@@ -96,7 +96,7 @@ func (tc *tapConn) Read(b []byte) (int, error) {
 		if !ok {
 			break
 		}
-		tc.t.onReply(frame, !tc.gotConnect)
+		tc.t.onReply(frame, !tc.gotConnect, tc.RemoteAddr().String())
 		tc.gotConnect = true
 	}
 	if err != nil {
@@ -145,7 +145,9 @@ func (t *tap) onRequest(frame []byte, first bool) {
 	}
 }
 
-func (t *tap) onReply(frame []byte, first bool) {
+// onReply records one frame from server (its address); the first on a
+// connection is the connect response.
+func (t *tap) onReply(frame []byte, first bool, server string) {
 	d := wire.NewDecoder(frame)
 	if first {
 		var resp wire.ConnectResponse
@@ -157,7 +159,7 @@ func (t *tap) onReply(frame []byte, first bool) {
 			t.c.eventFor(asked, wire.StateExpired.String(), "", 0)
 			return
 		}
-		t.c.connected(resp.SessionID, resp.TimeOut)
+		t.c.connected(resp.SessionID, resp.TimeOut, server)
 		return
 	}
 	var h wire.ReplyHeader

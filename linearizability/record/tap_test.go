@@ -73,6 +73,7 @@ func TestTapDecodesRepliesAndEventsInArrivalOrder(t *testing.T) {
 	require.Len(t, h, 2)
 	assert.Equal(t, linearizability.StateSyncConnected, h[0].Type)
 	assert.Equal(t, int32(4000), h[0].Timeout)
+	assert.Equal(t, clientEnd.RemoteAddr().String(), h[0].Server, "SyncConnected names the server's address")
 	assert.Equal(t, "NodeDataChanged", h[1].Type)
 	assert.Equal(t, "/b", h[1].Path)
 	assert.Equal(t, int64(2), h[1].Seq)
@@ -104,10 +105,10 @@ func TestTapRecordsSetWatches(t *testing.T) {
 		c := &Client{r: rec, id: 1, session: 0x42}
 		c.tap = &tap{c: c}
 		c.tap.onRequest(wire.AppendFrame(nil, &wire.RequestHeader{Xid: xid, Type: wire.OpSetWatches})[4:], false)
-		c.tap.onReply(wire.AppendFrame(nil, &wire.ReplyHeader{Xid: xid, Zxid: 0x9})[4:], false)
+		c.tap.onReply(wire.AppendFrame(nil, &wire.ReplyHeader{Xid: xid, Zxid: 0x9})[4:], false, "127.0.0.1:2181")
 		if xid != wire.XidSetWatches {
 			// an ordinary xid names one request: a later reply with it is not this one's
-			c.tap.onReply(wire.AppendFrame(nil, &wire.ReplyHeader{Xid: xid, Zxid: 0xa})[4:], false)
+			c.tap.onReply(wire.AppendFrame(nil, &wire.ReplyHeader{Xid: xid, Zxid: 0xa})[4:], false, "127.0.0.1:2181")
 		}
 		require.NoError(t, rec.Close())
 		h, err := linearizability.ReadHistory(&out, "setWatches")
