@@ -51,6 +51,35 @@ type mixedEnsemble struct {
 	*localens.Ensemble
 	t      *testing.T
 	layout string
+	// rec records the operations of the scenario helpers' clients
+	// (createMany, sameChildren) into history, which checkRecorded checks.
+	rec        *record.Recorder
+	history    *os.File
+	historyDir string // the whole test's, not a subtest's
+}
+
+// client opens a recorded client of member id alone, with a 4 s session.
+func (m *mixedEnsemble) client(id int64) *record.Client {
+	t := m.t
+	t.Helper()
+	if m.rec == nil {
+		f, err := os.Create(filepath.Join(m.historyDir, "history.jsonl"))
+		require.NoError(t, err)
+		m.rec, m.history = record.New(f), f
+	}
+	c, err := m.rec.Connect([]string{m.Member(id).ClientAddr}, 4*time.Second)
+	require.NoError(t, err)
+	return c
+}
+
+// checkRecorded checks the history of every recorded client.
+func (m *mixedEnsemble) checkRecorded() {
+	t := m.t
+	t.Helper()
+	require.NotNil(t, m.rec, "nothing was recorded")
+	require.NoError(t, m.rec.Close())
+	require.NoError(t, m.history.Close())
+	checkHistory(t, m.history.Name())
 }
 
 // kind is member id's kind.
@@ -100,7 +129,7 @@ func startMixed(t *testing.T, layout string, observers int, extra map[string]str
 			}
 		}
 	})
-	m := &mixedEnsemble{Ensemble: e, t: t, layout: layout}
+	m := &mixedEnsemble{Ensemble: e, t: t, layout: layout, historyDir: t.TempDir()}
 	leader := waitServing(t, e)
 	t.Logf("%s: server %d (%s) leads: %q", layout, leader, kindName(m.kind(leader)), e.Modes(context.Background()))
 	return m
@@ -324,13 +353,13 @@ func (m *mixedEnsemble) expectSync(leader, learner int64, leaderFrom, learnerFro
 func (m *mixedEnsemble) createMany(id int64, parent string, from, n int) {
 	t := m.t
 	t.Helper()
-	c := connect(t, m.Member(id).ClientAddr)
+	c := m.client(id)
 	defer c.Close()
-	if _, err := c.Create(parent, nil, 0, zk.WorldACL(zk.PermAll)); err != nil && err != zk.ErrNodeExists {
+	if _, err := c.Create(parent, nil, wire.ModePersistent); err != nil && err != zk.ErrNodeExists {
 		require.NoError(t, err)
 	}
 	for i := from; i < from+n; i++ {
-		_, err := c.Create(fmt.Sprintf("%s/n%04d", parent, i), []byte("v"), 0, zk.WorldACL(zk.PermAll))
+		_, err := c.Create(fmt.Sprintf("%s/n%04d", parent, i), []byte("v"), wire.ModePersistent)
 		require.NoError(t, err)
 	}
 }
@@ -341,11 +370,10 @@ func (m *mixedEnsemble) sameChildren(leader int64, parent string) {
 	t := m.t
 	t.Helper()
 	read := func(id int64) []string {
-		c := connect(t, m.Member(id).ClientAddr)
+		c := m.client(id)
 		defer c.Close()
-		_, err := c.Sync(parent)
-		require.NoError(t, err)
-		kids, _, err := c.Children(parent)
+		require.NoError(t, c.Sync(parent))
+		kids, err := c.Children(parent, false)
 		require.NoError(t, err, "server %d", id)
 		return kids
 	}
@@ -534,7 +562,8 @@ func (m *mixedEnsemble) truncateOrphan(learner, leader int64, crossEpoch bool, m
 // the leader's next txn, ZooKeeper's leader sends a SNAP instead of a TRUNC
 // across epochs, and so does zabd's to a ZooKeeper learner. Servers 1 and 2
 // are zabd, 3 ZooKeeper: the highest id among survivors wins at rest, so
-// killing the leader chooses the next kind.
+// killing the leader chooses the next kind. The scenario's writes and
+// reads are recorded, and the history passes every checker.
 func TestMixedSync(t *testing.T) {
 	skipUnlessLong(t)
 	m := startMixed(t, "ddZ", 0, syncExtra)
@@ -566,7 +595,9 @@ func TestMixedSync(t *testing.T) {
 		m.t = t
 		m.truncateOrphan(2, 3, true, "SNAP")
 	})
+	m.t = t
 	writeAndReadEverywhere(t, m.Ensemble, "/end")
+	m.checkRecorded()
 }
 
 // TestMixedSessions: a client connected only to a follower of one kind,
@@ -579,22 +610,15 @@ func TestMixedSync(t *testing.T) {
 func TestMixedSessions(t *testing.T) {
 	skipUnlessLong(t)
 	m := startMixed(t, "ddZ", 0, nil)
-	path := filepath.Join(t.TempDir(), "history.jsonl")
-	f, err := os.Create(path)
-	require.NoError(t, err)
-	rec := record.New(f)
-	const timeout = 4 * time.Second
+	const timeout = 4 * time.Second // m.client's
 	for _, c := range []struct {
 		leader   byte
 		follower int64 // the kind opposite the leader's
 	}{{zabdKind, 3}, {zookeeperKind, 1}} {
 		leader := m.leadBy(c.leader)
-		holder, err := rec.Connect([]string{m.Member(c.follower).ClientAddr}, timeout)
-		require.NoError(t, err)
-		watcher, err := rec.Connect([]string{m.Member(leader).ClientAddr}, timeout)
-		require.NoError(t, err)
+		holder, watcher := m.client(c.follower), m.client(leader)
 		eph := fmt.Sprintf("/eph-on-%d-under-%d", c.follower, leader)
-		_, err = holder.Create(eph, []byte("alive"), wire.ModeEphemeral)
+		_, err := holder.Create(eph, []byte("alive"), wire.ModeEphemeral)
 		require.NoError(t, err)
 		session := holder.SessionID()
 		after(context.Background(), 2*timeout) // the session must outlive its timeout
@@ -626,7 +650,5 @@ func TestMixedSessions(t *testing.T) {
 		holder.Close()
 		watcher.Close()
 	}
-	require.NoError(t, rec.Close())
-	require.NoError(t, f.Close())
-	checkHistory(t, path)
+	m.checkRecorded()
 }
