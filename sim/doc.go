@@ -8,7 +8,8 @@
 // ScheduleForSeed, or hand-written JSON. It has a safety phase in which the
 // schedule's faults fire (crashes with torn writes, corrupt durable data,
 // full disk, slow and failing fsync, dropped connections, paused clients,
-// wall-clock jumps), then a liveness phase in which every client must finish
+// wall-clock jumps, network faults between members, and intruders presenting
+// another client's session), then a liveness phase in which every client must finish
 // its work. Invariants are checked after every step — nothing is answered
 // before it is durable, zxids strictly increase, recovery loses nothing
 // reported durable and rebuilds the same digest, a refusal to start happens

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -32,6 +33,33 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		// txns it already holds (the datatree's idempotence rules).
 		require.Greater(t, r.Stats.FuzzySnapshots, 0, "snapshots overlapped applied txns")
 		require.Greater(t, r.Stats.FuzzyRecoveries, 0, "a member recovered from a fuzzy snapshot")
+	},
+	"intruders": func(t *testing.T, r *Result) {
+		// Clients 4 and 5 present the sessions of clients 1 and 2 with a
+		// wrong and an empty password on the owners' servers: refused, and
+		// the owners never notice. Client 6 presents client 3's session with
+		// its password: the session moves, client 3's connection is closed,
+		// and it takes its session back on reconnecting.
+		owners := map[int]time.Duration{1: 2 * time.Second, 2: 3 * time.Second}
+		for c, at := range owners {
+			require.Empty(t, stateEvents(r, c, wire.StateDisconnected), "client %d's connection stayed up", c)
+			require.Empty(t, stateEvents(r, c, wire.StateExpired), "client %d's session lived on", c)
+			okAfter := 0
+			for _, e := range r.History {
+				if e.Client == c && e.Kind == "op" && e.Call > at && e.Result.Err == wire.ErrOK {
+					okAfter++
+				}
+			}
+			require.Greater(t, okAfter, 10, "client %d's later operations succeed", c)
+		}
+		for _, e := range r.History {
+			require.NotContains(t, []int{4, 5}, e.Client, "a refused intruder holds no session and records nothing")
+		}
+		require.NotEmpty(t, stateEvents(r, 3, wire.StateDisconnected), "the thief's connect closed client 3's connection")
+		require.Empty(t, stateEvents(r, 3, wire.StateExpired))
+		stolen := stateEvents(r, 6, wire.StateSyncConnected)
+		require.Len(t, stolen, 1, "the thief's connect is in the history")
+		require.Equal(t, stateEvents(r, 3, wire.StateSyncConnected)[0].Session, stolen[0].Session, "under client 3's session")
 	},
 	"pause-past-timeout-expires": func(t *testing.T, r *Result) {
 		require.NotEmpty(t, stateEvents(r, 1, wire.StateExpired), "client 1 was paused past its timeout")

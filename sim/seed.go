@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/zabd/zabd/sim/faults"
@@ -18,7 +21,30 @@ func ScheduleForSeed(seed int64) *faults.Schedule {
 	if s.SnapCount > 0 {
 		s.SnapshotStepNodes = 1 + streams.Stream("snapshot-step").IntN(maxSnapshotStepNodes)
 	}
+	addIntruders(s, streams.Stream("intruders"))
 	return s
+}
+
+// addIntruders switches adversarial clients on in one seed in four (swarm
+// style), with one to three intrusions on random clients' sessions: a wrong,
+// an empty or the stolen password, a thief holding the session for up to
+// two session timeouts. They come from their own stream, after the
+// generator's faults, so that every other choice of the schedule stays as
+// the "schedule" stream makes it.
+func addIntruders(s *faults.Schedule, r *rand.Rand) {
+	if s.Clients == 0 || r.IntN(4) != 0 {
+		return
+	}
+	for range 1 + r.IntN(3) {
+		f := faults.Fault{AtMs: r.Int64N(s.SafetyMs + 1), Kind: faults.Intrude, Client: 1 + r.IntN(s.Clients),
+			Passwd: faults.Passwds[r.IntN(len(faults.Passwds))]}
+		if f.Passwd == faults.StolenPasswd {
+			f.ForMs = 1 + r.Int64N(2*s.SessionTimeoutMs)
+		}
+		s.Faults = append(s.Faults, f)
+	}
+	slices.SortStableFunc(s.Faults, func(a, b faults.Fault) int { return cmp.Compare(a.AtMs, b.AtMs) })
+	s.Swarm = append(s.Swarm, faults.Intrude)
 }
 
 // maxSnapshotStepNodes bounds the drawn step of a fuzzy snapshot: the

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -9,29 +10,41 @@ import (
 	"github.com/zabd/zabd/sim/randstream"
 )
 
-// TestSnapshotStepIsDrawnOnItsOwnStream checks that a seed whose run takes
-// snapshots draws a small fuzzy-snapshot step, that drawing it leaves every
-// other choice of the schedule as the "schedule" stream alone makes it, and
-// that the schedule's JSON carries it so that -schedule replays it.
-func TestSnapshotStepIsDrawnOnItsOwnStream(t *testing.T) {
-	withSnapshots := 0
-	for seed := int64(1); seed <= 40; seed++ {
+// TestSeedChoicesOnTheirOwnStreams checks what ScheduleForSeed adds to the
+// generator's schedule: a seed whose run takes snapshots draws a small
+// fuzzy-snapshot step, some seeds draw intruders, and neither shifts any
+// other choice of the schedule as the "schedule" stream alone makes it;
+// the schedule's JSON carries both, so that -schedule replays them.
+func TestSeedChoicesOnTheirOwnStreams(t *testing.T) {
+	withSnapshots, withIntruders := 0, 0
+	for seed := int64(1); seed <= 60; seed++ {
 		s := ScheduleForSeed(seed)
-		plain := faults.Generate(seed, randstream.New(seed).Stream("schedule"), faults.DefaultLimits)
-		if s.SnapCount == 0 {
-			require.Zero(t, s.SnapshotStepNodes, "seed %d: no snapshots, no step", seed)
-			require.Equal(t, plain, s)
-			continue
-		}
-		withSnapshots++
-		require.GreaterOrEqual(t, s.SnapshotStepNodes, 1, "seed %d", seed)
-		require.LessOrEqual(t, s.SnapshotStepNodes, maxSnapshotStepNodes, "seed %d", seed)
-		plain.SnapshotStepNodes = s.SnapshotStepNodes
-		require.Equal(t, plain, s, "seed %d: the step shifted another choice", seed)
 		back, err := faults.Parse(s.MarshalIndented())
 		require.NoError(t, err)
-		require.Equal(t, s.SnapshotStepNodes, back.SnapshotStepNodes, "seed %d: the JSON carries the step", seed)
-		require.Contains(t, s.String(), "fuzzy snapshots:", "seed %d: the trace's header prints the step", seed)
+		require.Equal(t, s, back, "seed %d: the JSON carries the whole schedule", seed)
+
+		plain := faults.Generate(seed, randstream.New(seed).Stream("schedule"), faults.DefaultLimits)
+		rest := s.Clone()
+		rest.Faults = slices.DeleteFunc(rest.Faults, func(f faults.Fault) bool { return f.Kind == faults.Intrude })
+		if len(rest.Faults) < len(s.Faults) {
+			withIntruders++
+			require.Equal(t, faults.Intrude, rest.Swarm[len(rest.Swarm)-1], "seed %d: the header names the intruders", seed)
+			rest.Swarm = rest.Swarm[:len(rest.Swarm)-1]
+		}
+		if s.SnapCount == 0 {
+			require.Zero(t, s.SnapshotStepNodes, "seed %d: no snapshots, no step", seed)
+		} else {
+			withSnapshots++
+			require.GreaterOrEqual(t, s.SnapshotStepNodes, 1, "seed %d", seed)
+			require.LessOrEqual(t, s.SnapshotStepNodes, maxSnapshotStepNodes, "seed %d", seed)
+			require.Contains(t, s.String(), "fuzzy snapshots:", "seed %d: the header prints the step", seed)
+			plain.SnapshotStepNodes = s.SnapshotStepNodes
+		}
+		if len(plain.Faults) == 0 {
+			plain.Faults = rest.Faults // nil and empty alike
+		}
+		require.Equal(t, plain, rest, "seed %d: a choice of its own shifted another", seed)
 	}
-	require.Greater(t, withSnapshots, 5)
+	require.Greater(t, withSnapshots, 10)
+	require.Greater(t, withIntruders, 5)
 }

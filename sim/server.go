@@ -544,6 +544,9 @@ func (s *server) connect(cn *conn, req wire.ConnectRequest) {
 	}
 	id := zab.ConnID(cn.id)
 	s.conns[id] = cn
+	if cn.intruded != nil {
+		s.intruderArrived(cn)
+	}
 	s.peer.Step(s.now(), zab.ConnOpened{Conn: id, Addr: "127.0.0.1"})
 	s.step(zab.ConnectReceived{Conn: id, Req: req})
 }
@@ -882,6 +885,9 @@ func (s *server) send(m *zab.Message) {
 		}
 		r, id := *resp, cn.id
 		w.tr.logf("server %d -> client %d connect %s", s.sid, cn.client.ID(), wire.Describe(&r))
+		if cn.intruded != nil {
+			s.intruderAnswered(cn, &r)
+		}
 		w.deliverAt(&cn.toClient, func() { cn.client.Connected(id, r) })
 	case zab.Close:
 		w.closeConn(cn.id, "closed by the server")

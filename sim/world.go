@@ -97,6 +97,9 @@ type conn struct {
 	open     bool          // neither side has closed it
 	toServer time.Duration // last delivery time in each direction, for FIFO
 	toClient time.Duration
+	// intruded: an intruder's connection; the owner's connections that
+	// were open on its server when its connect arrived (see intrusion.go).
+	intruded *intrusion
 }
 
 // world is one simulation run.
@@ -118,11 +121,14 @@ type world struct {
 	dialRng  *rand.Rand
 	dialNext map[int]int // per client: the next server it tries
 	clients  []*simclient.Client
-	conns    map[simclient.ConnID]*conn
-	nextConn simclient.ConnID
-	history  []simclient.Entry
-	failures []Failure
-	stats    Stats
+	// intruders maps each intruder (after the schedule's clients in
+	// clients) to what it intrudes on.
+	intruders map[*simclient.Client]*intrusion
+	conns     map[simclient.ConnID]*conn
+	nextConn  simclient.ConnID
+	history   []simclient.Entry
+	failures  []Failure
+	stats     Stats
 }
 
 // Run simulates sched and checks everything it can. It is deterministic:
@@ -142,6 +148,7 @@ func newWorld(sched *faults.Schedule, opts Options) *world {
 	w := &world{
 		sched: sched, opts: opts, clock: clock, q: vtime.NewQueue(clock),
 		streams: randstream.New(sched.Seed), conns: map[simclient.ConnID]*conn{},
+		intruders: map[*simclient.Client]*intrusion{},
 	}
 	w.tr = tracer{w: opts.Trace, clock: clock}
 	w.rng = w.streams.Stream("net")
@@ -279,6 +286,8 @@ func (w *world) inject(f faults.Fault) {
 		}
 	case faults.Pause:
 		w.clients[f.Client-1].Pause(ms(f.ForMs))
+	case faults.Intrude:
+		w.intrude(f)
 	case faults.Partition, faults.BreakConn, faults.Clog, faults.SlowLink:
 		w.net.inject(f)
 	default:
@@ -410,7 +419,7 @@ func (w *world) Dial(c *simclient.Client, req *wire.ConnectRequest) simclient.Co
 		w.q.After(w.latency(), func() { c.Lost(id) })
 		return id
 	}
-	cn := &conn{id: id, client: c, server: s, gen: s.gen, open: true}
+	cn := &conn{id: id, client: c, server: s, gen: s.gen, open: true, intruded: w.intruders[c]}
 	w.conns[id] = cn
 	w.tr.logf("client %d: conn %d to server %d connect %s", c.ID(), id, s.sid, wire.Describe(req))
 	r := *req

@@ -32,6 +32,13 @@
 //     pause would; past the session timeout the server must expire it.
 //   - clockjump: the wall clock moves by Jump ms (negative: back); monotonic
 //     time, and so session expiry, must not notice.
+//   - intrude: an adversarial client presents client Client's live session
+//     id: with a wrong or an empty password it must be answered as ZooKeeper
+//     answers (timeout 0, session 0, then close) and the owner's connection
+//     and session stay untouched; with the stolen password the session moves
+//     to it for For ms (the owner's connection on that server is closed, as
+//     ZooKeeper closes it), then it hangs up without closing the session.
+//     The simulator draws these from a stream of their own (AdversaryKinds).
 //
 // After the safety phase comes the liveness phase: no more faults, every
 // server that is down restarts with its faults cleared, and every client must

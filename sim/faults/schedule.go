@@ -27,6 +27,9 @@ const (
 	BreakConn Kind = "breakconn"
 	Clog      Kind = "clog"
 	SlowLink  Kind = "slowlink"
+	// Intrude: an adversarial client presents client Client's live session
+	// (see Passwd).
+	Intrude Kind = "intrude"
 )
 
 // Kinds lists every fault kind in a fixed order.
@@ -34,6 +37,24 @@ var Kinds = []Kind{Crash, BitFlip, NoSpace, SlowFsync, FailFsync, Drop, Pause, C
 
 // NetworkKinds are the kinds that need an ensemble (links between servers).
 var NetworkKinds = []Kind{Partition, BreakConn, Clog, SlowLink}
+
+// AdversaryKinds are faults that Generate does not draw: the simulator draws
+// them from a stream of their own, so that adding them left every generated
+// schedule's other choices as they were.
+var AdversaryKinds = []Kind{Intrude}
+
+// Passwd is what an intruder presents with another client's session id.
+type Passwd string
+
+// Intruders' passwords.
+const (
+	WrongPasswd  Passwd = "wrong"  // 16 bytes that are not the session's password
+	EmptyPasswd  Passwd = "empty"  // no password at all
+	StolenPasswd Passwd = "stolen" // the session's own password: the session moves to the intruder
+)
+
+// Passwds lists the intruders' passwords in a fixed order.
+var Passwds = []Passwd{WrongPasswd, EmptyPasswd, StolenPasswd}
 
 // PartitionMode says which servers a partition cuts off (see the package
 // comment).
@@ -57,15 +78,17 @@ type Fault struct {
 	Kind   Kind  `json:"kind"`               //
 	Server int   `json:"server,omitempty"`   // server faults, clockjump, and one end of a link (0-based)
 	Peer   int   `json:"peer,omitempty"`     // breakconn, clog, slowlink: the link's other end
-	Client int   `json:"client,omitempty"`   // drop, pause (1-based, as in the history)
+	Client int   `json:"client,omitempty"`   // drop, pause, intrude (1-based, as in the history)
 	Torn   bool  `json:"torn,omitempty"`     // crash: tear the last sector written
 	DownMs int64 `json:"down_ms,omitempty"`  // crash: time until restart
-	ForMs  int64 `json:"for_ms,omitempty"`   // pause, nospace, slowfsync, partition, clog, slowlink: duration
+	ForMs  int64 `json:"for_ms,omitempty"`   // pause, nospace, slowfsync, partition, clog, slowlink, intrude (stolen: how long the thief holds the session): duration
 	Delay  int64 `json:"delay_ms,omitempty"` // slowfsync: extra time per fsync; slowlink: extra latency
 	JumpMs int64 `json:"jump_ms,omitempty"`  // clockjump: how far the server's wall clock moves
 
 	Mode  PartitionMode `json:"mode,omitempty"`  // partition: whom it cuts off
 	Group []int         `json:"group,omitempty"` // partition: the servers on the small side (0-based)
+
+	Passwd Passwd `json:"passwd,omitempty"` // intrude: the password presented
 }
 
 // At is the fault's time as a duration.
@@ -80,6 +103,8 @@ func (f Fault) String() string {
 	switch f.Kind {
 	case Drop, Pause:
 		fmt.Fprintf(&b, " client=%d", f.Client)
+	case Intrude:
+		fmt.Fprintf(&b, " client=%d passwd=%s", f.Client, f.Passwd)
 	case BreakConn, Clog, SlowLink:
 		fmt.Fprintf(&b, " link=%d-%d", f.Server+1, f.Peer+1)
 	case Partition:
@@ -174,7 +199,7 @@ func (s *Schedule) Validate() error {
 		return fmt.Errorf("schedule: safety_ms = %d and liveness_ms = %d, need >= 0 and > 0", s.SafetyMs, s.LivenessMs)
 	}
 	for i, f := range s.Faults {
-		if !slices.Contains(Kinds, f.Kind) {
+		if !slices.Contains(Kinds, f.Kind) && !slices.Contains(AdversaryKinds, f.Kind) {
 			return fmt.Errorf("schedule: fault %d: unknown kind %q", i, f.Kind)
 		}
 		if f.AtMs < 0 || f.AtMs > s.SafetyMs {
@@ -201,9 +226,12 @@ func (s *Schedule) validateFault(f *Fault) error {
 		return nil
 	}
 	switch f.Kind {
-	case Drop, Pause:
+	case Drop, Pause, Intrude:
 		if f.Client < 1 || f.Client > s.Clients {
 			return fmt.Errorf("client %d does not exist", f.Client)
+		}
+		if f.Kind == Intrude && !slices.Contains(Passwds, f.Passwd) {
+			return fmt.Errorf("unknown passwd %q (want one of %v)", f.Passwd, Passwds)
 		}
 		return nil
 	case BreakConn, Clog, SlowLink:

@@ -34,6 +34,31 @@ type Config struct {
 	Ops            int           // operations to complete before closing the session
 	MaxOutstanding int           // pipelined requests at most (>= 1)
 	MaxThink       time.Duration // pause between operations is uniform in [0, MaxThink]
+	// Intrusion, if set, makes the client an intruder on another client's
+	// session instead of a worker with its own (Ops is then ignored).
+	Intrusion *Intrusion
+}
+
+// Intrusion is an adversarial client's plan: it connects once with
+// another client's session id and a password that is wrong, empty or the
+// session's own, issues no operation and never closes the session.
+//
+// With a wrong or empty password the server must answer as ZooKeeper's
+// reopenSession does — a connect response with timeout 0, session id 0
+// and an empty password — and then close the connection; anything else is
+// a protocol violation, and the intruder finishes only once the server has
+// closed. It records nothing in the history: it never held the session.
+//
+// With the session's own password (Steal) the session moves to the
+// intruder, which records the SyncConnected it saw under its own client
+// number and the session's id (the connect touched the session, and the
+// history checkers must know), pings it for Hold, then hangs up without
+// closing it. A session already gone (timeout 0) ends the intrusion.
+type Intrusion struct {
+	Session int64
+	Passwd  []byte
+	Steal   bool
+	Hold    time.Duration
 }
 
 type connState int
@@ -71,6 +96,7 @@ type Client struct {
 	watches  watchSet
 	issued   int  // operations handed to a connection
 	closing  bool // closeSession sent
+	refused  bool // an intruder whose connect was refused, waiting for the close
 	thinking bool // a wake-up to issue the next op is scheduled
 
 	pausedUntil time.Duration
@@ -94,6 +120,13 @@ func (c *Client) ID() int { return c.cfg.ID }
 
 // Session is the current session id (0 before the first connect).
 func (c *Client) Session() int64 { return c.session }
+
+// ConnectedConn is the connection the client holds its session on, if it
+// is connected.
+func (c *Client) ConnectedConn() (ConnID, bool) { return c.conn, c.state == connected }
+
+// Passwd is the current session's password (nil before the first connect).
+func (c *Client) Passwd() []byte { return c.passwd }
 
 // Done reports whether the client finished its work and closed its session.
 func (c *Client) Done() bool { return c.state == finished }
@@ -158,6 +191,10 @@ func (c *Client) Connected(conn ConnID, resp wire.ConnectResponse) {
 			return
 		}
 		c.lastRecv = c.env.Now()
+		if c.cfg.Intrusion != nil {
+			c.intruderConnected(conn, resp)
+			return
+		}
 		if resp.TimeOut <= 0 {
 			// The session is gone: say so, then start afresh with a new one.
 			c.env.Hangup(conn)
@@ -168,17 +205,58 @@ func (c *Client) Connected(conn ConnID, resp wire.ConnectResponse) {
 			c.redialLater()
 			return
 		}
-		c.session, c.passwd = resp.SessionID, resp.Passwd
-		c.timeout = time.Duration(resp.TimeOut) * time.Millisecond
-		c.state = connected
-		c.seq++
-		c.env.Record(Entry{Kind: "event", Client: c.cfg.ID, Session: c.session, Seq: c.seq, Return: c.env.Now(),
-			Type: wire.EventNone, State: wire.StateSyncConnected, Timeout: resp.TimeOut, Conn: conn})
+		c.established(conn, resp)
 		if code, req, any := c.watches.setWatches(c.lastZxid); any {
 			c.send(wire.RequestHeader{Xid: wire.XidSetWatches, Type: code}, req)
 		}
 		c.pump()
 	})
+}
+
+// established takes a valid session from a connect response.
+func (c *Client) established(conn ConnID, resp wire.ConnectResponse) {
+	c.session, c.passwd = resp.SessionID, resp.Passwd
+	c.timeout = time.Duration(resp.TimeOut) * time.Millisecond
+	c.state = connected
+	c.seq++
+	c.env.Record(Entry{Kind: "event", Client: c.cfg.ID, Session: c.session, Seq: c.seq, Return: c.env.Now(),
+		Type: wire.EventNone, State: wire.StateSyncConnected, Timeout: resp.TimeOut, Conn: conn})
+}
+
+// intruderConnected judges the answer to an intruder's connect.
+func (c *Client) intruderConnected(conn ConnID, resp wire.ConnectResponse) {
+	in := c.cfg.Intrusion
+	switch {
+	case !in.Steal:
+		if resp.TimeOut != 0 || resp.SessionID != 0 || !allZero(resp.Passwd) {
+			c.env.Violation(c, fmt.Sprintf("a connect to session 0x%x with a wrong password was answered timeout=%d session=0x%x, not as ZooKeeper refuses it (timeout 0, session 0, empty password, then close)",
+				in.Session, resp.TimeOut, resp.SessionID))
+			return
+		}
+		c.refused = true // finished once the server closes the connection
+	case resp.TimeOut <= 0:
+		c.env.Hangup(conn) // the session is gone: nothing to steal
+		c.conn, c.state = 0, finished
+	case resp.SessionID != in.Session:
+		c.env.Violation(c, fmt.Sprintf("a connect to session 0x%x with its password was answered with session 0x%x", in.Session, resp.SessionID))
+	default:
+		c.established(conn, resp)
+		c.env.After(in.Hold, func() {
+			if c.state == connected && c.conn == conn {
+				c.env.Hangup(conn)
+				c.conn, c.state = 0, finished
+			}
+		})
+	}
+}
+
+func allZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Lost says conn was closed by the server or the network (or never opened).
@@ -208,6 +286,10 @@ func (c *Client) loseConnection() {
 		c.event(wire.EventNone, wire.StateDisconnected, "")
 	}
 	c.state = disconnected
+	if c.cfg.Intrusion != nil {
+		c.state = finished // an intruder tries once
+		return
+	}
 	if c.closing {
 		// The close's outcome is unknown; the client is done either way and the
 		// server will expire the session if the close never arrived.
@@ -361,9 +443,13 @@ func (c *Client) dial() {
 	c.state = connecting
 	now := c.env.Now()
 	c.lastSend, c.lastRecv = now, now
+	session, passwd := c.session, c.passwd
+	if in := c.cfg.Intrusion; in != nil {
+		session, passwd = in.Session, in.Passwd
+	}
 	c.conn = c.env.Dial(c, &wire.ConnectRequest{
 		LastZxidSeen: c.lastZxid, TimeOut: int32(c.cfg.SessionTimeout / time.Millisecond),
-		SessionID: c.session, Passwd: c.passwd, HasReadOnly: true,
+		SessionID: session, Passwd: passwd, HasReadOnly: true,
 	})
 }
 
@@ -384,7 +470,7 @@ func (c *Client) send(hdr wire.RequestHeader, body wire.Record) {
 
 // pump issues operations while the window allows, and the close at the end.
 func (c *Client) pump() {
-	if c.state != connected || c.paused() || c.closing || c.thinking {
+	if c.state != connected || c.paused() || c.closing || c.thinking || c.cfg.Intrusion != nil {
 		return
 	}
 	if c.issued == c.cfg.Ops {
@@ -428,6 +514,10 @@ func (c *Client) armTimer() {
 			return
 		}
 		now := c.env.Now()
+		if c.refused && now-c.lastRecv >= c.timeout*2/3 {
+			c.env.Violation(c, fmt.Sprintf("the server refused a wrong password for session 0x%x but did not close the connection within %v", c.cfg.Intrusion.Session, now-c.lastRecv))
+			return
+		}
 		if (c.state == connected || c.state == connecting) && now-c.lastRecv >= c.timeout*2/3 {
 			c.env.Hangup(c.conn)
 			c.loseConnection()
