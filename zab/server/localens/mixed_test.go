@@ -364,8 +364,8 @@ func (m *mixedEnsemble) createMany(id int64, parent string, from, n int) {
 	}
 }
 
-// sameChildren checks that every member, after a sync, holds the children
-// that the leader holds under parent.
+// sameChildren checks that every running member, after a sync, holds the
+// children that the leader holds under parent.
 func (m *mixedEnsemble) sameChildren(leader int64, parent string) {
 	t := m.t
 	t.Helper()
@@ -379,7 +379,7 @@ func (m *mixedEnsemble) sameChildren(leader int64, parent string) {
 	}
 	want := read(leader)
 	for _, mem := range m.Members {
-		if mem.ID != leader {
+		if mem.ID != leader && mem.Running() {
 			assert.ElementsMatch(t, want, read(mem.ID), "children of %s on server %d", parent, mem.ID)
 		}
 	}
@@ -595,9 +595,53 @@ func TestMixedSync(t *testing.T) {
 		m.t = t
 		m.truncateOrphan(2, 3, true, "SNAP")
 	})
+	t.Run("zabd learner at a new epoch's start rejoins a zabd leader", func(t *testing.T) {
+		m.t = t
+		m.newEpochStartRejoin()
+	})
 	m.t = t
 	writeAndReadEverywhere(t, m.Ensemble, "/end")
 	m.checkRecorded()
+}
+
+// newEpochStartRejoin: a ZooKeeper leader's SNAP to a member joining an
+// epoch with no txn yet carries the epoch's start, epoch<<32, which names
+// no txn; zabd 2, so synchronized and killed, reports it when it returns.
+// Meanwhile the ZooKeeper leader commits txns of that epoch, which zabd 1
+// logs, and dies; zabd 1, whose committed window holds txns from before
+// the epoch and after, leads (its zxid beats 2's) and synchronizes zabd 2
+// by a DIFF from epoch<<32, as ZooKeeper's leaders do (zabd's rule had
+// been a TRUNC to the window's txn before it, which asked zabd 2 to cut
+// what its snapshot holds: it left the epoch at every attempt).
+func (m *mixedEnsemble) newEpochStartRejoin() {
+	t := m.t
+	t.Helper()
+	parent := "/new-epoch-start"
+	m.createMany(waitServing(t, m.Ensemble), parent, 0, 2) // txns of an older epoch in zabd 1's window
+	// A ZooKeeper leader of a new epoch with no txn in it yet: no session
+	// is left to expire into it, and no client connects until the SNAP.
+	// Killing zabd 2 or 3 when they lead leaves zabd 1 and its window up.
+	m.waitNoSessions(waitServing(t, m.Ensemble))
+	m.leadBy(zabdKind)
+	zk := m.leadBy(zookeeperKind)
+	learnerFrom := logSize(t, m.Member(2))
+	m.Member(2).Stop(syscall.SIGKILL)
+	require.NoError(t, m.Wipe(2))
+	require.NoError(t, m.Restart(2))
+	require.Equal(t, zk, waitServing(t, m.Ensemble))
+	waitLog(t, m.Member(2), learnerFrom, `synchronizing with leader 3 by SNAP to 0x[0-9a-f]+00000000"`)
+	m.Member(2).Stop(syscall.SIGKILL)
+	m.createMany(zk, parent, 2, 5)
+	m.sameChildren(zk, parent) // zabd 1 has them
+	m.Member(zk).Stop(syscall.SIGKILL)
+	leaderFrom := logSize(t, m.Member(1))
+	require.NoError(t, m.Restart(2))
+	require.Equal(t, int64(1), waitServing(t, m.Ensemble), "zabd 1, holding the epoch's txns, leads")
+	waitLog(t, m.Member(1), leaderFrom, `leader: synchronizing server 2 by DIFF from 0x[0-9a-f]+00000000 `)
+	m.sameChildren(1, parent)
+	require.NoError(t, m.Restart(zk))
+	waitServing(t, m.Ensemble)
+	m.sameChildren(1, parent)
 }
 
 // TestMixedSessions: a client connected only to a follower of one kind,
