@@ -105,6 +105,9 @@ func FuzzReadHistory(f *testing.F) {
 	for _, line := range strings.Split(buf.String(), "\n") {
 		f.Add([]byte(line))
 	}
+	// the optional server of a SyncConnected, and a lost request without a return
+	f.Add([]byte(`{"kind":"event","client":1,"session":"0x1","seq":1,"at":5,"type":"SyncConnected","timeout":4000,"server":"1"}`))
+	f.Add([]byte(`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"op":"create","path":"/a","data":"x","mode":"persistent","err":"ConnectionLoss"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, err := ReadHistory(bytes.NewReader(data), "fuzz")
 		if err != nil {
