@@ -142,13 +142,7 @@ func chaos(t *testing.T, e *localens.Ensemble, seed uint64, fault func(ctx conte
 // chaosFor is chaos with a workload of the given length.
 func chaosFor(t *testing.T, e *localens.Ensemble, seed uint64, length time.Duration, fault func(ctx context.Context)) {
 	t.Helper()
-	if raceDetector {
-		// The zabd processes under test are never instrumented; only the
-		// clients in this binary are, and go-zookeeper v1.0.4 races with
-		// itself when it reconnects holding watches (Conn.sendSetWatches
-		// reads lastZxid while recvLoop writes it, conn.go:614 and 849).
-		t.Skip("skipping under -race: go-zookeeper's own data race on reconnect; `go test ./...` runs it")
-	}
+	skipUnderRace(t)
 	path := filepath.Join(t.TempDir(), "history.jsonl")
 	f, err := os.Create(path)
 	require.NoError(t, err)
@@ -180,6 +174,18 @@ func checkHistory(t *testing.T, path string) {
 		t.Fatalf("history %s fails its checks:\n%s", keep(t, path), b.String())
 	}
 	t.Logf("history of %d entries: every check passed", len(h))
+}
+
+// skipUnderRace skips a test whose recorded workload reconnects clients
+// holding watches. The zabd processes under test are never instrumented;
+// only the clients in this binary are, and go-zookeeper v1.0.4 races with
+// itself when it reconnects holding watches (Conn.sendSetWatches reads
+// lastZxid while recvLoop writes it, conn.go:614 and 849).
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("skipping under -race: go-zookeeper's own data race on reconnect; `go test ./...` runs it")
+	}
 }
 
 // keep copies a failing run's history out of the test's temporary

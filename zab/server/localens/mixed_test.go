@@ -197,6 +197,7 @@ func (m *mixedEnsemble) killLeadersUnderLoad(seed uint64) map[byte]bool {
 // killed at rest until it leads. The mix of three zabd is
 // TestSIGKILLLeaderUnderLoad.
 func TestMixedThree(t *testing.T) {
+	skipUnderRace(t) // before starting JVMs for a workload it would skip
 	for i, layout := range []string{"ZZd", "ddZ"} {
 		t.Run(layout, func(t *testing.T) {
 			m := startMixed(t, layout, 0, nil)
@@ -220,6 +221,7 @@ func TestMixedThree(t *testing.T) {
 // come back.
 func TestMixedFive(t *testing.T) {
 	skipUnlessLong(t)
+	skipUnderRace(t)
 	m := startMixed(t, "dZdZZ", 0, nil)
 	writeAndReadEverywhere(t, m.Ensemble, "/before")
 	led := map[byte]bool{}
@@ -269,6 +271,7 @@ func TestMixedFive(t *testing.T) {
 // rest before the last check.
 func TestMixedObservers(t *testing.T) {
 	skipUnlessLong(t)
+	skipUnderRace(t)
 	for i, c := range []struct {
 		layout string
 		leader byte
