@@ -1,9 +1,6 @@
 package vtime
 
-import (
-	"container/heap"
-	"time"
-)
+import "time"
 
 // Event is something that happens at a point of monotonic time.
 type Event struct {
@@ -31,7 +28,7 @@ func (q *Queue) At(at time.Duration, run func()) {
 	if at < q.clock.mono {
 		at = q.clock.mono
 	}
-	heap.Push(&q.items, Event{At: at, Seq: q.next, Run: run})
+	q.items.push(Event{At: at, Seq: q.next, Run: run})
 	q.next++
 }
 
@@ -56,7 +53,7 @@ func (q *Queue) Step() bool {
 	if len(q.items) == 0 {
 		return false
 	}
-	ev := heap.Pop(&q.items).(Event)
+	ev := q.items.pop()
 	q.clock.advanceTo(ev.At)
 	ev.Run()
 	return true
@@ -75,22 +72,53 @@ func (q *Queue) RunUntil(limit time.Duration) {
 	q.clock.advanceTo(limit)
 }
 
-// eventHeap orders events by (At, Seq); Seq is unique, so the order is total.
+// eventHeap is a binary min-heap of events ordered by (At, Seq); Seq is
+// unique, so the order is total. It is written out rather than built on
+// container/heap, whose interface boxes every popped event into an
+// allocation: the queue hands out one event per simulated step.
 type eventHeap []Event
 
-func (h eventHeap) Len() int { return len(h) }
-func (h eventHeap) Less(i, j int) bool {
+func (h eventHeap) less(i, j int) bool {
 	if h[i].At != h[j].At {
 		return h[i].At < h[j].At
 	}
 	return h[i].Seq < h[j].Seq
 }
-func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *eventHeap) Push(x any)   { *h = append(*h, x.(Event)) }
-func (h *eventHeap) Pop() any {
-	old := *h
-	ev := old[len(old)-1]
-	old[len(old)-1] = Event{}
-	*h = old[:len(old)-1]
-	return ev
+
+func (h *eventHeap) push(ev Event) {
+	*h = append(*h, ev)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !a.less(i, parent) {
+			break
+		}
+		a[i], a[parent] = a[parent], a[i]
+		i = parent
+	}
+}
+
+func (h *eventHeap) pop() Event {
+	a := *h
+	top := a[0]
+	last := len(a) - 1
+	a[0] = a[last]
+	a[last] = Event{} // let the closure go
+	a = a[:last]
+	for i := 0; ; {
+		small, l, r := i, 2*i+1, 2*i+2
+		if l < len(a) && a.less(l, small) {
+			small = l
+		}
+		if r < len(a) && a.less(r, small) {
+			small = r
+		}
+		if small == i {
+			break
+		}
+		a[i], a[small] = a[small], a[i]
+		i = small
+	}
+	*h = a
+	return top
 }
