@@ -177,10 +177,12 @@ func (s *server) start() {
 		return
 	}
 	last := rec.LastZxid
-	w.tr.logf("server %d: started (incarnation %d), log ends at zxid 0x%x, tree at 0x%x digest %d, %d warnings",
-		s.sid, s.gen, last, peer.LastZxid(), peer.Digest(), len(rec.Warnings))
-	for _, warn := range rec.Warnings {
-		w.tr.logf("server %d: recovery: %s", s.sid, warn)
+	if w.tr.on() {
+		w.tr.logf("server %d: started (incarnation %d), log ends at zxid 0x%x, tree at 0x%x digest %d, %d warnings",
+			s.sid, s.gen, last, peer.LastZxid(), peer.Digest(), len(rec.Warnings))
+		for _, warn := range rec.Warnings {
+			w.tr.logf("server %d: recovery: %s", s.sid, warn)
+		}
 	}
 	s.fuzzyUntil = 0
 	if d := rec.Snapshot.Digest; d != nil && d.Zxid > rec.Snapshot.Zxid {
@@ -850,7 +852,9 @@ func (s *server) reportDurable(durable int64) {
 	if durable > s.durable {
 		s.durable = durable
 	}
-	s.w.tr.logf("server %d: durable to 0x%x", s.sid, durable)
+	if s.w.tr.on() {
+		s.w.tr.logf("server %d: durable to 0x%x", s.sid, durable)
+	}
 	s.step(zab.LogDurable{Zxid: durable})
 	if s.up && s.appended > durable {
 		s.startSync()
@@ -884,7 +888,9 @@ func (s *server) send(m *zab.Message) {
 			return
 		}
 		r, id := *resp, cn.id
-		w.tr.logf("server %d -> client %d connect %s", s.sid, cn.client.ID(), wire.Describe(&r))
+		if w.tr.on() {
+			w.tr.logf("server %d -> client %d connect %s", s.sid, cn.client.ID(), wire.Describe(&r))
+		}
 		if cn.intruded != nil {
 			s.intruderAnswered(cn, &r)
 		}

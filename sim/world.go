@@ -154,6 +154,10 @@ func newWorld(sched *faults.Schedule, opts Options) *world {
 	w.rng = w.streams.Stream("net")
 	w.dialRng = w.streams.Stream("dial")
 	w.dialNext = map[int]int{}
+	// About three entries for every two operations (watch and session
+	// events come on top): sized once, the history is not copied as it
+	// grows, entry by 400-byte entry.
+	w.history = make([]simclient.Entry, 0, sched.Clients*(sched.OpsPerClient*3/2+4))
 	w.inv = newInvariants(w, sched.Servers)
 	if sched.Ensemble {
 		w.ensemble = simEnsemble(sched)
@@ -397,7 +401,9 @@ func (w *world) closeConn(id simclient.ConnID, why string) {
 		return
 	}
 	cn.open = false
-	w.tr.logf("conn %d (client %d) closed: %s", id, cn.client.ID(), why)
+	if w.tr.on() {
+		w.tr.logf("conn %d (client %d) closed: %s", id, cn.client.ID(), why)
+	}
 	w.deliverAt(&cn.toClient, func() {
 		delete(w.conns, id)
 		cn.client.Lost(id)
@@ -421,7 +427,9 @@ func (w *world) Dial(c *simclient.Client, req *wire.ConnectRequest) simclient.Co
 	}
 	cn := &conn{id: id, client: c, server: s, gen: s.gen, open: true, intruded: w.intruders[c]}
 	w.conns[id] = cn
-	w.tr.logf("client %d: conn %d to server %d connect %s", c.ID(), id, s.sid, wire.Describe(req))
+	if w.tr.on() {
+		w.tr.logf("client %d: conn %d to server %d connect %s", c.ID(), id, s.sid, wire.Describe(req))
+	}
 	r := *req
 	w.deliverAt(&cn.toServer, func() { s.connect(cn, r) })
 	return id

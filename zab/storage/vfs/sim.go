@@ -38,6 +38,7 @@ package vfs
 // crash point of a write.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -352,29 +353,56 @@ func sortedKeys[K int | string, V any](m map[K]V) []K {
 }
 
 // crashInode rebuilds a file's bytes from its current and durable contents,
-// sector by sector, as fate decides.
+// sector by sector, as fate decides. Only sectors that differ are decided;
+// when the size has not changed since the last Sync, only the dirty range
+// can differ, and the sectors outside it are not even compared.
 func (s *Sim) crashInode(name string, in *simInode, fate CrashFate) {
 	size := len(in.durable)
 	if len(in.data) != size && fate.Size(name) {
 		size = len(in.data)
 	}
 	out := make([]byte, size)
-	copy(out, in.durable)
+	copy(out, in.durable) // zeros past the durable end
 	sector := s.cfg.SectorSize
-	for start := 0; start < size; start += sector {
+	first, last := 0, size
+	if !in.resized && len(in.data) == len(in.durable) {
+		first, last = in.dirtyLo/sector*sector, min(in.dirtyHi, size)
+	}
+	for start := first; start < last; start += sector {
 		end := min(start+sector, size)
-		cur := sectorOf(in.data, start, end)
-		old := sectorOf(in.durable, start, end)
-		if string(cur) == string(old) {
+		if paddedEqual(in.data, in.durable, start, end) {
 			continue
 		}
 		cut := min(max(fate.Sector(name, int64(start), end-start), 0), end-start)
-		copy(out[start:start+cut], cur[:cut])
-		copy(out[start+cut:end], old[cut:])
+		copy(out[start:start+cut], window(in.data, start, start+cut))
+		clear(out[start+min(cut, max(len(in.data)-start, 0)) : start+cut]) // current bytes past its end are zeros
 	}
 	in.data = out
 	in.durable = slices.Clone(out)
 	in.dirtyLo, in.dirtyHi, in.resized = 0, 0, false
+}
+
+// window is b[start:end] clipped to b's length (shorter, or empty, where b
+// ends first).
+func window(b []byte, start, end int) []byte {
+	return b[min(start, len(b)):min(end, len(b))]
+}
+
+// paddedEqual reports whether a[start:end] and b[start:end] are equal when
+// each is read as zero-padded past its end.
+func paddedEqual(a, b []byte, start, end int) bool {
+	wa, wb := window(a, start, end), window(b, start, end)
+	common := min(len(wa), len(wb))
+	return bytes.Equal(wa[:common], wb[:common]) && allZero(wa[common:]) && allZero(wb[common:])
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Clone returns an independent copy of the disk, its contents, pending
@@ -391,15 +419,6 @@ func (s *Sim) Clone(rng *rand.Rand) *Sim {
 	maps.Copy(c.dirs, s.dirs)
 	c.journal = slices.Clone(s.journal)
 	return c
-}
-
-// sectorOf returns b[start:end], zero-padded where b is shorter.
-func sectorOf(b []byte, start, end int) []byte {
-	out := make([]byte, end-start)
-	if start < len(b) {
-		copy(out, b[start:min(end, len(b))])
-	}
-	return out
 }
 
 // FlipBit corrupts durable data: it flips one bit of name at off in both the

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 func write(t *testing.T, f File, off int64, b []byte) {
@@ -197,4 +198,85 @@ func TestSimCrashWithDecidesEachSector(t *testing.T) {
 	require.Equal(t, make([]byte, 412), b[1124:])
 	// The original is untouched by what happened to its clone.
 	require.Equal(t, full, contents(t, s, "/d/f"))
+}
+
+// Property: after any writes, truncations and syncs, a crash asks fate
+// about exactly the sectors whose current bytes differ from the durable
+// ones (zero-padded past each one's end), in file order, and builds each
+// from the current bytes' prefix fate chose and the durable rest, as a
+// plain model of the two contents does.
+func TestSimCrashMatchesModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		const sector = 64
+		s := NewSim(SimConfig{SectorSize: sector}, rand.New(rand.NewSource(1)))
+		require.NoError(t, s.MkdirAll("/d"))
+		f, err := s.Create("/d/f")
+		require.NoError(t, err)
+		require.NoError(t, f.Sync())
+		require.NoError(t, s.SyncDir("/d"))
+		var cur, durable []byte
+		for range rapid.IntRange(0, 12).Draw(t, "ops") {
+			switch rapid.IntRange(0, 3).Draw(t, "op") {
+			case 0, 1:
+				off := rapid.IntRange(0, 5*sector).Draw(t, "off")
+				b := rapid.SliceOfN(rapid.Byte(), 1, 2*sector).Draw(t, "data")
+				_, err := f.WriteAt(b, int64(off))
+				require.NoError(t, err)
+				if end := off + len(b); end > len(cur) {
+					cur = append(cur, make([]byte, end-len(cur))...)
+				}
+				copy(cur[off:], b)
+			case 2:
+				size := rapid.IntRange(0, 6*sector).Draw(t, "size")
+				require.NoError(t, f.Truncate(int64(size)))
+				if size > len(cur) {
+					cur = append(cur, make([]byte, size-len(cur))...)
+				}
+				cur = cur[:size]
+			case 3:
+				require.NoError(t, f.Sync())
+				durable = append([]byte(nil), cur...)
+			}
+		}
+		keepSize := rapid.Bool().Draw(t, "keepSize")
+		cuts := rapid.SliceOfN(rapid.IntRange(0, sector), 12, 12).Draw(t, "cuts")
+		size := len(durable)
+		if keepSize {
+			size = len(cur)
+		}
+		padded := func(b []byte, lo, hi int) []byte {
+			out := make([]byte, hi-lo)
+			if lo < len(b) {
+				copy(out, b[lo:min(hi, len(b))])
+			}
+			return out
+		}
+		want := padded(durable, 0, size)
+		var wantAsked []int64
+		for start := 0; start < size; start += sector {
+			end := min(start+sector, size)
+			c, d := padded(cur, start, end), padded(durable, start, end)
+			if string(c) == string(d) {
+				continue
+			}
+			cut := min(cuts[len(wantAsked)%len(cuts)], end-start)
+			wantAsked = append(wantAsked, int64(start))
+			copy(want[start:], c[:cut])
+			copy(want[start+cut:end], d[cut:])
+		}
+		var asked []int64
+		s.CrashWith(CrashFate{
+			DirOps: func(pending int) int { return pending },
+			Size:   func(string) bool { return keepSize },
+			Sector: func(_ string, off int64, n int) int {
+				cut := cuts[len(asked)%len(cuts)]
+				asked = append(asked, off)
+				return cut
+			},
+		})
+		require.Equal(t, wantAsked, asked)
+		got, err := ReadFull(s, "/d/f")
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+	})
 }
