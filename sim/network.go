@@ -152,13 +152,7 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 		}
 		net.conns[from][to] = nil
 		c.closedBy[c.dir(from)] = true
-		net.schedule(c, from, to, func() {
-			if net.conns[to][from] == c {
-				net.conns[to][from] = nil
-				net.w.tr.logf("server %d: quorum connection from %d closed", to+1, from+1)
-				net.w.servers[to].step(zab.PeerDisconnected{Peer: int64(from + 1)})
-			}
-		})
+		net.schedule(&peerDelivery{net: net, c: c, from: from, to: to, close: true})
 		return
 	}
 	if c == nil {
@@ -166,47 +160,66 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 		c = &peerConn{id: net.nextID, a: from, b: to}
 		net.conns[from][to] = c
 	}
-	pkt, snap := m.Packet, m.Snapshot
 	if net.w.tr.on() {
-		net.w.tr.logf("server %d -> %d %s", from+1, to+1, describePacket(&pkt, snap))
+		net.w.tr.logf("server %d -> %d %s", from+1, to+1, describePacket(&m.Packet, m.Snapshot))
 	}
-	net.schedule(c, from, to, func() {
-		s := net.w.servers[to]
-		s.installed = s.installed || pkt.Type == wire.PacketSnap
-		s.step(zab.PeerPacket{From: int64(from + 1), Packet: pkt, Snapshot: snap})
-	})
+	net.schedule(&peerDelivery{net: net, c: c, from: from, to: to, pkt: m.Packet, snap: m.Snapshot})
 }
 
-// schedule delivers something on c from→to in order, unless the
-// connection breaks first or a cut meets it.
-func (net *network) schedule(c *peerConn, from, to int, deliver func()) {
-	d := c.dir(from)
-	at := net.deliveryTime(from, to, c.last[d])
-	c.last[d] = at
-	net.w.q.At(at, func() {
-		if c.broken || c.closedBy[1-d] {
-			return
-		}
-		if net.cut(from, to) || !net.w.servers[to].up {
-			net.breakConn(c, !net.w.servers[to].up, "a packet met a partition or a stopped server")
-			return
-		}
-		// The receiver takes c as its connection with from; if it held an
-		// older one, that one is over (a peer that connects anew has
-		// dropped its old connection).
-		if old := net.conns[to][from]; old != c {
-			if old != nil {
-				net.conns[to][from] = nil
-				net.w.tr.logf("server %d: connection %d from %d replaced by %d", to+1, old.id, from+1, c.id)
-				net.w.servers[to].step(zab.PeerDisconnected{Peer: int64(from + 1)})
-				if !net.w.servers[to].up || c.broken {
-					return
-				}
+// peerDelivery is one packet, or the news of a close, on its way over c
+// from→to: one allocation per packet, run by the event queue.
+type peerDelivery struct {
+	net      *network
+	c        *peerConn
+	from, to int
+	close    bool // the sender closed c; otherwise pkt and snap are a packet
+	pkt      wire.QuorumPacket
+	snap     []byte
+}
+
+// schedule delivers d in order on its connection.
+func (net *network) schedule(d *peerDelivery) {
+	dir := d.c.dir(d.from)
+	at := net.deliveryTime(d.from, d.to, d.c.last[dir])
+	d.c.last[dir] = at
+	net.w.q.Schedule(at, d)
+}
+
+// Run delivers d unless the connection broke first or a cut meets it.
+func (d *peerDelivery) Run() {
+	net, c, from, to := d.net, d.c, d.from, d.to
+	if c.broken || c.closedBy[1-c.dir(from)] {
+		return
+	}
+	if net.cut(from, to) || !net.w.servers[to].up {
+		net.breakConn(c, !net.w.servers[to].up, "a packet met a partition or a stopped server")
+		return
+	}
+	// The receiver takes c as its connection with from; if it held an
+	// older one, that one is over (a peer that connects anew has
+	// dropped its old connection).
+	if old := net.conns[to][from]; old != c {
+		if old != nil {
+			net.conns[to][from] = nil
+			net.w.tr.logf("server %d: connection %d from %d replaced by %d", to+1, old.id, from+1, c.id)
+			net.w.servers[to].step(zab.PeerDisconnected{Peer: int64(from + 1)})
+			if !net.w.servers[to].up || c.broken {
+				return
 			}
-			net.conns[to][from] = c
 		}
-		deliver()
-	})
+		net.conns[to][from] = c
+	}
+	s := net.w.servers[to]
+	if d.close {
+		if net.conns[to][from] == c {
+			net.conns[to][from] = nil
+			net.w.tr.logf("server %d: quorum connection from %d closed", to+1, from+1)
+			s.step(zab.PeerDisconnected{Peer: int64(from + 1)})
+		}
+		return
+	}
+	s.installed = s.installed || d.pkt.Type == wire.PacketSnap
+	s.step(zab.PeerPacket{From: int64(from + 1), Packet: d.pkt, Snapshot: d.snap})
 }
 
 // breakConn breaks c: what is in flight is lost. Visible breaks are

@@ -6,8 +6,19 @@ import "time"
 type Event struct {
 	At  time.Duration // monotonic time at which it runs
 	Seq uint64        // order of scheduling; breaks ties between equal At
-	Run func()
+	Run Runner
 }
+
+// Runner is what an event does. A pointer to a struct that carries the
+// event's data is a Runner without the closure allocation a method value
+// costs; At takes a plain func.
+type Runner interface{ Run() }
+
+// runFunc makes a func a Runner (a func value fits an interface without an
+// allocation).
+type runFunc func()
+
+func (f runFunc) Run() { f() }
 
 // Queue is the simulation's single event queue, bound to its clock. It is not
 // safe for concurrent use: a simulation runs on one goroutine.
@@ -24,11 +35,15 @@ func NewQueue(clock *Clock) *Queue { return &Queue{clock: clock} }
 func (q *Queue) Clock() *Clock { return q.clock }
 
 // At schedules run at monotonic time at; a time in the past means now.
-func (q *Queue) At(at time.Duration, run func()) {
+func (q *Queue) At(at time.Duration, run func()) { q.Schedule(at, runFunc(run)) }
+
+// Schedule schedules r.Run at monotonic time at; a time in the past means
+// now. At and Schedule share one order: (time, order of scheduling).
+func (q *Queue) Schedule(at time.Duration, r Runner) {
 	if at < q.clock.mono {
 		at = q.clock.mono
 	}
-	q.items.push(Event{At: at, Seq: q.next, Run: run})
+	q.items.push(Event{At: at, Seq: q.next, Run: r})
 	q.next++
 }
 
@@ -55,7 +70,7 @@ func (q *Queue) Step() bool {
 	}
 	ev := q.items.pop()
 	q.clock.advanceTo(ev.At)
-	ev.Run()
+	ev.Run.Run()
 	return true
 }
 

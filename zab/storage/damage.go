@@ -249,7 +249,7 @@ func (f *fileImage) fixIf(rec []byte, sum uint64, prev int64, byteOff int64, bit
 	if rec[n] != endOfRecord {
 		return nil
 	}
-	zxid, reason := checkEntry(rec[:n], sum, prev)
+	zxid, reason := checkEntry(rec[:n], sum, prev, true)
 	if reason != "" {
 		return nil
 	}

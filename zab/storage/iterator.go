@@ -10,7 +10,9 @@ import (
 
 // Iterator reads txn entries in zxid order across log files, from the files
 // on disk, up to the durable zxid at its creation: it never returns a txn
-// that Sync has not reported durable.
+// that Sync has not reported durable. It checks each record's checksum and
+// zxid order; that an entry decodes as a txn, recovery checked (the caller
+// decodes the entries it uses, and gets an error from a bad one).
 type Iterator struct {
 	fs    vfs.FS
 	dir   string
@@ -87,7 +89,9 @@ func (it *Iterator) open(f logFile) error {
 		it.scanner, err = newLogScanner(file, size, f.name, max(it.prev, f.zxid-1))
 	}
 	if err == nil {
-		it.scanner.TrustPadding = true
+		// Recovery checked every record and its padding; what was
+		// appended since was encoded here.
+		it.scanner.TrustPadding, it.scanner.TrustEntries = true, true
 	}
 	if err != nil {
 		file.Close()
