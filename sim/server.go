@@ -72,6 +72,7 @@ type server struct {
 	installed  bool            // a SNAP from the leader arrived: the tree is replaced
 	cutting    string          // a damaged log is being cut (why), until a start finishes the cut
 	fsyncRng   *mathrand2.Rand // fsync durations: a stream of their own
+	entryBuf   []byte          // the txn entry being appended, reused
 
 	// What must survive: the highest zxid ever reported durable to a Peer,
 	// and the tree digest after each appended zxid that may still survive.
@@ -697,7 +698,8 @@ func (s *server) appendTxns(txns []datatree.Txn) bool {
 		} else if prev, ok := s.digests[s.appended]; ok {
 			s.digests[z] = prev // an error txn leaves the tree as it was
 		}
-		entry := zab.EncodeTxnEntry(t)
+		s.entryBuf = zab.EncodeTxnEntryInto(s.entryBuf, t) // the log copies it
+		entry := s.entryBuf
 		if !s.w.inv.logged(s, z, entry) {
 			return false
 		}

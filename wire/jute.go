@@ -22,8 +22,19 @@ type Encoder struct {
 	buf []byte
 }
 
-// NewEncoder returns an Encoder that appends to buf[:0], reusing its capacity.
-func NewEncoder(buf []byte) *Encoder { return &Encoder{buf: buf[:0]} }
+// NewEncoder returns an Encoder that appends to buf[:0], reusing its capacity
+// (or, given none, starting with room for a typical record).
+func NewEncoder(buf []byte) *Encoder {
+	if cap(buf) == 0 {
+		buf = make([]byte, 0, typicalRecord)
+	}
+	return &Encoder{buf: buf[:0]}
+}
+
+// typicalRecord is room for most records at once: headers, stats, txns and
+// requests on short paths. Growing from nothing one append at a time would
+// reallocate five times on the way.
+const typicalRecord = 128
 
 // Bytes returns the encoded bytes. They alias the Encoder's buffer until the
 // next Reset.
@@ -108,7 +119,7 @@ func (e *Encoder) Write(r Record) { r.Encode(e) }
 
 // Marshal encodes r into a fresh byte slice.
 func Marshal(r Record) []byte {
-	var e Encoder
+	e := Encoder{buf: make([]byte, 0, typicalRecord)}
 	r.Encode(&e)
 	return e.buf
 }

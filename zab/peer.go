@@ -209,9 +209,10 @@ type Peer struct {
 	applied datatree.Result
 
 	out Ready
-	// appendsHint and messagesHint size the next Ready's slices: the
-	// recent high-water marks, halving when the load drops.
-	appendsHint, messagesHint int
+	// appendsHint, messagesHint and peerMessagesHint size the next
+	// Ready's slices: the recent high-water marks, halving when the load
+	// drops.
+	appendsHint, messagesHint, peerMessagesHint int
 	// events is scratch space for the watch events of one apply or read.
 	events []datatree.WatchEvent
 }
@@ -470,15 +471,31 @@ func (p *Peer) Ready() Ready {
 		rd.Wakeup = p.now.Mono
 	}
 	// The caller owns rd's slices now; start the next ones at the size
-	// this one reached, so a steady load does not regrow them.
+	// this one reached, so a steady load does not regrow them. A slice
+	// that stayed empty is not handed over but kept for the next Ready:
+	// most Steps (a tick, an ACK) produce nothing of a kind.
 	p.appendsHint = max(len(rd.Appends), p.appendsHint/2)
 	p.messagesHint = max(len(rd.Messages), p.messagesHint/2)
+	p.peerMessagesHint = max(len(rd.PeerMessages), p.peerMessagesHint/2)
 	p.out = Ready{
-		Appends:  make([]datatree.Txn, 0, p.appendsHint),
-		Messages: make([]Message, 0, p.messagesHint),
+		Appends:      nextOut(&rd.Appends, p.appendsHint),
+		Messages:     nextOut(&rd.Messages, p.messagesHint),
+		PeerMessages: nextOut(&rd.PeerMessages, p.peerMessagesHint),
 	}
 	p.out.Appends = append(p.out.Appends, held...)
 	return rd
+}
+
+// nextOut is the slice the next Ready collects into, after *handed was
+// collected into: *handed's own storage if it stayed empty (then the caller
+// gets nil instead), or a new slice with room for hint.
+func nextOut[T any](handed *[]T, hint int) []T {
+	if len(*handed) == 0 {
+		kept := *handed
+		*handed = nil
+		return kept
+	}
+	return make([]T, 0, hint)
 }
 
 // LastZxid returns the zxid of the last txn applied to the tree.

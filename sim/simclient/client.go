@@ -177,12 +177,16 @@ func (c *Client) resume() {
 
 // deliver runs f now, or on resume if the client is paused.
 func (c *Client) deliver(f func()) {
-	if c.paused() || len(c.inbox) > 0 {
+	if c.held() {
 		c.inbox = append(c.inbox, f)
 		return
 	}
 	f()
 }
+
+// held reports whether what arrives now must wait for the client to
+// resume: it is paused, or earlier arrivals are still waiting.
+func (c *Client) held() bool { return c.paused() || len(c.inbox) > 0 }
 
 // Connected is the server's answer to the connect on conn.
 func (c *Client) Connected(conn ConnID, resp wire.ConnectResponse) {
@@ -304,48 +308,54 @@ func (c *Client) loseConnection() {
 // setWatches reply. body is the decoded record (nil when the reply has none);
 // it must be of the type ZooKeeper's protocol gives that op's reply.
 func (c *Client) Reply(conn ConnID, hdr wire.ReplyHeader, body wire.Record) {
-	c.deliver(func() {
-		if conn != c.conn || c.state != connected {
+	if c.held() {
+		c.inbox = append(c.inbox, func() { c.reply(conn, hdr, body) })
+		return
+	}
+	c.reply(conn, hdr, body) // no closure for the common case: a reply read at once
+}
+
+func (c *Client) reply(conn ConnID, hdr wire.ReplyHeader, body wire.Record) {
+	if conn != c.conn || c.state != connected {
+		return
+	}
+	c.lastRecv = c.env.Now()
+	switch hdr.Xid {
+	case wire.XidNotification:
+		ev, ok := body.(*wire.WatcherEvent)
+		if !ok {
+			c.env.Violation(c, fmt.Sprintf("notification with a %T body", body))
 			return
 		}
-		c.lastRecv = c.env.Now()
-		switch hdr.Xid {
-		case wire.XidNotification:
-			ev, ok := body.(*wire.WatcherEvent)
-			if !ok {
-				c.env.Violation(c, fmt.Sprintf("notification with a %T body", body))
-				return
-			}
-			c.watches.fired(*ev)
-			c.event(ev.Type, ev.State, ev.Path)
-			return
-		case wire.XidPing, wire.XidSetWatches:
-			return
-		}
-		c.noteZxid(hdr.Zxid)
-		if len(c.pending) == 0 || c.pending[0].xid != hdr.Xid {
-			c.env.Violation(c, fmt.Sprintf("reply xid %d does not answer the oldest outstanding request (%s)", hdr.Xid, c.outstanding()))
-			return
-		}
-		p := c.pending[0]
-		c.pending = c.pending[1:]
-		res := Result{Err: hdr.Err, Zxid: hdr.Zxid}
-		if hdr.Err == wire.ErrOK && p.op.Code != wire.OpCloseSession {
-			if err := checkBodyType(p.op.Code, body); err != nil {
-				c.env.Violation(c, fmt.Sprintf("reply to %s (xid %d): %v", p.op.Name, hdr.Xid, err))
-				return
-			}
-			fill(&res, p.op, body)
-		}
-		c.complete(p, res, c.env.Now())
-		if p.op.Code == wire.OpCloseSession {
-			c.env.Hangup(c.conn)
-			c.conn = 0
-			c.state = finished
+		c.watches.fired(*ev)
+		c.event(ev.Type, ev.State, ev.Path)
+		return
+	case wire.XidPing, wire.XidSetWatches:
+		return
+	}
+	c.noteZxid(hdr.Zxid)
+	if len(c.pending) == 0 || c.pending[0].xid != hdr.Xid {
+		c.env.Violation(c, fmt.Sprintf("reply xid %d does not answer the oldest outstanding request (%s)", hdr.Xid, c.outstanding()))
+		return
+	}
+	p := c.pending[0]
+	c.pending = c.pending[1:]
+	res := Result{Err: hdr.Err, Zxid: hdr.Zxid}
+	if hdr.Err == wire.ErrOK && p.op.Code != wire.OpCloseSession {
+		if err := checkBodyType(p.op.Code, body); err != nil {
+			c.env.Violation(c, fmt.Sprintf("reply to %s (xid %d): %v", p.op.Name, hdr.Xid, err))
 			return
 		}
-		c.pump()
-	})
+		fill(&res, p.op, body)
+	}
+	c.complete(p, res, c.env.Now())
+	if p.op.Code == wire.OpCloseSession {
+		c.env.Hangup(c.conn)
+		c.conn = 0
+		c.state = finished
+		return
+	}
+	c.pump()
 }
 
 // checkBodyType demands the body type ZooKeeper's protocol gives a
