@@ -95,7 +95,7 @@ func TestSeedSweep(t *testing.T) {
 		first = n
 	}
 	n := seedCount(t)
-	start := time.Now()
+	meter := StartMeter()
 	var ensembles int
 	var simulated time.Duration
 	var failed *sweepResult
@@ -114,7 +114,7 @@ func TestSeedSweep(t *testing.T) {
 		shrunk := Shrink(failed.res, Options{}, ShrinkBudget{Runs: 200, Time: 2 * time.Minute})
 		t.Fatalf("seed %d: %s", failed.seed, Report(fmt.Sprintf("-seed %d", failed.seed), failed.res, Options{}, &shrunk))
 	}
-	wall := time.Since(start)
-	t.Logf("%d seeds (%d ensembles) passed in %v: %.0f simulated seconds per wall second",
-		n, ensembles, wall.Round(time.Millisecond), simulated.Seconds()/wall.Seconds())
+	wall, _ := meter.Elapsed()
+	t.Logf("%d seeds (%d ensembles) passed in %v, %s simulated: %s",
+		n, ensembles, wall.Round(time.Millisecond), simulated.Round(time.Second), meter.Speed(simulated))
 }

@@ -136,6 +136,10 @@ func FuzzTxn(f *testing.F) {
 			e, err := DecodeTxnEntry(b)
 			return &e, err
 		})
+		// The counting pass that only checks agrees with the decoder,
+		// error for error.
+		_, err := DecodeTxnEntry(b)
+		require.Equal(t, err, CheckTxnEntry(b))
 	})
 }
 

@@ -351,14 +351,16 @@ func readVector[E any](d *Decoder, minElemSize int, read func() E) []E {
 func (d *Decoder) Read(r Record) { r.Decode(d) }
 
 // Unmarshal decodes r from b and requires that b holds exactly one record.
-func Unmarshal(b []byte, r Record) error {
-	d := Decoder{b: b}
-	r.Decode(&d)
+func Unmarshal(b []byte, r Record) error { return unmarshal(&Decoder{b: b}, r) }
+
+// unmarshal decodes r from all of d's input.
+func unmarshal(d *Decoder, r Record) error {
+	r.Decode(d)
 	if d.err != nil {
 		return d.err
 	}
-	if d.off != len(b) {
-		return &DecodeError{Offset: d.off, What: "record", Err: fmt.Errorf("%d trailing bytes", len(b)-d.off)}
+	if d.off != len(d.b) {
+		return &DecodeError{Offset: d.off, What: "record", Err: fmt.Errorf("%d trailing bytes", len(d.b)-d.off)}
 	}
 	return nil
 }

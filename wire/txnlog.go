@@ -96,6 +96,15 @@ func DecodeTxnEntry(b []byte) (TxnEntry, error) {
 	return t, err
 }
 
+// CheckTxnEntry returns the error DecodeTxnEntry would return for b, and
+// nil when it would succeed, without building the txn: a counting pass
+// reads past strings, buffers and vectors without allocating them. A log
+// scan that only checks records uses it.
+func CheckTxnEntry(b []byte) error {
+	var t TxnEntry
+	return unmarshal(&Decoder{b: b, discard: true}, &t)
+}
+
 // txnDigestSize is the encoded size of a TxnDigest.
 const txnDigestSize = 12
 

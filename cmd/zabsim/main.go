@@ -170,7 +170,7 @@ func sweep(from, to int64, jobs int, opts sim.Options, shrink bool, historyFile 
 	}
 	progress := isTerminal(stderr)
 	failed := 0
-	start := time.Now()
+	meter := sim.StartMeter()
 	var simTime time.Duration
 	ops := 0
 	for seed, res := range runSeeds(from, to, jobs, opts) {
@@ -193,7 +193,8 @@ func sweep(from, to int64, jobs int, opts sim.Options, shrink bool, historyFile 
 			}
 		}
 		if progress {
-			el := time.Since(start).Seconds()
+			wall, _ := meter.Elapsed()
+			el := wall.Seconds()
 			fmt.Fprintf(stderr, "\rseed %d (%d/%d)  failed %d  %.0f× real time  %.0f ops/s ",
 				seed, seed-from+1, to-from+1, failed, simTime.Seconds()/el, float64(ops)/el)
 		}
@@ -201,7 +202,9 @@ func sweep(from, to int64, jobs int, opts sim.Options, shrink bool, historyFile 
 	if progress {
 		fmt.Fprintln(stderr)
 	}
-	fmt.Fprintf(stdout, "%d seeds, %d failed, %s\n", to-from+1, failed, time.Since(start).Round(time.Millisecond))
+	wall, _ := meter.Elapsed()
+	fmt.Fprintf(stdout, "%d seeds, %d failed, %s, %s simulated: %s\n", to-from+1, failed, wall.Round(time.Millisecond),
+		simTime.Round(time.Second), meter.Speed(simTime))
 	if failed > 0 {
 		return 1
 	}

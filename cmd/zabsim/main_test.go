@@ -95,6 +95,9 @@ func TestParallelSweepMatchesSerial(t *testing.T) {
 	strip := func(s string) string { return s[:bytes.LastIndexByte([]byte(s[:len(s)-1]), '\n')+1] } // the timing line differs
 	require.Equal(t, strip(serial), strip(parallel))
 	require.Contains(t, serial, "seed 15: FAILED")
+	// The timing line says how fast the simulator went, against wall-clock
+	// and CPU time.
+	require.Regexp(t, `\n6 seeds, \d+ failed, [^,]+, [^ ]+ simulated: \d+ simulated seconds per wall second, \d+ per CPU second \(.* of CPU\)\n$`, parallel)
 }
 
 // With -seeds, -history writes one history per failing seed, named after

@@ -189,7 +189,7 @@ func checkEntry(entry []byte, sum uint64, prev int64, decode bool) (zxid int64, 
 	}
 	zxid, err := EntryZxid(entry)
 	if err == nil && decode {
-		_, err = wire.DecodeTxnEntry(entry)
+		err = wire.CheckTxnEntry(entry)
 	}
 	if err != nil {
 		return 0, "record passes its checksum but is not a txn: " + err.Error()

@@ -357,6 +357,9 @@ func sortedKeys[K int | string, V any](m map[K]V) []K {
 // when the size has not changed since the last Sync, only the dirty range
 // can differ, and the sectors outside it are not even compared.
 func (s *Sim) crashInode(name string, in *simInode, fate CrashFate) {
+	if !in.resized && len(in.data) == len(in.durable) && in.dirtyLo == in.dirtyHi {
+		return // synced since its last write: nothing to lose, nothing to decide
+	}
 	size := len(in.durable)
 	if len(in.data) != size && fate.Size(name) {
 		size = len(in.data)
