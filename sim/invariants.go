@@ -55,6 +55,8 @@ type invariants struct {
 	lastApp []int64
 	// maxReplied is the highest zxid a reply to a client carried.
 	maxReplied int64
+	// holders is scratch space for durableOnQuorumWithout.
+	holders []int64
 }
 
 func newInvariants(w *world, servers int) *invariants {
@@ -192,12 +194,13 @@ func (inv *invariants) durableOnQuorum(zxid int64) bool { return inv.durableOnQu
 // durableOnQuorumWithout reports whether zxid is durable on a quorum of
 // voters other than except.
 func (inv *invariants) durableOnQuorumWithout(zxid int64, except *server) bool {
-	var ids []int64
+	ids := inv.holders[:0] // checked for every reply: no allocation
 	for _, s := range inv.w.servers {
 		if s != except && s.durablyHolds(zxid) {
 			ids = append(ids, s.sid)
 		}
 	}
+	inv.holders = ids
 	if inv.w.ensemble == nil {
 		return len(ids) == 1
 	}

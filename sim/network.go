@@ -91,6 +91,9 @@ type network struct {
 	conns  [][]*peerConn // [holder][other]: the connection holder uses
 	cuts   []activeCut   // partitions in force
 	nextID int
+	// spare holds delivered peerDeliveries for reuse: a run sends a packet
+	// for most of its steps.
+	spare []*peerDelivery
 }
 
 type activeCut struct {
@@ -152,7 +155,7 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 		}
 		net.conns[from][to] = nil
 		c.closedBy[c.dir(from)] = true
-		net.schedule(&peerDelivery{net: net, c: c, from: from, to: to, close: true})
+		net.schedule(net.delivery(peerDelivery{net: net, c: c, from: from, to: to, close: true}))
 		return
 	}
 	if c == nil {
@@ -163,7 +166,18 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 	if net.w.tr.on() {
 		net.w.tr.logf("server %d -> %d %s", from+1, to+1, describePacket(&m.Packet, m.Snapshot))
 	}
-	net.schedule(&peerDelivery{net: net, c: c, from: from, to: to, pkt: m.Packet, snap: m.Snapshot})
+	net.schedule(net.delivery(peerDelivery{net: net, c: c, from: from, to: to, pkt: m.Packet, snap: m.Snapshot}))
+}
+
+// delivery returns d in a spare peerDelivery, or a new one.
+func (net *network) delivery(d peerDelivery) *peerDelivery {
+	if n := len(net.spare); n > 0 {
+		p := net.spare[n-1]
+		net.spare = net.spare[:n-1]
+		*p = d
+		return p
+	}
+	return &d
 }
 
 // peerDelivery is one packet, or the news of a close, on its way over c
@@ -185,8 +199,15 @@ func (net *network) schedule(d *peerDelivery) {
 	net.w.q.Schedule(at, d)
 }
 
-// Run delivers d unless the connection broke first or a cut meets it.
+// Run delivers d unless the connection broke first or a cut meets it,
+// then gives d back for reuse (the queue is done with it).
 func (d *peerDelivery) Run() {
+	d.deliver()
+	*d = peerDelivery{net: d.net}
+	d.net.spare = append(d.net.spare, d)
+}
+
+func (d *peerDelivery) deliver() {
 	net, c, from, to := d.net, d.c, d.from, d.to
 	if c.broken || c.closedBy[1-c.dir(from)] {
 		return
