@@ -171,13 +171,15 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 
 // delivery returns d in a spare peerDelivery, or a new one.
 func (net *network) delivery(d peerDelivery) *peerDelivery {
+	var p *peerDelivery
 	if n := len(net.spare); n > 0 {
-		p := net.spare[n-1]
+		p = net.spare[n-1]
 		net.spare = net.spare[:n-1]
-		*p = d
-		return p
+	} else {
+		p = new(peerDelivery)
 	}
-	return &d
+	*p = d
+	return p
 }
 
 // peerDelivery is one packet, or the news of a close, on its way over c

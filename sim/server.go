@@ -590,7 +590,8 @@ func (s *server) drain() {
 			s.w.fail(KindDigest, "server %d: tree digest after applying 0x%x is %d, but the txn says %d", s.sid, s.peer.LastZxid(), s.peer.Digest(), want)
 			return
 		}
-		rd := s.peer.Ready()
+		peer := s.peer
+		rd := peer.Ready()
 		if rd.Truncate != nil && !s.truncate(*rd.Truncate) {
 			return
 		}
@@ -632,6 +633,9 @@ func (s *server) drain() {
 			return
 		}
 		s.armTick(rd.Wakeup)
+		if s.peer == peer {
+			peer.Release(&rd) // everything above copied what it keeps
+		}
 	}
 }
 

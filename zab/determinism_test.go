@@ -17,8 +17,13 @@ import (
 // connections watching one node that one txn creates, and 60 sessions that
 // expire in the same tick, each taking an ephemeral that another session
 // watches. It returns every byte the Peer emitted and logged.
-func determinismRun(t *testing.T) []byte {
+func determinismRun(t *testing.T) []byte { return determinismRunReleasing(t, false) }
+
+// determinismRunReleasing is determinismRun with the harness handing every
+// Ready back to the Peer (Peer.Release) or not.
+func determinismRunReleasing(t *testing.T, release bool) []byte {
 	h := zabtest.New(t, zab.Config{ServerID: 1, SnapCount: 50}, 42)
+	h.ReleaseReadys = release
 	keeper := h.Session(40000)
 	keeper.GetChildren("/", true)
 	var doomed []*zabtest.Client
@@ -38,6 +43,13 @@ func determinismRun(t *testing.T) []byte {
 	require.Len(t, h.Peer.SessionTable(), 1, "the 60 silent sessions expired")
 	require.NotEmpty(t, h.Snapshots, "snapshots are part of the output compared")
 	return h.Bytes()
+}
+
+// TestReleasedReadysChangeNothing: a shell that hands every Ready's slices
+// back for reuse (Peer.Release) gets, byte for byte, the effects a shell
+// that keeps them gets.
+func TestReleasedReadysChangeNothing(t *testing.T) {
+	require.Equal(t, determinismRun(t), determinismRunReleasing(t, true))
 }
 
 // TestDeterminism: the same input, run 20 times in one process (so map

@@ -213,6 +213,9 @@ type Peer struct {
 	// Ready's slices: the recent high-water marks, halving when the load
 	// drops.
 	appendsHint, messagesHint, peerMessagesHint int
+	// spare holds slices the shell released (Release) for the next Ready
+	// whose kind of slice was handed over non-empty.
+	spare Ready
 	// events is scratch space for the watch events of one apply or read.
 	events []datatree.WatchEvent
 }
@@ -478,9 +481,9 @@ func (p *Peer) Ready() Ready {
 	p.messagesHint = max(len(rd.Messages), p.messagesHint/2)
 	p.peerMessagesHint = max(len(rd.PeerMessages), p.peerMessagesHint/2)
 	p.out = Ready{
-		Appends:      nextOut(&rd.Appends, p.appendsHint),
-		Messages:     nextOut(&rd.Messages, p.messagesHint),
-		PeerMessages: nextOut(&rd.PeerMessages, p.peerMessagesHint),
+		Appends:      nextOut(&rd.Appends, &p.spare.Appends, p.appendsHint),
+		Messages:     nextOut(&rd.Messages, &p.spare.Messages, p.messagesHint),
+		PeerMessages: nextOut(&rd.PeerMessages, &p.spare.PeerMessages, p.peerMessagesHint),
 	}
 	p.out.Appends = append(p.out.Appends, held...)
 	return rd
@@ -488,14 +491,41 @@ func (p *Peer) Ready() Ready {
 
 // nextOut is the slice the next Ready collects into, after *handed was
 // collected into: *handed's own storage if it stayed empty (then the caller
-// gets nil instead), or a new slice with room for hint.
-func nextOut[T any](handed *[]T, hint int) []T {
+// gets nil instead), or a slice the shell released, or a new one with room
+// for hint.
+func nextOut[T any](handed, spare *[]T, hint int) []T {
 	if len(*handed) == 0 {
 		kept := *handed
 		*handed = nil
 		return kept
 	}
+	if *spare != nil {
+		reused := *spare
+		*spare = nil
+		return reused
+	}
 	return make([]T, 0, hint)
+}
+
+// Release hands back the slices of rd, a Ready this Peer returned, once the
+// shell has carried it out and keeps nothing that points into them (it may
+// keep what their elements point to: bodies, packets' data): later Readys
+// collect into them instead of allocating. rd is emptied. A shell need not
+// call it; the simulator does, as a Ready comes with nearly every Step.
+func (p *Peer) Release(rd *Ready) {
+	release(&rd.Appends, &p.spare.Appends)
+	release(&rd.Messages, &p.spare.Messages)
+	release(&rd.PeerMessages, &p.spare.PeerMessages)
+	*rd = Ready{}
+}
+
+// release keeps *handed's storage, cleared, as the spare for its kind.
+func release[T any](handed, spare *[]T) {
+	if cap(*handed) == 0 {
+		return
+	}
+	clear(*handed) // drop what the elements point to
+	*spare = (*handed)[:0]
 }
 
 // LastZxid returns the zxid of the last txn applied to the tree.

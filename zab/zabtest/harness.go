@@ -48,6 +48,10 @@ type Harness struct {
 	// Peer wants a Tick.
 	Wakeup time.Duration
 
+	// ReleaseReadys makes the harness hand every Ready's slices back to the
+	// Peer (Peer.Release) once it has copied them, as the simulator does.
+	ReleaseReadys bool
+
 	// Effects keeps every message ever emitted, for determinism checks.
 	Effects  []zab.Message
 	unread   int // index into Effects of the first message not yet Taken
@@ -91,6 +95,9 @@ func (h *Harness) collect() {
 		h.Log = append(h.Log, rd.Appends...)
 		h.Effects = append(h.Effects, rd.Messages...)
 		done := h.storeSnapshots(rd.Snapshots)
+		if h.ReleaseReadys {
+			h.Peer.Release(&rd)
+		}
 		for _, z := range done {
 			h.Peer.Step(h.Now, zab.SnapshotWritten{Zxid: z})
 		}
