@@ -154,10 +154,10 @@ func newWorld(sched *faults.Schedule, opts Options) *world {
 	w.rng = w.streams.Stream("net")
 	w.dialRng = w.streams.Stream("dial")
 	w.dialNext = map[int]int{}
-	// An entry per operation and about one more per two operations (watch
-	// and session events): sized once, the history is not copied as it
-	// grows, entry by 400-byte entry.
-	w.history = make([]simclient.Entry, 0, sched.Clients*(sched.OpsPerClient*2+4))
+	// An entry per operation and up to about one more per two (watch and
+	// session events): sized once, the history is not copied as it grows,
+	// entry by 400-byte entry.
+	w.history = make([]simclient.Entry, 0, sched.Clients*(sched.OpsPerClient*8/5+4))
 	w.inv = newInvariants(w, sched.Servers)
 	if sched.Ensemble {
 		w.ensemble = simEnsemble(sched)

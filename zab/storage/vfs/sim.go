@@ -71,12 +71,44 @@ var ErrSimFault = errors.New("vfs: injected I/O error")
 type simInode struct {
 	data    []byte
 	durable []byte
-	// What Sync must copy: data differs from durable only within
-	// [dirtyLo, dirtyHi), unless resized (the size changed since the last
-	// Sync, or is unknown to differ only there): then all of it. A log's
-	// fsync then copies what was appended, not the whole preallocated file.
+	// What Sync must copy: below keptLen, data differs from durable only
+	// within [dirtyLo, dirtyHi); from keptLen on, anything may differ.
+	// keptLen is the shortest data has been since the last Sync (a
+	// truncation and a regrowth leave zeros where durable bytes were). A
+	// log's fsync then copies what was appended, not the whole
+	// preallocated file.
 	dirtyLo, dirtyHi int
-	resized          bool
+	keptLen          int
+}
+
+// clean reports whether data is known to equal durable: synced since its
+// last change.
+func (in *simInode) clean() bool {
+	return in.sameExceptDirty() && in.dirtyLo == in.dirtyHi
+}
+
+// sameExceptDirty reports whether data and durable have one size and can
+// differ only within the dirty range.
+func (in *simInode) sameExceptDirty() bool {
+	return len(in.data) == len(in.durable) && in.keptLen >= len(in.durable)
+}
+
+// resize makes b n bytes long, zeros past its old end, reusing its storage
+// and at least doubling it when it must grow (files grow by preallocation
+// steps; growing by a quarter each time would copy them over and over).
+func resize(b []byte, n int) []byte {
+	if n <= len(b) {
+		return b[:n]
+	}
+	if n > cap(b) {
+		grown := make([]byte, len(b), max(n, 2*cap(b)))
+		copy(grown, b)
+		b = grown
+	}
+	old := len(b)
+	b = b[:n]
+	clear(b[old:])
+	return b
 }
 
 // wrote records a write of data[lo:hi] that kept the size.
@@ -88,14 +120,15 @@ func (in *simInode) wrote(lo, hi int) {
 	in.dirtyLo, in.dirtyHi = min(in.dirtyLo, lo), max(in.dirtyHi, hi)
 }
 
-// synced makes data durable.
+// synced makes data durable: the dirty range below keptLen, and everything
+// from keptLen on.
 func (in *simInode) synced() {
-	if in.resized || len(in.durable) != len(in.data) {
-		in.durable = append(in.durable[:0], in.data...)
-	} else {
-		copy(in.durable[in.dirtyLo:in.dirtyHi], in.data[in.dirtyLo:in.dirtyHi])
-	}
-	in.dirtyLo, in.dirtyHi, in.resized = 0, 0, false
+	kept := min(in.keptLen, len(in.data), len(in.durable))
+	in.durable = resize(in.durable, len(in.data))
+	lo, hi := min(in.dirtyLo, kept), min(in.dirtyHi, kept)
+	copy(in.durable[lo:hi], in.data[lo:hi])
+	copy(in.durable[kept:], in.data[kept:])
+	in.dirtyLo, in.dirtyHi, in.keptLen = 0, 0, len(in.data)
 }
 
 type dirOpKind int
@@ -180,7 +213,7 @@ func (s *Sim) Create(name string) (File, error) {
 	}
 	if ino, ok := s.names[name]; ok {
 		s.inodes[ino].data = s.inodes[ino].data[:0]
-		s.inodes[ino].resized = true
+		s.inodes[ino].keptLen = 0
 		return s.handle(ino), nil
 	}
 	s.nextIno++
@@ -357,32 +390,39 @@ func sortedKeys[K int | string, V any](m map[K]V) []K {
 // when the size has not changed since the last Sync, only the dirty range
 // can differ, and the sectors outside it are not even compared.
 func (s *Sim) crashInode(name string, in *simInode, fate CrashFate) {
-	if !in.resized && len(in.data) == len(in.durable) && in.dirtyLo == in.dirtyHi {
+	if in.clean() {
 		return // synced since its last write: nothing to lose, nothing to decide
 	}
 	size := len(in.durable)
 	if len(in.data) != size && fate.Size(name) {
 		size = len(in.data)
 	}
-	out := make([]byte, size)
-	copy(out, in.durable) // zeros past the durable end
 	sector := s.cfg.SectorSize
 	first, last := 0, size
-	if !in.resized && len(in.data) == len(in.durable) {
+	if in.sameExceptDirty() {
 		first, last = in.dirtyLo/sector*sector, min(in.dirtyHi, size)
 	}
+	// The survivor is built in durable's storage (zeros past its old end),
+	// sector by sector: a sector is compared before it is changed, and
+	// each change stays within its sector.
+	out := resize(in.durable, size)
 	for start := first; start < last; start += sector {
 		end := min(start+sector, size)
-		if paddedEqual(in.data, in.durable, start, end) {
+		if paddedEqual(in.data, out, start, end) {
 			continue
 		}
 		cut := min(max(fate.Sector(name, int64(start), end-start), 0), end-start)
 		copy(out[start:start+cut], window(in.data, start, start+cut))
 		clear(out[start+min(cut, max(len(in.data)-start, 0)) : start+cut]) // current bytes past its end are zeros
 	}
-	in.data = out
-	in.durable = slices.Clone(out)
-	in.dirtyLo, in.dirtyHi, in.resized = 0, 0, false
+	in.durable = out
+	if cap(in.data) >= size {
+		in.data = in.data[:size]
+		copy(in.data, out)
+	} else {
+		in.data = slices.Clone(out)
+	}
+	in.dirtyLo, in.dirtyHi, in.keptLen = 0, 0, size
 }
 
 // window is b[start:end] clipped to b's length (shorter, or empty, where b
@@ -415,7 +455,8 @@ func (s *Sim) Clone(rng *rand.Rand) *Sim {
 	c := NewSim(s.cfg, rng)
 	c.nextIno, c.generation, c.syncDelay = s.nextIno, s.generation+1, s.syncDelay
 	for ino, in := range s.inodes {
-		c.inodes[ino] = &simInode{data: slices.Clone(in.data), durable: slices.Clone(in.durable), resized: true}
+		c.inodes[ino] = &simInode{data: slices.Clone(in.data), durable: slices.Clone(in.durable),
+			dirtyLo: in.dirtyLo, dirtyHi: in.dirtyHi, keptLen: in.keptLen}
 	}
 	maps.Copy(c.names, s.names)
 	maps.Copy(c.durableNames, s.durableNames)
@@ -486,8 +527,7 @@ func (f *simFile) WriteAt(p []byte, off int64) (int, error) {
 		return 0, fmt.Errorf("write: %w", ErrNoSpace)
 	}
 	if end := off + int64(len(p)); end > int64(len(in.data)) {
-		in.data = append(in.data, make([]byte, end-int64(len(in.data)))...)
-		in.resized = true
+		in.data = resize(in.data, int(end))
 	}
 	copy(in.data[off:], p)
 	in.wrote(int(off), int(off)+len(p))
@@ -503,13 +543,12 @@ func (f *simFile) Truncate(size int64) error {
 		if f.sim.chance(f.sim.cfg.WriteNoSpace) {
 			return fmt.Errorf("truncate: %w", ErrNoSpace)
 		}
-		in.data = append(in.data, make([]byte, size-int64(len(in.data)))...)
-		in.resized = true
+		in.data = resize(in.data, int(size))
 		return nil
 	}
 	if size < int64(len(in.data)) {
 		in.data = in.data[:size]
-		in.resized = true
+		in.keptLen = min(in.keptLen, int(size))
 	}
 	return nil
 }

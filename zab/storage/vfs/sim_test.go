@@ -215,68 +215,88 @@ func TestSimCrashMatchesModel(t *testing.T) {
 		require.NoError(t, f.Sync())
 		require.NoError(t, s.SyncDir("/d"))
 		var cur, durable []byte
-		for range rapid.IntRange(0, 12).Draw(t, "ops") {
-			switch rapid.IntRange(0, 3).Draw(t, "op") {
-			case 0, 1:
-				off := rapid.IntRange(0, 5*sector).Draw(t, "off")
-				b := rapid.SliceOfN(rapid.Byte(), 1, 2*sector).Draw(t, "data")
-				_, err := f.WriteAt(b, int64(off))
-				require.NoError(t, err)
-				if end := off + len(b); end > len(cur) {
-					cur = append(cur, make([]byte, end-len(cur))...)
+		// Several rounds of writes, truncations and syncs, each ended by a
+		// crash: what a crash leaves is where the next round starts.
+		for range rapid.IntRange(1, 3).Draw(t, "crashes") {
+			for range rapid.IntRange(0, 12).Draw(t, "ops") {
+				switch rapid.IntRange(0, 5).Draw(t, "op") {
+				case 0, 1:
+					off := rapid.IntRange(0, 5*sector).Draw(t, "off")
+					b := rapid.SliceOfN(rapid.Byte(), 1, 2*sector).Draw(t, "data")
+					_, err := f.WriteAt(b, int64(off))
+					require.NoError(t, err)
+					if end := off + len(b); end > len(cur) {
+						cur = append(cur, make([]byte, end-len(cur))...)
+					}
+					copy(cur[off:], b)
+				case 2:
+					size := rapid.IntRange(0, 6*sector).Draw(t, "size")
+					require.NoError(t, f.Truncate(int64(size)))
+					if size > len(cur) {
+						cur = append(cur, make([]byte, size-len(cur))...)
+					}
+					cur = cur[:size]
+				case 3:
+					require.NoError(t, f.Sync())
+					durable = append([]byte(nil), cur...)
+				case 4:
+					got := make([]byte, len(cur))
+					if len(cur) > 0 {
+						_, err := f.ReadAt(got, 0)
+						require.NoError(t, err)
+					}
+					require.Equal(t, string(cur), string(got), "reads see the current bytes")
+				case 5:
+					// Creating an existing file empties it (O_TRUNC).
+					f, err = s.Create("/d/f")
+					require.NoError(t, err)
+					cur = nil
 				}
-				copy(cur[off:], b)
-			case 2:
-				size := rapid.IntRange(0, 6*sector).Draw(t, "size")
-				require.NoError(t, f.Truncate(int64(size)))
-				if size > len(cur) {
-					cur = append(cur, make([]byte, size-len(cur))...)
+			}
+			keepSize := rapid.Bool().Draw(t, "keepSize")
+			cuts := rapid.SliceOfN(rapid.IntRange(0, sector), 12, 12).Draw(t, "cuts")
+			size := len(durable)
+			if keepSize {
+				size = len(cur)
+			}
+			padded := func(b []byte, lo, hi int) []byte {
+				out := make([]byte, hi-lo)
+				if lo < len(b) {
+					copy(out, b[lo:min(hi, len(b))])
 				}
-				cur = cur[:size]
-			case 3:
-				require.NoError(t, f.Sync())
-				durable = append([]byte(nil), cur...)
+				return out
+			}
+			want := padded(durable, 0, size)
+			var wantAsked []int64
+			for start := 0; start < size; start += sector {
+				end := min(start+sector, size)
+				c, d := padded(cur, start, end), padded(durable, start, end)
+				if string(c) == string(d) {
+					continue
+				}
+				cut := min(cuts[len(wantAsked)%len(cuts)], end-start)
+				wantAsked = append(wantAsked, int64(start))
+				copy(want[start:], c[:cut])
+				copy(want[start+cut:end], d[cut:])
+			}
+			var asked []int64
+			s.CrashWith(CrashFate{
+				DirOps: func(pending int) int { return pending },
+				Size:   func(string) bool { return keepSize },
+				Sector: func(_ string, off int64, n int) int {
+					cut := cuts[len(asked)%len(cuts)]
+					asked = append(asked, off)
+					return cut
+				},
+			})
+			require.Equal(t, wantAsked, asked)
+			got, err := ReadFull(s, "/d/f")
+			require.NoError(t, err)
+			require.Equal(t, string(want), string(got))
+			cur, durable = want, append([]byte(nil), want...)
+			if f, err = s.Open("/d/f"); err != nil {
+				t.Fatal(err)
 			}
 		}
-		keepSize := rapid.Bool().Draw(t, "keepSize")
-		cuts := rapid.SliceOfN(rapid.IntRange(0, sector), 12, 12).Draw(t, "cuts")
-		size := len(durable)
-		if keepSize {
-			size = len(cur)
-		}
-		padded := func(b []byte, lo, hi int) []byte {
-			out := make([]byte, hi-lo)
-			if lo < len(b) {
-				copy(out, b[lo:min(hi, len(b))])
-			}
-			return out
-		}
-		want := padded(durable, 0, size)
-		var wantAsked []int64
-		for start := 0; start < size; start += sector {
-			end := min(start+sector, size)
-			c, d := padded(cur, start, end), padded(durable, start, end)
-			if string(c) == string(d) {
-				continue
-			}
-			cut := min(cuts[len(wantAsked)%len(cuts)], end-start)
-			wantAsked = append(wantAsked, int64(start))
-			copy(want[start:], c[:cut])
-			copy(want[start+cut:end], d[cut:])
-		}
-		var asked []int64
-		s.CrashWith(CrashFate{
-			DirOps: func(pending int) int { return pending },
-			Size:   func(string) bool { return keepSize },
-			Sector: func(_ string, off int64, n int) int {
-				cut := cuts[len(asked)%len(cuts)]
-				asked = append(asked, off)
-				return cut
-			},
-		})
-		require.Equal(t, wantAsked, asked)
-		got, err := ReadFull(s, "/d/f")
-		require.NoError(t, err)
-		require.Equal(t, want, got)
 	})
 }
