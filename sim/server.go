@@ -72,7 +72,7 @@ type server struct {
 	installed  bool            // a SNAP from the leader arrived: the tree is replaced
 	cutting    string          // a damaged log is being cut (why), until a start finishes the cut
 	fsyncRng   *mathrand2.Rand // fsync durations: a stream of their own
-	entryBuf   []byte          // the txn entry being appended, reused
+	entryEnc   wire.Encoder    // encodes the txn entry being appended, reused
 
 	// What must survive: the highest zxid ever reported durable to a Peer,
 	// and the tree digest after each appended zxid that may still survive.
@@ -702,8 +702,9 @@ func (s *server) appendTxns(txns []datatree.Txn) bool {
 		} else if prev, ok := s.digests[s.appended]; ok {
 			s.digests[z] = prev // an error txn leaves the tree as it was
 		}
-		s.entryBuf = zab.EncodeTxnEntryInto(s.entryBuf, t) // the log copies it
-		entry := s.entryBuf
+		s.entryEnc.Reset()
+		zab.WriteTxnEntry(&s.entryEnc, t)
+		entry := s.entryEnc.Bytes() // the log copies it
 		if !s.w.inv.logged(s, z, entry) {
 			return false
 		}
@@ -882,11 +883,10 @@ func (s *server) send(m *zab.Message) {
 			w.fail(KindDurability, "server %d answered client %d xid %d with zxid 0x%x, which is not durable on a quorum (%s)",
 				s.sid, cn.client.ID(), m.Header.Xid, m.Header.Zxid, w.inv.durableReport(m.Header.Zxid))
 		}
-		hdr, body, id := m.Header, m.Body, cn.id
-		if w.tr.on() && hdr.Xid != wire.XidPing {
-			w.tr.logf("server %d -> client %d %s", s.sid, cn.client.ID(), describeMessage(&hdr, body))
+		if w.tr.on() && m.Header.Xid != wire.XidPing {
+			w.tr.logf("server %d -> client %d %s", s.sid, cn.client.ID(), describeMessage(&m.Header, m.Body))
 		}
-		w.deliverAt(&cn.toClient, func() { cn.client.Reply(id, hdr, body) })
+		w.sendFrame(frame{w: w, cn: cn, reply: m.Header, body: m.Body})
 	case zab.Connect:
 		resp, ok := m.Body.(*wire.ConnectResponse)
 		if !ok {

@@ -128,7 +128,9 @@ type world struct {
 	nextConn  simclient.ConnID
 	history   []simclient.Entry
 	failures  []Failure
-	stats     Stats
+	// spareFrames are delivered frames, for reuse.
+	spareFrames []*frame
+	stats       Stats
 }
 
 // Run simulates sched and checks everything it can. It is deterministic:
@@ -384,13 +386,59 @@ func (w *world) latency() time.Duration {
 
 // deliverAt schedules f on one direction of a connection, never before what
 // was sent earlier that way (TCP keeps order).
-func (w *world) deliverAt(last *time.Duration, f func()) {
+func (w *world) deliverAt(last *time.Duration, f func()) { w.q.At(w.arrival(last), f) }
+
+// arrival is when something sent now on one direction of a connection
+// arrives: after a latency, and never before what was sent earlier that way
+// (TCP keeps order). last is that direction's latest arrival.
+func (w *world) arrival(last *time.Duration) time.Duration {
 	at := w.clock.Mono() + w.latency()
 	if at < *last {
 		at = *last
 	}
 	*last = at
-	w.q.At(at, f)
+	return at
+}
+
+// frame is a request or a reply on its way over a client connection: the
+// bulk of a run's messages, so each is a reused struct run by the queue
+// rather than a closure.
+type frame struct {
+	w        *world
+	cn       *conn
+	toServer bool
+	request  wire.RequestHeader // toServer
+	reply    wire.ReplyHeader   // to the client
+	body     wire.Record
+}
+
+// sendFrame schedules f's delivery in order on its direction of f.cn.
+func (w *world) sendFrame(f frame) {
+	last := &f.cn.toClient
+	if f.toServer {
+		last = &f.cn.toServer
+	}
+	var p *frame
+	if n := len(w.spareFrames); n > 0 {
+		p = w.spareFrames[n-1]
+		w.spareFrames = w.spareFrames[:n-1]
+	} else {
+		p = new(frame)
+	}
+	*p = f
+	w.q.Schedule(w.arrival(last), p)
+}
+
+// Run delivers the frame, then gives it back for reuse.
+func (f *frame) Run() {
+	if f.toServer {
+		f.cn.server.request(f.cn, f.request, f.body)
+	} else {
+		f.cn.client.Reply(f.cn.id, f.reply, f.body)
+	}
+	w := f.w
+	*f = frame{}
+	w.spareFrames = append(w.spareFrames, f)
 }
 
 // closeConn closes a connection from the network's side: both ends learn of
@@ -456,7 +504,7 @@ func (w *world) Send(id simclient.ConnID, hdr wire.RequestHeader, body wire.Reco
 	if w.tr.on() && hdr.Xid != wire.XidPing {
 		w.tr.logf("client %d -> %s", cn.client.ID(), describeMessage(&hdr, body))
 	}
-	w.deliverAt(&cn.toServer, func() { cn.server.request(cn, hdr, body) })
+	w.sendFrame(frame{w: w, cn: cn, toServer: true, request: hdr, body: body})
 }
 
 func (w *world) Hangup(id simclient.ConnID) {

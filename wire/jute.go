@@ -356,6 +356,12 @@ func Unmarshal(b []byte, r Record) error { return unmarshal(&Decoder{b: b}, r) }
 // unmarshal decodes r from all of d's input.
 func unmarshal(d *Decoder, r Record) error {
 	r.Decode(d)
+	return d.end()
+}
+
+// end is the outcome of decoding a whole input: the first error, or an
+// error if input is left over.
+func (d *Decoder) end() error {
 	if d.err != nil {
 		return d.err
 	}

@@ -13,13 +13,19 @@ func EncodeTxnEntry(t *datatree.Txn) []byte { return EncodeTxnEntryInto(nil, t) 
 // EncodeTxnEntryInto is EncodeTxnEntry reusing buf's storage from its start,
 // for a shell that encodes txn after txn into one buffer.
 func EncodeTxnEntryInto(buf []byte, t *datatree.Txn) []byte {
+	e := wire.NewEncoder(buf)
+	WriteTxnEntry(e, t)
+	return e.Bytes()
+}
+
+// WriteTxnEntry appends t's entry, as EncodeTxnEntry encodes it, to e: a
+// shell that encodes txn after txn can Reset and reuse one Encoder.
+func WriteTxnEntry(e *wire.Encoder, t *datatree.Txn) {
 	entry := wire.TxnEntry{Header: t.Header, Body: t.Body}
 	if t.Digest.Version != 0 {
 		entry.Digest = &t.Digest
 	}
-	e := wire.NewEncoder(buf)
 	entry.Encode(e)
-	return e.Bytes()
 }
 
 // DecodeTxnEntry reads back what EncodeTxnEntry wrote (or ZooKeeper logged):
