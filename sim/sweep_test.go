@@ -95,6 +95,7 @@ func TestSeedSweep(t *testing.T) {
 		first = n
 	}
 	n := seedCount(t)
+	defer SetBatchGC()()
 	meter := StartMeter()
 	var ensembles int
 	var simulated time.Duration

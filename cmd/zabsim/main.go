@@ -168,6 +168,7 @@ func sweep(from, to int64, jobs int, opts sim.Options, shrink bool, historyFile 
 		fmt.Fprintln(stderr, "zabsim: -v prints one run's trace; use it with -seed N")
 		return 2
 	}
+	defer sim.SetBatchGC()()
 	progress := isTerminal(stderr)
 	failed := 0
 	meter := sim.StartMeter()
