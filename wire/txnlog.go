@@ -91,9 +91,10 @@ func (r *TxnEntry) Decode(d *Decoder) {
 // TxnDigest filling the rest exactly. A closeSession logged without a body
 // (before ZooKeeper 3.6) has a nil Body.
 func DecodeTxnEntry(b []byte) (TxnEntry, error) {
-	var t TxnEntry
-	err := Unmarshal(b, &t)
-	return t, err
+	d := &Decoder{b: b}
+	var t TxnEntry // a direct call, so that t can stay on the stack
+	t.Decode(d)
+	return t, d.end()
 }
 
 // CheckTxnEntry returns the error DecodeTxnEntry would return for b, and
