@@ -2,11 +2,13 @@ package vtime
 
 import "time"
 
-// Event is something that happens at a point of monotonic time.
-type Event struct {
-	At  time.Duration // monotonic time at which it runs
-	Seq uint64        // order of scheduling; breaks ties between equal At
-	Run Runner
+// event is something that happens at a point of monotonic time. What it
+// runs waits in the queue's slots, so that the heap holds no pointers:
+// moving its entries costs the garbage collector no write barriers.
+type event struct {
+	at   time.Duration // monotonic time at which it runs
+	seq  uint64        // order of scheduling; breaks ties between equal at
+	slot int32         // index of its Runner in Queue.slots
 }
 
 // Runner is what an event does. A pointer to a struct that carries the
@@ -26,6 +28,8 @@ type Queue struct {
 	clock *Clock
 	items eventHeap
 	next  uint64
+	slots []Runner // the Runner of each waiting event, by slot
+	free  []int32  // slots not in use
 }
 
 // NewQueue returns an empty queue that advances clock as it hands out events.
@@ -43,7 +47,16 @@ func (q *Queue) Schedule(at time.Duration, r Runner) {
 	if at < q.clock.mono {
 		at = q.clock.mono
 	}
-	q.items.push(Event{At: at, Seq: q.next, Run: r})
+	var slot int32
+	if n := len(q.free); n > 0 {
+		slot = q.free[n-1]
+		q.free = q.free[:n-1]
+		q.slots[slot] = r
+	} else {
+		slot = int32(len(q.slots))
+		q.slots = append(q.slots, r)
+	}
+	q.items.push(event{at: at, seq: q.next, slot: slot})
 	q.next++
 }
 
@@ -59,7 +72,7 @@ func (q *Queue) NextAt() (at time.Duration, ok bool) {
 	if len(q.items) == 0 {
 		return 0, false
 	}
-	return q.items[0].At, true
+	return q.items[0].at, true
 }
 
 // Step runs the earliest event, advancing the clock to its time first. It
@@ -69,8 +82,11 @@ func (q *Queue) Step() bool {
 		return false
 	}
 	ev := q.items.pop()
-	q.clock.advanceTo(ev.At)
-	ev.Run.Run()
+	r := q.slots[ev.slot]
+	q.slots[ev.slot] = nil // let it go
+	q.free = append(q.free, ev.slot)
+	q.clock.advanceTo(ev.at)
+	r.Run()
 	return true
 }
 
@@ -87,20 +103,20 @@ func (q *Queue) RunUntil(limit time.Duration) {
 	q.clock.advanceTo(limit)
 }
 
-// eventHeap is a binary min-heap of events ordered by (At, Seq); Seq is
+// eventHeap is a binary min-heap of events ordered by (at, seq); seq is
 // unique, so the order is total. It is written out rather than built on
 // container/heap, whose interface boxes every popped event into an
 // allocation: the queue hands out one event per simulated step.
-type eventHeap []Event
+type eventHeap []event
 
 func (h eventHeap) less(i, j int) bool {
-	if h[i].At != h[j].At {
-		return h[i].At < h[j].At
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
 	}
-	return h[i].Seq < h[j].Seq
+	return h[i].seq < h[j].seq
 }
 
-func (h *eventHeap) push(ev Event) {
+func (h *eventHeap) push(ev event) {
 	*h = append(*h, ev)
 	a := *h
 	for i := len(a) - 1; i > 0; {
@@ -113,12 +129,11 @@ func (h *eventHeap) push(ev Event) {
 	}
 }
 
-func (h *eventHeap) pop() Event {
+func (h *eventHeap) pop() event {
 	a := *h
 	top := a[0]
 	last := len(a) - 1
 	a[0] = a[last]
-	a[last] = Event{} // let the closure go
 	a = a[:last]
 	for i := 0; ; {
 		small, l, r := i, 2*i+1, 2*i+2
