@@ -166,7 +166,14 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 	if net.w.tr.on() {
 		net.w.tr.logf("server %d -> %d %s", from+1, to+1, describePacket(&m.Packet, m.Snapshot))
 	}
-	net.schedule(net.delivery(peerDelivery{net: net, c: c, from: from, to: to, pkt: m.Packet, snap: m.Snapshot}))
+	d := peerDelivery{net: net, c: c, from: from, to: to, pkt: m.Packet, snap: m.Snapshot}
+	if m.Packet.Type == wire.PacketSnap {
+		// A SNAP carries the sender's tree as it is now: loaded from a
+		// fuzzy snapshot and not yet whole again, it is fuzzy at the
+		// learner too.
+		d.snapFuzzyUntil = net.w.servers[from].fuzzyUntil
+	}
+	net.schedule(net.delivery(d))
 }
 
 // delivery returns d in a spare peerDelivery, or a new one.
@@ -191,6 +198,8 @@ type peerDelivery struct {
 	close    bool // the sender closed c; otherwise pkt and snap are a packet
 	pkt      wire.QuorumPacket
 	snap     []byte
+	// snapFuzzyUntil: a SNAP's sender held a fuzzy tree up to this zxid.
+	snapFuzzyUntil int64
 }
 
 // schedule delivers d in order on its connection.
@@ -241,7 +250,9 @@ func (d *peerDelivery) deliver() {
 		}
 		return
 	}
-	s.installed = s.installed || d.pkt.Type == wire.PacketSnap
+	if d.pkt.Type == wire.PacketSnap {
+		s.installed, s.installedFuzzyUntil = true, d.snapFuzzyUntil
+	}
 	s.step(zab.PeerPacket{From: int64(from + 1), Packet: d.pkt, Snapshot: d.snap})
 }
 

@@ -73,6 +73,9 @@ type server struct {
 	cutting    string          // a damaged log is being cut (why), until a start finishes the cut
 	fsyncRng   *mathrand2.Rand // fsync durations: a stream of their own
 	entryEnc   wire.Encoder    // encodes the txn entry being appended, reused
+	// installedFuzzyUntil: the SNAP that arrived came from a leader whose
+	// tree was fuzzy up to this zxid (0: whole); the installed tree is too.
+	installedFuzzyUntil int64
 
 	// What must survive: the highest zxid ever reported durable to a Peer,
 	// and the tree digest after each appended zxid that may still survive.
@@ -583,8 +586,15 @@ func (s *server) step(ev zab.Event) {
 // appends (then an fsync), snapshots, then every message.
 func (s *server) drain() {
 	if s.up && s.peer != nil {
-		if s.fuzzyUntil != 0 && (s.installed || s.peer.LastZxid() >= s.fuzzyUntil) {
-			s.fuzzyUntil = 0 // applied again (or replaced by a SNAP): whole
+		if s.installed {
+			s.fuzzyUntil = s.installedFuzzyUntil // the tree is the leader's
+			if s.fuzzyUntil != 0 {
+				s.w.stats.FuzzySyncs++
+				s.w.tr.logf("server %d: installed a SNAP of a fuzzy tree, which holds some txns up to 0x%x: they apply again once committed", s.sid, s.fuzzyUntil)
+			}
+		}
+		if s.fuzzyUntil != 0 && s.peer.LastZxid() >= s.fuzzyUntil {
+			s.fuzzyUntil = 0 // applied again: whole
 		}
 		if want, ok := s.digests[s.peer.LastZxid()]; ok && want != s.peer.Digest() && s.fuzzyUntil == 0 {
 			s.w.fail(KindDigest, "server %d: tree digest after applying 0x%x is %d, but the txn says %d", s.sid, s.peer.LastZxid(), s.peer.Digest(), want)

@@ -67,9 +67,11 @@ type Stats struct {
 	Snapshots     int // snapshots written
 	// FuzzySnapshots counts snapshots whose serialization overlapped
 	// applied txns; FuzzyRecoveries, starts that loaded one of them and
-	// replayed those txns over it.
+	// replayed those txns over it; FuzzySyncs, SNAPs a leader sent from
+	// such a tree before it was whole again.
 	FuzzySnapshots  int
 	FuzzyRecoveries int
+	FuzzySyncs      int
 	// NotPromised counts history-checker violations of what ZooKeeper does
 	// not promise (linearizability.NotPromised: a sync across a leader
 	// change); they are traced, not failures.
