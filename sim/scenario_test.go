@@ -40,6 +40,13 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		// learner's tree is as fuzzy until the txns apply again.
 		require.Greater(t, r.Stats.FuzzySyncs, 0, "a SNAP carried a fuzzy tree")
 	},
+	"fuzzy-snapshot-damaged-log": func(t *testing.T, r *Result) {
+		// Hunt seed 17562, shrunk: a bit flip cuts an observer's log
+		// before the last txn its newest (fuzzy) snapshot holds; it starts
+		// damaged from that snapshot, and its leader sends the rest.
+		require.Greater(t, r.Stats.DamagedStarts, 0, "a member started with its log cut")
+		require.Greater(t, r.Stats.FuzzyRecoveries, 0, "from a fuzzy snapshot")
+	},
 	"intruders": func(t *testing.T, r *Result) {
 		// Clients 4 and 5 present the sessions of clients 1 and 2 with a
 		// wrong and an empty password on the owners' servers: refused, and

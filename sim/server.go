@@ -194,7 +194,7 @@ func (s *server) start() {
 		if peer.LastZxid() < d.Zxid {
 			s.fuzzyUntil = d.Zxid
 			w.tr.logf("server %d: loaded fuzzy snapshot %s, which holds some txns up to 0x%x: they apply again once a leader commits them", s.sid, rec.Snapshot.Name, d.Zxid)
-			if !s.checkFuzzyReplay(treeCfg, rec) {
+			if !s.checkFuzzyReplay(treeCfg, rec, damage != nil) {
 				return
 			}
 		} else {
@@ -241,7 +241,10 @@ func (s *server) start() {
 // when replay reaches its zxid, and the tree at the log's end must have the
 // digest its last txn carried. The member itself applies those txns only
 // when a leader commits them (and the digest checks of drain judge that).
-func (s *server) checkFuzzyReplay(treeCfg datatree.Config, rec *storage.Recovery) bool {
+// Only a log cut at damage may end before the snapshot's digest zxid (the
+// snapshot waited for the log to hold its txns durably); the copy is then
+// as fuzzy as the member, whose leader sends it the rest.
+func (s *server) checkFuzzyReplay(treeCfg datatree.Config, rec *storage.Recovery, damaged bool) bool {
 	var tree *datatree.Tree
 	path := dataDir + "/" + storage.VersionDir + "/" + rec.Snapshot.Name
 	_, err := storage.ReadSnapshotFile(s.disk, path, func(d *wire.Decoder, zxid int64) (err error) {
@@ -261,6 +264,15 @@ func (s *server) checkFuzzyReplay(treeCfg datatree.Config, rec *storage.Recovery
 	if err != nil {
 		s.w.fail(KindDurability, "server %d: replaying the log over fuzzy snapshot %s: %v", s.sid, rec.Snapshot.Name, err)
 		return false
+	}
+	if replica.LastZxid() < d.Zxid {
+		if !damaged {
+			s.w.fail(KindDurability, "server %d: the log replayed over fuzzy snapshot %s ends at 0x%x, before the snapshot's last applied txn 0x%x, with no damage to explain it",
+				s.sid, rec.Snapshot.Name, replica.LastZxid(), d.Zxid)
+			return false
+		}
+		s.w.tr.logf("server %d: the damaged log ends at 0x%x, before the fuzzy snapshot's last applied txn 0x%x: the leader sends the rest", s.sid, replica.LastZxid(), d.Zxid)
+		return true
 	}
 	if want, ok := s.digests[replica.LastZxid()]; ok && want != replica.Digest() {
 		s.w.fail(KindDurability, "server %d: the log replayed over fuzzy snapshot %s ends at 0x%x with tree digest %d, but it was %d when that txn was applied",
