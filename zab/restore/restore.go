@@ -40,7 +40,12 @@ func Load(store *storage.Store, tree datatree.Config) (*storage.Recovery, zab.Re
 	for _, sess := range rec.Snapshot.Sessions {
 		restored.Sessions = append(restored.Sessions, sessions.Session{ID: sess.ID, Timeout: sess.Timeout})
 	}
-	if d := rec.Snapshot.Digest; d != nil {
+	// ZooKeeper compares a snapshot's digest only when its zxid names a txn
+	// the replay can reach (DataTree.deserializeZxidDigest): zxid 0 is the
+	// empty digest it writes before processing any txn (every member's
+	// snapshot.0), and a zxid below the snapshot's is a new leader's
+	// snapshot at epoch<<32 carrying the previous epoch's digest.
+	if d := rec.Snapshot.Digest; d != nil && d.Zxid > 0 && d.Zxid >= rec.Snapshot.Zxid {
 		restored.Digest = &zab.SnapshotDigest{Zxid: d.Zxid, Version: d.Version, Digest: d.Digest}
 	}
 	return rec, restored, nil

@@ -104,20 +104,7 @@ func TestFromSnapshotReplaysOnlyTheTxnsAfterIt(t *testing.T) {
 	logTxns(t, store, txns)
 	const snapZxid = 3
 	snapTree := applied(txns[:snapZxid])
-	_, err := store.WriteSnapshot(&storage.Snapshot{
-		Zxid:     snapZxid,
-		Sessions: []storage.Session{{ID: sessionID, Timeout: 30000}},
-		WriteTree: func(w io.Writer) error {
-			var e wire.Encoder
-			snapTree.WriteSnapshot(&e)
-			_, err := w.Write(e.Bytes())
-			return err
-		},
-		Digest: func() storage.ZxidDigest {
-			return storage.ZxidDigest{Zxid: snapZxid, Version: datatree.DigestVersion, Digest: snapTree.Digest()}
-		},
-	})
-	require.NoError(t, err)
+	writeSnapshot(t, store, snapZxid, snapTree, storage.ZxidDigest{Zxid: snapZxid, Version: datatree.DigestVersion, Digest: snapTree.Digest()})
 
 	rec, restored, err := restore.Load(openStore(t, dir), treeCfg)
 	require.NoError(t, err)
@@ -132,6 +119,61 @@ func TestFromSnapshotReplaysOnlyTheTxnsAfterIt(t *testing.T) {
 	require.Equal(t, len(txns)-snapZxid, n)
 	require.Equal(t, int64(len(txns)), peer.LastZxid())
 	require.Equal(t, applied(txns).Digest(), peer.Digest())
+}
+
+// writeSnapshot writes tree as the snapshot of zxid, with digest as its
+// digest section.
+func writeSnapshot(t *testing.T, store *storage.Store, zxid int64, tree *datatree.Tree, digest storage.ZxidDigest) {
+	t.Helper()
+	_, err := store.WriteSnapshot(&storage.Snapshot{
+		Zxid:     zxid,
+		Sessions: []storage.Session{{ID: sessionID, Timeout: 30000}},
+		WriteTree: func(w io.Writer) error {
+			var e wire.Encoder
+			tree.WriteSnapshot(&e)
+			_, err := w.Write(e.Bytes())
+			return err
+		},
+		Digest: func() storage.ZxidDigest { return digest },
+	})
+	require.NoError(t, err)
+}
+
+// ZooKeeper writes an empty digest section (zxid 0, digest 0) into a
+// snapshot taken before it processed any txn — every member of a new
+// ensemble writes snapshot.0 so — and a digest of a txn older than the
+// snapshot (a new leader's snapshot at zxid epoch<<32) that no replay can
+// meet; it compares neither. Neither stops a server that takes over such a
+// data directory: the replay is checked against the txns' own digests.
+func TestSnapshotDigestsZooKeeperDoesNotCompareAreIgnored(t *testing.T) {
+	for name, c := range map[string]struct {
+		snapZxid int64
+		digest   func(tree *datatree.Tree) storage.ZxidDigest
+	}{
+		"empty digest of snapshot.0": {0, func(*datatree.Tree) storage.ZxidDigest {
+			return storage.ZxidDigest{Version: datatree.DigestVersion}
+		}},
+		"digest older than the snapshot": {3, func(tree *datatree.Tree) storage.ZxidDigest {
+			return storage.ZxidDigest{Zxid: 2, Version: datatree.DigestVersion, Digest: tree.Digest() + 1}
+		}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			txns := history(4)
+			store := openStore(t, dir)
+			logTxns(t, store, txns)
+			snapTree := applied(txns[:c.snapZxid])
+			writeSnapshot(t, store, c.snapZxid, snapTree, c.digest(snapTree))
+
+			rec, restored, err := restore.Load(openStore(t, dir), treeCfg)
+			require.NoError(t, err)
+			defer rec.Log.Close()
+			require.Nil(t, restored.Digest, "nothing to compare the tree with")
+			peer, n := start(t, rec, restored)
+			require.Equal(t, len(txns)-int(c.snapZxid), n)
+			require.Equal(t, applied(txns).Digest(), peer.Digest())
+		})
+	}
 }
 
 func TestLoadReturnsStoragesRefusal(t *testing.T) {
