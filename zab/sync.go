@@ -145,8 +145,9 @@ func (p *Peer) txnsAfter(zxid int64) []*datatree.Txn {
 }
 
 // syncLearner sends a learner that acknowledged the epoch everything that
-// makes its log the leader's: DIFF, TRUNC or SNAP, the txns that follow
-// (PROPOSAL, and COMMIT for those committed), then NEWLEADER. From here on
+// makes its log the leader's: DIFF, TRUNC or SNAP, the committed txns
+// that follow (PROPOSAL and COMMIT each), NEWLEADER, then the proposals
+// still outstanding (PROPOSAL alone). From here on
 // it is forwarded every new proposal and commit. An observer is sent only
 // what is committed, or will be at the epoch's establishment; it learns
 // later commits by INFORM.
@@ -159,8 +160,8 @@ func (p *Peer) syncLearner(h *learnerHandler) {
 	// up to it is sent with its COMMIT (ZooKeeper's learners apply a DIFF's
 	// txns through those COMMITs, and leave the epoch at any later COMMIT
 	// that does not match their oldest pending txn); what was proposed
-	// after it follows as PROPOSAL alone. A learner applies nothing before
-	// UPTODATE.
+	// after it follows NEWLEADER as PROPOSAL alone. A learner applies
+	// nothing before UPTODATE.
 	committed := p.lastProposed
 	if l.established {
 		committed = p.commitPoint()
@@ -198,19 +199,30 @@ func (p *Peer) syncLearner(h *learnerHandler) {
 		p.sendToLearner(h, wire.PacketProposal, z, EncodeTxnEntry(&fromLog[i]))
 		p.sendToLearner(h, wire.PacketCommit, z, nil)
 	}
-	for _, t := range p.txnsAfter(from) {
-		z := t.Header.Zxid
-		if z > end {
-			break
-		}
-		p.sendToLearner(h, wire.PacketProposal, z, EncodeTxnEntry(t))
-		if z <= committed {
-			p.sendToLearner(h, wire.PacketCommit, z, nil)
-		}
+	// The proposals still outstanding follow NEWLEADER, as if forwarded
+	// after it: ZooKeeper 3.8.0's learner logs and forgets at NEWLEADER the
+	// proposals it was sent before, and fails on a COMMIT that arrives
+	// before UPTODATE with nothing proposed since NEWLEADER
+	// (ZOOKEEPER-4394: a NullPointerException in Learner.syncWithLeader,
+	// and the follower drops out of the epoch). Its ACK of NEWLEADER then
+	// vouches for the committed history only; the outstanding proposals are
+	// ACKed one by one, like any forwarded later.
+	txns := p.txnsAfter(from)
+	sent := 0
+	for ; sent < len(txns) && txns[sent].Header.Zxid <= committed; sent++ {
+		z := txns[sent].Header.Zxid
+		p.sendToLearner(h, wire.PacketProposal, z, EncodeTxnEntry(txns[sent]))
+		p.sendToLearner(h, wire.PacketCommit, z, nil)
 	}
-	h.forwarding, h.proposedUpTo, h.committedUpTo, h.syncedUpTo = true, end, committed, end
+	h.forwarding, h.committedUpTo, h.syncedUpTo = true, committed, committed
 	h.phase = PhaseSync
 	p.sendToLearner(h, wire.PacketNewLeader, makeZxid(l.epoch, 0), p.cfg.Ensemble.quorumConfig())
+	for _, t := range txns[sent:] {
+		if z := t.Header.Zxid; z <= end {
+			p.sendToLearner(h, wire.PacketProposal, z, EncodeTxnEntry(t))
+		}
+	}
+	h.proposedUpTo = end
 	source := "memory"
 	if fromLog != nil {
 		source = fmt.Sprintf("the txn log (%d txns) and memory", len(fromLog))

@@ -47,7 +47,7 @@ func TestClusterScenariosDeterministic(t *testing.T) {
 		run  func(*testing.T) *zabtest.Cluster
 	}{
 		{"NewLeaderAck", newLeaderAckScenario}, {"ZK335", zk335}, {"ZK1154", zk1154}, {"ZK1653", zk1653},
-		{"ZK2845", zk2845}, {"ZK3104", zk3104}, {"ZK3642", zk3642}, {"ZK3911", zk3911}, {"ZK4394", zk4394},
+		{"ZK2845", zk2845}, {"ZK3104", zk3104}, {"ZK3642", zk3642}, {"ZK3911", zk3911}, {"ZK4394", zk4394}, {"ZK4394Outstanding", zk4394Outstanding},
 		{"ZK4643", zk4643}, {"ZK4646", zk4646}, {"ZK4685", zk4685}, {"ZK4785", zk4785}, {"ZK4925", zk4925},
 		{"Broadcast", paperBroadcast}, {"Recovery", paperRecovery},
 	}

@@ -2,6 +2,7 @@ package zab_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -392,6 +393,71 @@ func zk4394(t *testing.T) *zabtest.Cluster {
 	serving(t, c)
 	requireEverywhere(t, c, "/a0", "/a", "/b")
 	return c
+}
+
+// TestZK4394_OutstandingProposalsFollowNewLeader: ZooKeeper 3.8.0's
+// learner logs and forgets, at NEWLEADER, the proposals it was sent
+// before it, then fails (ZOOKEEPER-4394) on a COMMIT that arrives before
+// UPTODATE with nothing proposed since NEWLEADER. ZooKeeper's own leader
+// sends the proposals outstanding at synchronization before NEWLEADER and
+// so trips it when one commits in that gap; zabd's sends them after
+// NEWLEADER, so every COMMIT a syncing learner gets after NEWLEADER has a
+// PROPOSAL between the two (found by the rolling-migration test: a
+// ZooKeeper 3.8.0 follower of a zabd leader under load left the epoch).
+func TestZK4394_OutstandingProposalsFollowNewLeader(t *testing.T) { zk4394Outstanding(t) }
+
+func zk4394Outstanding(t *testing.T) *zabtest.Cluster {
+	c := checkedCluster(t, zabtest.ClusterConfig{Voters: 3})
+	firstLeader(t, c)
+	cl := session(t, c, 3)
+	createOK(t, c, cl, "/a0")
+	c.Crash(2)
+	createOK(t, c, cl, "/a") // server 2 will have it to log before it ACKs NEWLEADER
+	c.Node(1).Hold = true
+	create(cl, "/b")
+	drain(c, 3, 1) // server 1 logs /b, not durably: /b is outstanding
+	mark := len(c.Trace)
+	c.Node(2).Hold = true
+	c.Restart(2)
+	settle(c, 300*time.Millisecond)
+	require.Equal(t, zab.PhaseSync, c.Node(2).Peer.State().Phase)
+	c.Release(1) // server 1 ACKs /b: it commits while server 2 still synchronizes
+	drain(c, 1, 3)
+	require.True(t, has(c, 3, "/b"))
+	sends := sentTo(c, mark, 3, 2)
+	newLeader := slices.IndexFunc(sends, func(l string) bool { return strings.HasPrefix(l, "NEWLEADER") })
+	require.GreaterOrEqual(t, newLeader, 0)
+	proposedSince := false
+	committed := false
+	for _, l := range sends[newLeader+1:] {
+		switch {
+		case strings.HasPrefix(l, "PROPOSAL"):
+			proposedSince = true
+			require.Contains(t, l, "/b", "only /b was outstanding")
+		case strings.HasPrefix(l, "COMMIT"):
+			require.True(t, proposedSince, "COMMIT after NEWLEADER with no PROPOSAL since: %q", sends)
+			committed = true
+		}
+	}
+	require.True(t, committed, "/b's COMMIT reached server 2 during its synchronization: %q", sends)
+	require.Equal(t, zab.PhaseSync, c.Node(2).Peer.State().Phase)
+	c.Release(2)
+	serving(t, c)
+	requireEverywhere(t, c, "/a0", "/a", "/b")
+	return c
+}
+
+// sentTo lists the packets server from sent to server to after trace index
+// mark, as the trace describes them.
+func sentTo(c *zabtest.Cluster, mark int, from, to int64) []string {
+	prefix := fmt.Sprintf("%d: send to %d: ", from, to)
+	var out []string
+	for _, l := range c.Trace[mark:] {
+		if p, ok := strings.CutPrefix(l, prefix); ok {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // TestZK4646_AsyncLoggingCannotAckEarly: ZOOKEEPER-4646 is ZOOKEEPER-4643

@@ -110,6 +110,9 @@ func TestRollingMigrationFromZooKeeperAndBack(t *testing.T) {
 		w := record.Workload{Servers: e.ClientAddrs(), Clients: 4, Duration: time.Hour, SessionTimeout: 6 * time.Second, Seed: uint64(time.Now().UnixNano())}
 		workloadDone <- w.Run(workloadCtx, f)
 	}()
+	// The workload's setup (its root and queue, not retried) is done before
+	// the first member stops.
+	waitCreated(t, ctx, admin, "/lin/q", workloadDone)
 
 	step := 0
 	for _, to := range []byte{zabdKind, zookeeperKind} {
@@ -278,6 +281,27 @@ func setWithRetry(t *testing.T, ctx context.Context, c *zk.Conn, path string) {
 		case <-ctx.Done():
 			t.Fatalf("set %s: %v", path, ctx.Err())
 		case <-time.After(100 * time.Millisecond): // polling real processes
+		}
+	}
+}
+
+// waitCreated polls until path exists, failing if the workload ends first.
+func waitCreated(t *testing.T, ctx context.Context, c *zk.Conn, path string, workloadDone <-chan error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		ok, _, err := c.Exists(path)
+		require.NoError(t, err)
+		if ok {
+			return
+		}
+		select {
+		case err := <-workloadDone:
+			t.Fatalf("the workload ended before creating %s: %v", path, err)
+		case <-ctx.Done():
+			t.Fatalf("%s not created: %v", path, ctx.Err())
+		case <-time.After(20 * time.Millisecond): // polling a real server
 		}
 	}
 }
