@@ -83,9 +83,9 @@ func Start(opts Options) (*Ensemble, error) {
 		opts.SyncLimit = 5
 	}
 	n := opts.Voters + opts.Observers
-	ports, err := freePorts(3 * n)
+	ports, err := zkprocess.FreePorts(3 * n)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("localens: %w", err)
 	}
 	e := &Ensemble{opts: opts}
 	for i := 1; i <= n; i++ {
@@ -113,27 +113,6 @@ func Start(opts Options) (*Ensemble, error) {
 // ZooKeeper launches a member as Debian's ZooKeeper 3.8 (QuorumPeerMain).
 func ZooKeeper(_ int64, configPath string) (*exec.Cmd, error) {
 	return zkprocess.JavaCommand("org.apache.zookeeper.server.quorum.QuorumPeerMain", configPath, filepath.Dir(configPath))
-}
-
-// freePorts returns n loopback ports that were free a moment ago, all
-// different (they are held open together while chosen).
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	var held []net.Listener
-	defer func() {
-		for _, l := range held {
-			l.Close()
-		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("localens: free port: %w", err)
-		}
-		held = append(held, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // writeConfig writes m's myid and zoo.cfg.

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -43,14 +45,71 @@ func Available() error {
 	return nil
 }
 
-// FreePort returns a loopback port that was free a moment ago.
+// FreePort returns a loopback port that was free a moment ago (see
+// FreePorts).
 func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ports, err := FreePorts(1)
 	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
+		return 0, err
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ports[0], nil
+}
+
+// lowestPort is where FreePorts starts looking: above the well-known and
+// commonly configured ports.
+const lowestPort = 10000
+
+// FreePorts returns n different loopback ports that were free a moment ago
+// (held open together while chosen), picked at random below the kernel's
+// ephemeral range (/proc/sys/net/ipv4/ip_local_port_range). A port a
+// server is told to bind but has not bound yet is otherwise free for the
+// kernel to hand any outgoing connection as its local port: the tests' own
+// srvr polling took a ZooKeeper member's client port while its JVM started,
+// and the member exited with "Address already in use".
+func FreePorts(n int) ([]int, error) {
+	var ports []int
+	var held []net.Listener
+	defer func() {
+		for _, l := range held {
+			l.Close()
+		}
+	}()
+	top := ephemeralLow()
+	for attempt := 0; len(ports) < n && attempt < 100*n; attempt++ {
+		addr := "127.0.0.1:0" // the kernel's choice, if no range is left below its own
+		if top > lowestPort {
+			addr = fmt.Sprintf("127.0.0.1:%d", lowestPort+rand.IntN(top-lowestPort))
+		}
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			continue // taken: try another
+		}
+		held = append(held, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	if len(ports) < n {
+		return nil, fmt.Errorf("find %d free ports: found %d below %d", n, len(ports), top)
+	}
+	return ports, nil
+}
+
+// ephemeralLow is the lowest port of the kernel's ephemeral range (Linux's
+// default 32768 when it cannot be read).
+func ephemeralLow() int {
+	const linuxDefault = 32768
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return linuxDefault
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) == 0 {
+		return linuxDefault
+	}
+	low, err := strconv.Atoi(fields[0])
+	if err != nil {
+		return linuxDefault
+	}
+	return low
 }
 
 // Start runs ZooKeeperServerMain in dir with a zoo.cfg of tickTime 2000,
