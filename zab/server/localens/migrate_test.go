@@ -54,9 +54,7 @@ func TestRollingMigrationFromZooKeeperAndBack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs zabd and ZooKeeper processes")
 	}
-	if raceDetector {
-		t.Skip("skipping under -race: go-zookeeper's own data race on reconnect; `go test ./...` runs it")
-	}
+	skipUnderRace(t)
 	start := time.Now()
 	kinds := &memberKinds{kind: map[int64]byte{1: zookeeperKind, 2: zookeeperKind, 3: zookeeperKind}}
 	e, err := localens.Start(localens.Options{Binary: zabdBinary, Voters: 3, Dir: ensembleDir(t),
