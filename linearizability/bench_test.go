@@ -10,7 +10,7 @@ import (
 // over 20 paths under one parent (all tied together, as in the simulator),
 // one write in 16 losing its reply.
 func benchHistory(n int) History {
-	return referenceHistory(randChooser{rand.New(rand.NewPCG(7, 7))}, 10, n, 20, true)
+	return referenceHistory(randChooser{rand.New(rand.NewPCG(7, 7))}, 10, n, 20, 16)
 }
 
 // BenchmarkCheckAll100k runs every checker on a 100,000-operation history.

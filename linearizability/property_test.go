@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -48,11 +49,11 @@ func (s *refServer) fire(path, typ string) {
 }
 
 // step executes one operation of client c.
-func (s *refServer) step(c int, n int, allowLost bool) {
+func (s *refServer) step(c int, n int, lossOneIn int) {
 	path := fmt.Sprintf("/r/k%d", s.pick.intRange("key", 0, s.keys-1))
 	value := fmt.Sprintf("c%d-%d", c, n)
 	node := s.nodes[path]
-	dropReply := allowLost && s.pick.intRange("drop", 0, 15) == 0
+	dropReply := lossOneIn > 0 && s.pick.intRange("drop", 1, lossOneIn) == 1
 	write := func(op string, fill func(*Entry), apply func() string) {
 		if dropReply {
 			if s.pick.boolean("applied") {
@@ -174,14 +175,15 @@ func (c randChooser) intRange(_ string, lo, hi int) int { return lo + c.r.IntN(h
 func (c randChooser) boolean(string) bool               { return c.r.IntN(2) == 0 }
 
 // referenceHistory runs a workload of ops operations by clients over keys
-// paths on the reference server. A client whose reply is lost carries on in
-// the same session, as one that reconnects.
-func referenceHistory(pick chooser, clients, ops, keys int, allowLost bool) History {
+// paths on the reference server, losing one reply in lossOneIn (none when
+// 0). A client whose reply is lost carries on in the same session, as one
+// that reconnects.
+func referenceHistory(pick chooser, clients, ops, keys int, lossOneIn int) History {
 	s := &refServer{pick: pick, b: newBuilder(), nodes: map[string]*refNode{}, watches: map[string][]int{}, keys: keys}
 	s.zxid = 1
 	s.b.op(0, session(0), OpCreate, "/r", ErrOK, s.zxid, func(e *Entry) { e.Data, e.Mode, e.Created = str(""), "persistent", "/r" })
 	for n := 0; n < ops; n++ {
-		s.step(1+pick.intRange("client", 0, clients-1), n, allowLost)
+		s.step(1+pick.intRange("client", 0, clients-1), n, lossOneIn)
 	}
 	// the final state, read by a fresh client
 	for i := 0; i < keys; i++ {
@@ -209,7 +211,11 @@ func referenceHistory(pick chooser, clients, ops, keys int, allowLost bool) Hist
 }
 
 func drawReference(t *rapid.T, allowLost bool) History {
-	return referenceHistory(rapidChooser{t}, rapid.IntRange(1, 4).Draw(t, "clients"), rapid.IntRange(1, 60).Draw(t, "ops"), 3, allowLost)
+	lossOneIn := 0
+	if allowLost {
+		lossOneIn = 16
+	}
+	return referenceHistory(rapidChooser{t}, rapid.IntRange(1, 4).Draw(t, "clients"), rapid.IntRange(1, 60).Draw(t, "ops"), 3, lossOneIn)
 }
 
 func TestReferenceHistoriesPass(t *testing.T) {
@@ -262,5 +268,92 @@ func TestMutatedWriteResultIsCaught(t *testing.T) {
 			e.Err = ErrOK
 		}
 		require.NotEmpty(t, CheckWrites(h, Options{}), "a changed write result went unnoticed: %s", e.describe())
+	})
+}
+
+// TestSearchShortcutsKeepVerdicts: the set replay's shortcuts (see
+// searchShortcuts) give every checker the verdict of the plain search, on
+// correct histories with lost replies and on histories with one reply
+// changed.
+func TestSearchShortcutsKeepVerdicts(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		h := referenceHistory(rapidChooser{t}, rapid.IntRange(1, 6).Draw(t, "clients"), rapid.IntRange(1, 60).Draw(t, "ops"),
+			rapid.IntRange(1, 3).Draw(t, "keys"), rapid.IntRange(2, 16).Draw(t, "lossOneIn"))
+		if rapid.Bool().Draw(t, "mutate") {
+			mutateReply(t, h)
+		}
+		verdicts := func() map[string]bool {
+			out := map[string]bool{}
+			for g, vs := range CheckAll(h, Options{}).Violations {
+				out[g] = len(vs) == 0
+			}
+			return out
+		}
+		fast := verdicts()
+		searchShortcuts = false
+		defer func() { searchShortcuts = true }()
+		require.Equal(t, verdicts(), fast)
+	})
+}
+
+// mutateReply changes one recorded reply: a write's error, a read's data or
+// a returned stat's version.
+func mutateReply(t *rapid.T, h History) {
+	var replies []int
+	for i := range h {
+		if e := &h[i]; e.Kind == KindOp && e.Returned() && !e.OutcomeUnknown() && e.Client != 0 && e.Op != OpClose {
+			replies = append(replies, i)
+		}
+	}
+	if len(replies) == 0 {
+		return
+	}
+	e := &h[rapid.SampledFrom(replies).Draw(t, "reply")]
+	switch {
+	case e.Stat != nil && rapid.Bool().Draw(t, "stat"):
+		s := *e.Stat
+		s.Version += int32(rapid.IntRange(-1, 1).Draw(t, "version"))
+		e.Stat = &s
+	case e.Data != nil && !e.IsWrite():
+		e.Data = str(*e.Data + "-mutated")
+	case e.Err == ErrOK:
+		e.Err, e.Stat, e.Created = map[string]string{OpCreate: "NodeExists", OpDelete: "NoNode", OpSetData: "NoNode", OpGetData: "NoNode", OpExists: "NoNode", OpSync: "NoNode"}[e.Op], nil, ""
+	default:
+		e.Err = ErrOK
+	}
+}
+
+// TestSampledSearchIsSound: when the set replay keeps only a sample of the
+// possible states, a component it passes passes the full search too, and a
+// violation it reports (rather than calling the component undecided) is
+// one the full search reports. The bounds are shrunk so that the sample is
+// one state.
+func TestSampledSearchIsSound(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		h := referenceHistory(rapidChooser{t}, rapid.IntRange(1, 6).Draw(t, "clients"), rapid.IntRange(1, 60).Draw(t, "ops"),
+			rapid.IntRange(1, 3).Draw(t, "keys"), rapid.IntRange(2, 8).Draw(t, "lossOneIn"))
+		if rapid.Bool().Draw(t, "mutate") {
+			mutateReply(t, h)
+		}
+		deadline := time.Now().Add(time.Minute)
+		comps := buildTimeline(h, true, false).components()
+		full := make([]*replayResult, len(comps))
+		for i, comp := range comps {
+			full[i] = replayComponent(comp, deadline)
+			require.True(t, full[i] == nil || !full[i].gaveUp, "the full search gave up on a small history")
+		}
+		defer func(states, sample, steps, minSteps int) {
+			maxStates, sampleStates, maxSearchSteps, minResolveSteps = states, sample, steps, minSteps
+		}(maxStates, sampleStates, maxSearchSteps, minResolveSteps)
+		maxStates, sampleStates, maxSearchSteps, minResolveSteps = 1, 1, 2, 2
+		for i, comp := range buildTimeline(h, true, false).components() {
+			res := replayComponent(comp, deadline)
+			switch {
+			case res == nil:
+				require.Nil(t, full[i], "the sample passed what the full search fails: %s", full[i])
+			case !res.gaveUp:
+				require.NotNil(t, full[i], "the sample failed what the full search passes: %s %s", res.failed.describe(), res.why)
+			}
+		}
 	})
 }

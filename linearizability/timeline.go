@@ -1,6 +1,7 @@
 package linearizability
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -186,6 +187,12 @@ func buildTimeline(h History, includeReads, reaping bool) *timeline {
 		}
 		op.deps, op.mods = footprintOf(op.e, op.kind != tlUnknown)
 		op.deps = append(op.deps, sessionKey(op.session)) // fails once its session has ended
+		if searchShortcuts && op.kind == tlWrite && op.e.Err != ErrOK {
+			// An acknowledged write that failed changed nothing (the
+			// replay checks that the model agrees), so no pending
+			// operation has to be ordered against it for what it changes.
+			op.mods = nil
+		}
 	}
 	return tl
 }
@@ -754,9 +761,25 @@ func (u gapUse) take(op *tlOp) (gapUse, bool) {
 	return out, true
 }
 
-// maxStates bounds the set replay; beyond it the check is undecided, which
-// counts as a failure.
-const maxStates = 1 << 13
+// searchShortcuts switches on what makes the set replay smaller without
+// changing a verdict: an acknowledged write that failed orders no pending
+// operation (buildTimeline), pending operations that cannot take effect are
+// not settled (inertPending), and data no read returns is not told apart
+// (dataReadIn). Tests switch them off to compare with the plain search.
+var searchShortcuts = true
+
+// maxStates bounds the set replay's states (beyond it, sampleStates of them
+// are kept), maxSearchSteps the steps of the resolutions before one
+// operation (minResolveSteps for each state at least). Beyond them the
+// replay goes on with a sample (see resolve and
+// stateSet.sample): a legal order found in it is a legal order, but if none
+// is found the check is undecided, which counts as a failure.
+var (
+	maxStates       = 1 << 13
+	sampleStates    = 1 << 8
+	maxSearchSteps  = 1 << 15
+	minResolveSteps = 64
+)
 
 // replayComponent checks one component. Operations are taken in slot order
 // with a set of possible states: an exact operation must match in at least
@@ -771,8 +794,25 @@ const maxStates = 1 << 13
 // segment's start), within the deadline: its verdict must be Ok. The set
 // replay gives the states at the segment's end, which Porcupine cannot.
 func replayComponent(ops []*tlOp, deadline time.Time) *replayResult {
-	states := []*pstate{{t: freshTree()}}
+	var res *replayResult
+	for salt := range uint64(sampleAttempts) {
+		if res = replaySampled(ops, deadline, salt); res == nil || !res.tooMany || time.Now().After(deadline) {
+			break
+		}
+	}
+	return res
+}
+
+// sampleAttempts is how many different samples replayComponent tries
+// before it calls a component undecided.
+const sampleAttempts = 3
+
+// replaySampled is one replay of a component; salt picks the sample kept
+// when the states outgrow their bounds.
+func replaySampled(ops []*tlOp, deadline time.Time, salt uint64) *replayResult {
+	states := []*pstate{{t: freshTree(dataReadIn(ops))}}
 	cut, cutStates, open := 0, []*pstate(nil), false
+	sampled := false // states were left out: running out of them proves nothing
 	for i := 0; i < len(ops); i++ {
 		op := ops[i]
 		if op.uncertain() {
@@ -784,8 +824,9 @@ func replayComponent(ops []*tlOp, deadline time.Time) *replayResult {
 			}
 			continue
 		}
-		next, why, undecided := stepStates(states, ops, i)
-		if undecided {
+		next, why, left := stepStates(states, ops, i, salt)
+		sampled = sampled || left
+		if len(next) == 0 && sampled || sampled && time.Now().After(deadline) {
 			return &replayResult{failed: op, gaveUp: true, tooMany: true, others: uncertainOf(ops[cut : i+1])}
 		}
 		if len(next) == 0 {
@@ -802,8 +843,8 @@ func replayComponent(ops []*tlOp, deadline time.Time) *replayResult {
 			open = false
 		}
 	}
-	states, complete := resolveAll(states, ops, slotInfinity)
-	if !complete {
+	states, left := resolveAll(states, ops, slotInfinity, salt)
+	if len(states) == 0 && (sampled || left) {
 		return &replayResult{failed: ops[len(ops)-1], gaveUp: true, tooMany: true, others: uncertainOf(ops[cut:])}
 	}
 	if len(states) == 0 {
@@ -813,6 +854,29 @@ func replayComponent(ops []*tlOp, deadline time.Time) *replayResult {
 		return nil
 	}
 	return porcupineSegment(ops, cut, len(ops), cutStates, deadline)
+}
+
+// dataReadIn lists the paths whose data a read among ops returns (nil:
+// keep every node's data).
+func dataReadIn(ops []*tlOp) map[string]bool {
+	if !searchShortcuts {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, op := range ops {
+		if op.kind != tlRead {
+			continue
+		}
+		if op.e.Op == OpGetData {
+			out[cmp.Or(op.e.Path, "/")] = true
+		}
+		for _, s := range op.e.Ops {
+			if s.Op == OpGetData {
+				out[cmp.Or(s.Path, "/")] = true
+			}
+		}
+	}
+	return out
 }
 
 // quiet reports whether no uncertain operation is pending in any state.
@@ -837,9 +901,10 @@ func cloneStates(states []*pstate) []*pstate {
 // First the pending operations that matter to it are resolved (see
 // resolve); the others stay pending: they commute with ops[i], so deciding
 // them later, when something observes them, loses nothing. why explains the
-// mismatch in the first state when none survives; undecided reports that
-// the set of states grew past maxStates.
-func stepStates(states []*pstate, ops []*tlOp, i int) (out []*pstate, why string, undecided bool) {
+// mismatch in the first state when none survives. sampled reports that
+// the set of states, or a resolution, outgrew its bound and only a sample
+// of it was kept (see stateSet.sample and resolve).
+func stepStates(states []*pstate, ops []*tlOp, i int, salt uint64) (out []*pstate, why string, sampled bool) {
 	op := ops[i]
 	if len(states) == 1 && len(states[0].pending) == 0 {
 		next, why := stepExact(states[0].t, op, true) // nothing else holds it
@@ -850,11 +915,10 @@ func stepStates(states []*pstate, ops []*tlOp, i int) (out []*pstate, why string
 		return states, "", false
 	}
 	var set stateSet
+	budget := resolveBudget(len(states))
 	for _, st := range states {
-		cands, complete := resolve(st, ops, op, op.lo)
-		if !complete {
-			return nil, "", true
-		}
+		cands, left := resolve(st, ops, op, op.lo, budget, salt)
+		sampled = sampled || left
 		for _, c := range cands {
 			next, w := stepExact(c.t, op, false)
 			if w != "" {
@@ -865,11 +929,9 @@ func stepStates(states []*pstate, ops []*tlOp, i int) (out []*pstate, why string
 			}
 			set.add(&pstate{t: next, pending: c.pending, used: c.used.past(op.gapsClosed)})
 		}
-		if len(set.list) > maxStates {
-			return nil, "", true
-		}
 	}
-	return set.list, why, false
+	out, left := set.sample(salt)
+	return out, why, sampled || left
 }
 
 // resolve gives the states st may be in just before slot as far as the
@@ -879,8 +941,14 @@ func stepStates(states []*pstate, ops []*tlOp, i int) (out []*pstate, why string
 // (if its window is still open) or never (if it has closed: an operation
 // whose window passed with nothing relevant in between may as well be
 // decided now). Writes of sessions that have ended are dropped: they can no
-// longer take effect. complete is false when the search outgrew maxStates.
-func resolve(st *pstate, ops []*tlOp, x *tlOp, slot int64) (out []*pstate, complete bool) {
+// longer take effect.
+//
+// The search goes breadth first, one more operation applied per level. When
+// it would hold more than budget steps, each level keeps only a sample of
+// its steps (the same share for every level, so that states with many
+// operations applied are kept as well as those with few) and sampled is
+// set: the states returned are then some of the possible ones, not all.
+func resolve(st *pstate, ops []*tlOp, x *tlOp, slot int64, budget int, salt uint64) (out []*pstate, sampled bool) {
 	rel, rest := relevantPending(st, ops, x)
 	type step struct {
 		t     *tree
@@ -926,14 +994,16 @@ func resolve(st *pstate, ops []*tlOp, x *tlOp, slot int64) (out []*pstate, compl
 					return o.floor == child.floor && slices.Equal(o.rem, child.rem) && slices.Equal(o.used, child.used) && o.t.equal(child.t)
 				}) {
 					index[h] = append(index[h], child)
-					seen = append(seen, child)
 					next = append(next, child)
 				}
 			}
 		}
-		if len(seen) > maxStates {
-			return nil, false
+		if keep := max(budget/(len(rel)+1), budget-len(seen)); len(next) > keep {
+			// Keep the steps with the smallest salted keys: a sample
+			// that does not depend on the order they were found in.
+			next, sampled = smallestBy(next, keep, func(n *step) uint64 { return fnvWord(key(n), salt) }), true
 		}
+		seen = append(seen, next...)
 		frontier = next
 	}
 	var set stateSet
@@ -958,8 +1028,7 @@ func resolve(st *pstate, ops []*tlOp, x *tlOp, slot int64) (out []*pstate, compl
 			set.add(&pstate{t: n.t, pending: pending, used: n.used})
 		}
 	}
-	out = set.list
-	return out, true
+	return set.list, sampled
 }
 
 // sentBefore reports whether a and b are writes of unknown outcome of one
@@ -979,6 +1048,10 @@ func relevantPending(st *pstate, ops []*tlOp, x *tlOp) (rel, rest []int) {
 	if x == nil {
 		return slices.Clone(st.pending), nil
 	}
+	inert := make([]bool, len(st.pending))
+	if searchShortcuts {
+		inert = inertPending(st, ops)
+	}
 	deps, mods := map[string]bool{}, map[string]bool{}
 	take := func(op *tlOp) {
 		for _, k := range op.deps {
@@ -996,8 +1069,8 @@ func relevantPending(st *pstate, ops []*tlOp, x *tlOp) (rel, rest []int) {
 			if in[j] {
 				continue
 			}
-			meets := slices.ContainsFunc(ops[k].mods, func(key string) bool { return deps[key] }) ||
-				slices.ContainsFunc(ops[k].deps, func(key string) bool { return mods[key] })
+			meets := !inert[j] && (slices.ContainsFunc(ops[k].mods, func(key string) bool { return deps[key] }) ||
+				slices.ContainsFunc(ops[k].deps, func(key string) bool { return mods[key] }))
 			sentEarlier := false
 			for r, kr := range st.pending {
 				if in[r] && sentBefore(ops[k], ops[kr]) {
@@ -1009,7 +1082,9 @@ func relevantPending(st *pstate, ops []*tlOp, x *tlOp) (rel, rest []int) {
 				continue
 			}
 			in[j], grew = true, true
-			take(ops[k])
+			if !inert[j] {
+				take(ops[k])
+			}
 		}
 	}
 	for j, k := range st.pending {
@@ -1022,19 +1097,91 @@ func relevantPending(st *pstate, ops []*tlOp, x *tlOp) (rel, rest []int) {
 	return rel, rest
 }
 
-// resolveAll resolves every pending operation of every state at slot.
-func resolveAll(states []*pstate, ops []*tlOp, slot int64) (out []*pstate, complete bool) {
-	var set stateSet
-	for _, st := range states {
-		cands, ok := resolve(st, ops, nil, slot)
-		if !ok {
-			return nil, false
+// inertPending marks the pending operations of st that can have no effect
+// before the next exact operation: one that changes nothing in st.t and
+// depends on nothing another pending operation (one not inert itself) may
+// change changes nothing in any state the pending operations lead to. Such
+// an operation neither needs settling nor ties others to what it would
+// change; an exact operation that changes what it depends on leaves it
+// pending, to take effect after that operation or never.
+func inertPending(st *pstate, ops []*tlOp) []bool {
+	inert := make([]bool, len(st.pending))
+	for j, k := range st.pending {
+		if ops[k].kind == tlUnknown {
+			ts := stepNondet(st.t, ops[k])
+			inert[j] = len(ts) == 1 && ts[0] == st.t
 		}
+	}
+	for changed := true; changed; {
+		changed = false
+		mods := map[string]bool{}
+		for j, k := range st.pending {
+			if !inert[j] {
+				for _, key := range ops[k].mods {
+					mods[key] = true
+				}
+			}
+		}
+		for j, k := range st.pending {
+			if inert[j] && slices.ContainsFunc(ops[k].deps, func(key string) bool { return mods[key] }) {
+				inert[j], changed = false, true
+			}
+		}
+	}
+	return inert
+}
+
+// resolveAll resolves every pending operation of every state at slot;
+// sampled as for stepStates.
+func resolveAll(states []*pstate, ops []*tlOp, slot int64, salt uint64) (out []*pstate, sampled bool) {
+	var set stateSet
+	budget := resolveBudget(len(states))
+	for _, st := range states {
+		cands, left := resolve(st, ops, nil, slot, budget, salt)
+		sampled = sampled || left
 		for _, c := range cands {
 			set.add(c)
 		}
 	}
-	return set.list, true
+	out, left := set.sample(salt)
+	return out, sampled || left
+}
+
+// resolveBudget is how many search steps each of n states may take in one
+// resolution: together at most maxSearchSteps, and no fewer than
+// minResolveSteps each.
+func resolveBudget(n int) int {
+	return max(maxSearchSteps/max(n, 1), minResolveSteps)
+}
+
+// sample returns the set's states, or when there are more than maxStates,
+// the sampleStates of them with the smallest hashes salted with salt (a sample that does not
+// depend on the order they were added in), and reports whether any was left
+// out.
+func (s *stateSet) sample(salt uint64) ([]*pstate, bool) {
+	if len(s.list) <= maxStates {
+		return s.list, false
+	}
+	return smallestBy(s.list, sampleStates, func(p *pstate) uint64 { return fnvWord(p.hash(), salt) }), true
+}
+
+// smallestBy returns the n elements of xs with the smallest keys (in key
+// order; ties in xs's order), leaving xs alone.
+func smallestBy[T any](xs []T, n int, key func(T) uint64) []T {
+	type keyed struct {
+		k uint64
+		x T
+	}
+	ks := make([]keyed, len(xs))
+	for i, x := range xs {
+		ks[i] = keyed{key(x), x}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int { return cmp.Compare(a.k, b.k) })
+	out := make([]T, min(n, len(ks)))
+	for i := range out {
+		out[i] = ks[i].x
+	}
+	return out
 }
 
 // stateSet is a set of possible states, indexed by fingerprint so that
@@ -1126,7 +1273,7 @@ func failureAt(ops []*tlOp, cut int, cutStates []*pstate, i int, why string, dea
 
 // statesBefore replays ops[:i] again to get the states just before ops[i].
 func statesBefore(ops []*tlOp, i int) []*pstate {
-	states := []*pstate{{t: freshTree()}}
+	states := []*pstate{{t: freshTree(dataReadIn(ops))}}
 	for k := 0; k < i; k++ {
 		if ops[k].uncertain() {
 			for _, st := range states {
@@ -1134,11 +1281,12 @@ func statesBefore(ops []*tlOp, i int) []*pstate {
 			}
 			continue
 		}
-		states, _, _ = stepStates(states, ops, k)
+		states, _, _ = stepStates(states, ops, k, 0)
 	}
+	budget := resolveBudget(len(states))
 	var set stateSet
 	for _, st := range states {
-		cands, _ := resolve(st, ops, ops[i], ops[i].lo)
+		cands, _ := resolve(st, ops, ops[i], ops[i].lo, budget, 0)
 		for _, c := range cands {
 			set.add(c)
 		}
@@ -1275,7 +1423,7 @@ func checkTimeline(tl *timeline, guarantee string, deadline time.Time, keep func
 		}
 		switch {
 		case res.gaveUp && res.tooMany:
-			v.Explanation = fmt.Sprintf("at %s, the %d operations of unknown outcome in this component (%s) leave more than %d possible states; an undecided check counts as a failure", res.failed.describe(), len(res.others), strings.Join(unknown, "; "), maxStates)
+			v.Explanation = fmt.Sprintf("at %s, the %d operations of unknown outcome in this component (%s) leave more than %d possible states, and no sample of them the search kept explains it; an undecided check counts as a failure", res.failed.describe(), len(res.others), strings.Join(unknown, "; "), maxStates)
 		case res.gaveUp:
 			v.Explanation = fmt.Sprintf("Porcupine could not decide within the deadline whether the %d operations of unknown outcome in this component (%s) can be placed legally; an undecided check counts as a failure", len(res.others), strings.Join(unknown, "; "))
 		case len(res.others) > 0:

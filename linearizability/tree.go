@@ -87,6 +87,28 @@ type tree struct {
 	nodes map[string]*node
 	dead  map[int64]bool
 	fp    uint64
+	// dataRead lists the paths whose data some read of the component
+	// returns (shared, never changed; nil: every path). Elsewhere a node
+	// keeps only its data's length (which stats show): states that differ
+	// only in data nothing reads are one state to the search.
+	dataRead map[string]bool
+}
+
+// keptData is what the model stores as the data of the node at path.
+func (t *tree) keptData(path, data string) string {
+	if t.dataRead == nil || t.dataRead[path] {
+		return data
+	}
+	return unreadData(len(data))
+}
+
+// unreadData stands for n bytes of data no read returns.
+func unreadData(n int) string {
+	const blank = "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+	if n <= len(blank) {
+		return blank[:n]
+	}
+	return strings.Repeat("\x00", n)
 }
 
 // nodeHash fingerprints one node at path; XOR-ing them makes the tree's
@@ -144,8 +166,8 @@ func (t *tree) markDead(session int64) {
 
 // freshTree is the tree of a new ZooKeeper server: "/" and the /zookeeper
 // subtree, all opaque.
-func freshTree() *tree {
-	t := &tree{nodes: map[string]*node{}, dead: map[int64]bool{}}
+func freshTree(dataRead map[string]bool) *tree {
+	t := &tree{nodes: map[string]*node{}, dead: map[int64]bool{}, dataRead: dataRead}
 	t.nodes["/"] = &node{opaque: true, kids: map[string]bool{"zookeeper": true}}
 	t.nodes["/zookeeper"] = &node{opaque: true, kids: map[string]bool{"config": true, "quota": true}}
 	t.nodes["/zookeeper/config"] = &node{opaque: true, kids: map[string]bool{}}
@@ -157,7 +179,7 @@ func freshTree() *tree {
 }
 
 func (t *tree) clone() *tree {
-	return &tree{nodes: maps.Clone(t.nodes), dead: maps.Clone(t.dead), fp: t.fp}
+	return &tree{nodes: maps.Clone(t.nodes), dead: maps.Clone(t.dead), fp: t.fp, dataRead: t.dataRead}
 }
 
 func (t *tree) equal(o *tree) bool {
@@ -319,7 +341,7 @@ func applyOne(x *txn, w writeOp, zxid, session int64) opResult {
 			return opResult{err: errBadVer}
 		}
 		c := n.clone()
-		c.data, c.version, c.mzxid = w.data, n.version+1, zxid
+		c.data, c.version, c.mzxid = x.base.keptData(w.path, w.data), n.version+1, zxid
 		x.put(w.path, c)
 		return opResult{err: ErrOK, node: c, path: w.path}
 	case OpSetACL:
@@ -366,7 +388,7 @@ func applyCreate(x *txn, w writeOp, zxid, session int64) opResult {
 	if x.get(name) != nil {
 		return opResult{err: errNodeExist}
 	}
-	n := &node{data: w.data, czxid: zxid, mzxid: zxid, pzxid: zxid, kids: map[string]bool{}, reap: reapKindOf(w.mode)}
+	n := &node{data: x.base.keptData(name, w.data), czxid: zxid, mzxid: zxid, pzxid: zxid, kids: map[string]bool{}, reap: reapKindOf(w.mode)}
 	if w.mode.Ephemeral() {
 		n.owner = session
 	}
