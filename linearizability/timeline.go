@@ -1048,10 +1048,7 @@ func relevantPending(st *pstate, ops []*tlOp, x *tlOp) (rel, rest []int) {
 	if x == nil {
 		return slices.Clone(st.pending), nil
 	}
-	inert := make([]bool, len(st.pending))
-	if searchShortcuts {
-		inert = inertPending(st, ops)
-	}
+	inert := inertTest(st, ops)
 	deps, mods := map[string]bool{}, map[string]bool{}
 	take := func(op *tlOp) {
 		for _, k := range op.deps {
@@ -1069,8 +1066,8 @@ func relevantPending(st *pstate, ops []*tlOp, x *tlOp) (rel, rest []int) {
 			if in[j] {
 				continue
 			}
-			meets := !inert[j] && (slices.ContainsFunc(ops[k].mods, func(key string) bool { return deps[key] }) ||
-				slices.ContainsFunc(ops[k].deps, func(key string) bool { return mods[key] }))
+			meets := slices.ContainsFunc(ops[k].mods, func(key string) bool { return deps[key] }) ||
+				slices.ContainsFunc(ops[k].deps, func(key string) bool { return mods[key] })
 			sentEarlier := false
 			for r, kr := range st.pending {
 				if in[r] && sentBefore(ops[k], ops[kr]) {
@@ -1081,8 +1078,12 @@ func relevantPending(st *pstate, ops []*tlOp, x *tlOp) (rel, rest []int) {
 			if !meets && !sentEarlier {
 				continue
 			}
+			noEffect := inert(j)
+			if noEffect && !sentEarlier {
+				continue // it can change nothing before x: leave it pending
+			}
 			in[j], grew = true, true
-			if !inert[j] {
+			if !noEffect {
 				take(ops[k])
 			}
 		}
@@ -1097,38 +1098,40 @@ func relevantPending(st *pstate, ops []*tlOp, x *tlOp) (rel, rest []int) {
 	return rel, rest
 }
 
-// inertPending marks the pending operations of st that can have no effect
-// before the next exact operation: one that changes nothing in st.t and
-// depends on nothing another pending operation (one not inert itself) may
-// change changes nothing in any state the pending operations lead to. Such
-// an operation neither needs settling nor ties others to what it would
-// change; an exact operation that changes what it depends on leaves it
-// pending, to take effect after that operation or never.
-func inertPending(st *pstate, ops []*tlOp) []bool {
-	inert := make([]bool, len(st.pending))
-	for j, k := range st.pending {
-		if ops[k].kind == tlUnknown {
-			ts := stepNondet(st.t, ops[k])
-			inert[j] = len(ts) == 1 && ts[0] == st.t
-		}
+// inertTest tells which pending operations of st (by index into
+// st.pending) can have no effect before the next exact operation: one that
+// changes nothing in st.t and depends on nothing another pending operation
+// may change changes nothing in any state the pending operations lead to.
+// Such an operation need not be settled and ties nothing to the
+// resolution; an exact operation that changes what it depends on leaves it
+// pending, to take effect after that operation or never. Each answer is
+// worked out once, when first asked for.
+func inertTest(st *pstate, ops []*tlOp) func(j int) bool {
+	if !searchShortcuts {
+		return func(int) bool { return false }
 	}
-	for changed := true; changed; {
-		changed = false
-		mods := map[string]bool{}
-		for j, k := range st.pending {
-			if !inert[j] {
-				for _, key := range ops[k].mods {
-					mods[key] = true
-				}
+	known := make([]int8, len(st.pending)) // 0: not worked out, 1: inert, -1: not
+	return func(j int) bool {
+		if known[j] != 0 {
+			return known[j] > 0
+		}
+		op := ops[st.pending[j]]
+		inert := op.kind == tlUnknown
+		if inert {
+			x, closes, _ := stepWrite(st.t, op.e, 0, false)
+			inert = !closes && len(x.order) == 0
+		}
+		for i := 0; inert && i < len(st.pending); i++ {
+			if i != j && slices.ContainsFunc(ops[st.pending[i]].mods, func(key string) bool { return slices.Contains(op.deps, key) }) {
+				inert = false
 			}
 		}
-		for j, k := range st.pending {
-			if inert[j] && slices.ContainsFunc(ops[k].deps, func(key string) bool { return mods[key] }) {
-				inert[j], changed = false, true
-			}
+		known[j] = -1
+		if inert {
+			known[j] = 1
 		}
+		return inert
 	}
-	return inert
 }
 
 // resolveAll resolves every pending operation of every state at slot;
