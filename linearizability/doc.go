@@ -40,9 +40,18 @@
 //     whose window lies between two acknowledged writes needs a free zxid
 //     there. Segments holding at most 8 uncertain operations are checked
 //     again by Porcupine (a NondeterministicModel seeded with the states at
-//     the segment's start, with a deadline); an Unknown verdict, a deadline
-//     run out, or more than 8192 possible states, is a violation
-//     ("undecided") of every checker that replays the component. Once a
+//     the segment's start, with a deadline); an Unknown verdict or a
+//     deadline run out is a violation ("undecided") of every checker that
+//     replays the component. Beyond 8192 possible states (or 2^15 search
+//     steps before one exact operation) the replay goes on with a
+//     deterministic sample of 256 states, up to three different samples: a
+//     legal order found in a sample is a legal order, but a sample that
+//     explains nothing leaves the component undecided, never failed. Three
+//     shortcuts keep the set small without changing a verdict: a failed
+//     acknowledged write orders no pending operation, a pending operation
+//     that can have no effect before an exact one is not settled for it,
+//     and data no read of the component returns is kept as its length
+//     only. Once a
 //     session has ended in a possible state, its pending expiry, close and
 //     writes leave that state (they can no longer change it). The history
 //     is partitioned only where no reply ties paths together: a create or
