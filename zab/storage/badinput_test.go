@@ -176,6 +176,59 @@ func TestCorruptSnapshotWithoutTheLogRefuses(t *testing.T) {
 	requireOneLine(t, err, "/d/version-2/"+SnapshotName(25), "the newest snapshot is corrupt", "-allow-data-loss")
 }
 
+// TestCorruptSnapshotFallsBackToAnOlderOneAcrossAnEpochStart: ZooKeeper's
+// data directory as a member leaves it — snapshot.0 from before any txn,
+// the log from epoch 1's first txn — with the newest snapshot cut short (a
+// ZooKeeper stopped while writing it: it writes in place). The log holds
+// everything from snapshot.0 on, so recovery starts from it with a
+// warning, as ZooKeeper does; found by the rolling-migration test. The
+// same older snapshot with a log that starts only after the corrupt one
+// (a snapshot installed by SNAP removed the log before it) still refuses.
+func TestCorruptSnapshotFallsBackToAnOlderOneAcrossAnEpochStart(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		firstZxid int64
+		refuses   bool
+	}{
+		{"the log starts at the epoch's first txn", 1<<32 | 1, false},
+		{"the log starts after the corrupt snapshot", 2<<32 | 1, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fsys := vfs.NewSim(vfs.SimConfig{}, rand.New(rand.NewSource(7)))
+			s := openStore(t, fsys, "/d", nil)
+			rec, err := s.Recover(newTestTree().load)
+			require.NoError(t, err)
+			tree := newTestTree()
+			_, err = s.WriteSnapshot(tree.snapshot(0))
+			require.NoError(t, err)
+			rng := rand.New(rand.NewSource(8))
+			const corruptAt = 1<<32 | 20
+			for z := c.firstZxid; z < c.firstZxid+30; z++ {
+				e := makeEntry(z, 20, rng)
+				_, err := rec.Log.Append(e)
+				require.NoError(t, err)
+				_, err = rec.Log.Sync()
+				require.NoError(t, err)
+				tree.entries[z] = e
+			}
+			_, err = s.WriteSnapshot(tree.snapshot(corruptAt))
+			require.NoError(t, err)
+			require.NoError(t, fsys.FlipBit(s.Dir()+"/"+SnapshotName(corruptAt), 60, 1))
+
+			rec, err = s.Recover(newTestTree().load)
+			if c.refuses {
+				require.ErrorIs(t, err, ErrDataLoss)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, SnapshotName(0), rec.Snapshot.Name)
+			require.Equal(t, c.firstZxid+29, rec.LastZxid)
+			require.Len(t, rec.Warnings, 1)
+			require.Contains(t, rec.Warnings[0], SnapshotName(corruptAt))
+		})
+	}
+}
+
 // TestFlipInTheOnlyRecordBeforeANewEpochRefuses: a log file whose one
 // record is damaged, followed by a file that starts a new epoch. That the
 // next file starts an epoch says nothing of how many txns the damaged one

@@ -197,8 +197,13 @@ func (s *Store) Recover(loadTree TreeLoader) (*Recovery, error) {
 	// what that snapshot held, from the snapshot used on without a gap.
 	// It does when that snapshot was taken here (its txns were durable in
 	// the log first); one installed from a leader (SNAP sync) holds txns no
-	// log here has, and InstallSnapshot removed the log files before it.
-	if skipped != nil && (len(relevant) == 0 || relevant[0].zxid > snapZxid+1) {
+	// log here has, and InstallSnapshot removed the log files before it, so
+	// the log starts after it. A log starting at the first txn of an epoch
+	// after the older snapshot, and no later than the corrupt one, is such
+	// a log: ZooKeeper's members start theirs so (snapshot.0, then
+	// log.<epoch>00000001), and a ZooKeeper stopped while writing a
+	// snapshot leaves it cut short, as zabd's rename never does.
+	if skipped != nil && (len(relevant) == 0 || !follows(relevant[0].zxid, snapZxid) || relevant[0].zxid > skipped.zxid) {
 		if err := s.fallbackUnsafe(r, skipped, snapZxid, "no log file reaches back to it"); err != nil {
 			return nil, err
 		}
