@@ -1356,9 +1356,38 @@ func appendDistinct(dst []*tree, ts ...*tree) []*tree {
 	return dst
 }
 
-// porcupineOps turns timeline operations into Porcupine operations whose
-// times are slots, with client ids numbered from 0 for the visualisation.
+// porcupineOps turns timeline operations into Porcupine operations with
+// client ids numbered from 0 for the visualisation. Their times are slots,
+// spread so that exact operations sharing a slot (reads of one zxid) follow
+// one another in the replay's order instead of overlapping: reads commute,
+// so no order is lost, and Porcupine need not try every order of a few
+// dozen reads of one zxid (2^n of them; a client polling one node made it
+// run out of its deadline with a single uncertain operation). An exact
+// operation at slot e is at e·m+1+k (k: how many before it share e), an
+// uncertain one calls at lo·m and returns at hi·m+m-1: an exact operation
+// and an uncertain one, or two uncertain ones, overlap exactly when their
+// slots did (slots by rank among the operations').
 func porcupineOps(ops []*tlOp) []porcupine.Operation {
+	// Slots are ranked first: a window may end at slotInfinity.
+	var slots []int64
+	for _, op := range ops {
+		slots = append(slots, op.lo, op.hi)
+	}
+	slices.Sort(slots)
+	slots = slices.Compact(slots)
+	rank := func(slot int64) int64 {
+		i, _ := slices.BinarySearch(slots, slot)
+		return int64(i)
+	}
+	shared := map[int64]int64{} // exact operations seen so far per slot
+	m := int64(2)
+	for _, op := range ops {
+		if !op.uncertain() {
+			shared[op.lo]++
+			m = max(m, shared[op.lo]+2)
+		}
+	}
+	clear(shared)
 	clients := map[int64]int{}
 	out := make([]porcupine.Operation, len(ops))
 	for i, op := range ops {
@@ -1367,7 +1396,13 @@ func porcupineOps(ops []*tlOp) []porcupine.Operation {
 			id = len(clients)
 			clients[op.session] = id
 		}
-		out[i] = porcupine.Operation{ClientId: id, Input: op, Call: op.lo, Return: op.hi}
+		call, ret := rank(op.lo)*m, rank(op.hi)*m+m-1
+		if !op.uncertain() {
+			call = rank(op.lo)*m + 1 + shared[op.lo]
+			ret = call
+			shared[op.lo]++
+		}
+		out[i] = porcupine.Operation{ClientId: id, Input: op, Call: call, Return: ret}
 	}
 	return out
 }
