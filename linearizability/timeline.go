@@ -165,7 +165,7 @@ func buildTimeline(h History, includeReads, reaping bool) *timeline {
 	}
 	tl.addExpiries(h, bySession, ephemeralKeys)
 	if reaping {
-		tl.addReaps(observed)
+		tl.addReaps(h, observed)
 	}
 	ephemeralPrints := map[int64][2][]string{}
 	for i := range h {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/zabd/zabd/linearizability"
+	"github.com/zabd/zabd/sim/faults"
 )
 
 // KindHistory prefixes the failure kinds of the history checkers; the
@@ -18,6 +19,22 @@ func (r *Result) LinearizabilityHistory() linearizability.History {
 	return h
 }
 
+// CheckerOptions are the options the history checkers judge a run of sched
+// with.
+func CheckerOptions(sched *faults.Schedule) linearizability.Options {
+	// With reaping on, containers and TTL nodes may vanish without a
+	// history line, as the servers' own deleteContainer txns remove them.
+	opts := linearizability.Options{Reaping: sched.ReapIntervalMs > 0}
+	if sched.Ensemble {
+		// A learner reports touches in the PING reply after the request,
+		// or, cut off from the leader, not before its syncLimit (2 ticks)
+		// ends its serving; a slow link delays that reply by up to 10
+		// ticks more (faults.SlowLink).
+		opts.TouchLag = 13 * ms(sched.TickMs)
+	}
+	return opts
+}
+
 // checkHistory runs every checker of the linearizability package over the
 // run's history and turns each violation into a failure.
 func (w *world) checkHistory() {
@@ -25,15 +42,7 @@ func (w *world) checkHistory() {
 	for i := range w.history {
 		h[i] = historyEntry(&w.history[i])
 	}
-	opts := linearizability.Options{}
-	if w.ensemble != nil {
-		// A learner reports touches in the PING reply after the request,
-		// or, cut off from the leader, not before its syncLimit (2 ticks)
-		// ends its serving; a slow link delays that reply by up to 10
-		// ticks more (faults.SlowLink).
-		opts.TouchLag = 13 * ms(w.sched.TickMs)
-	}
-	report := linearizability.CheckAll(h, opts)
+	report := linearizability.CheckAll(h, CheckerOptions(w.sched))
 	for _, g := range linearizability.Guarantees {
 		for _, v := range report.Violations[g] {
 			if linearizability.NotPromised(g) {

@@ -152,14 +152,12 @@ func (s *server) start() {
 	}
 	restored.LogDamaged = damage
 	cfg := zab.Config{
-		ServerID:          zab.StandaloneServerID,
-		Tick:              ms(w.sched.TickMs),
-		Tree:              treeCfg,
-		SnapCount:         s.snapCount(),
-		SnapshotStepNodes: w.sched.SnapshotStepNodes,
-		// No container or TTL reaping within a run: the history checkers do not
-		// yet model deletions the server makes on its own (docs/simulator.md).
-		ContainerCheckInterval: 24 * time.Hour,
+		ServerID:               zab.StandaloneServerID,
+		Tick:                   ms(w.sched.TickMs),
+		Tree:                   treeCfg,
+		SnapCount:              s.snapCount(),
+		SnapshotStepNodes:      w.sched.SnapshotStepNodes,
+		ContainerCheckInterval: s.reapInterval(),
 		Bugs:                   w.opts.Bugs,
 	}
 	if w.ensemble != nil {
@@ -326,6 +324,16 @@ func snapshotSize(disk *vfs.Sim, name string) int {
 		return 0
 	}
 	return int(size)
+}
+
+// reapInterval is how often the Peer deletes empty containers and expired
+// TTL nodes: the schedule's interval, or, with reaping off, a day (no pass
+// within a run).
+func (s *server) reapInterval() time.Duration {
+	if n := s.w.sched.ReapIntervalMs; n > 0 {
+		return ms(n)
+	}
+	return 24 * time.Hour
 }
 
 // snapCount is snapCount for storage and the Peer alike: from the schedule,
@@ -780,7 +788,11 @@ func (s *server) appendTxns(txns []datatree.Txn) bool {
 		s.appended = z
 		s.logged = append(s.logged, z)
 		if s.w.tr.on() {
-			s.w.tr.logf("server %d: append txn 0x%x %s session=0x%x cxid=%d", s.sid, z, t.Header.Type, t.Header.ClientID, t.Header.Cxid)
+			if d, ok := t.Body.(*wire.DeleteTxn); ok && t.Header.Type == wire.OpDeleteContainer {
+				s.w.tr.logf("server %d: append txn 0x%x %s %s (the server's own deletion: an empty container or an expired TTL node)", s.sid, z, t.Header.Type, d.Path)
+			} else {
+				s.w.tr.logf("server %d: append txn 0x%x %s session=0x%x cxid=%d", s.sid, z, t.Header.Type, t.Header.ClientID, t.Header.Cxid)
+			}
 		}
 	}
 	return true

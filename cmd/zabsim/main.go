@@ -294,8 +294,9 @@ func check(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("zabsim check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	touchLag := fs.Duration("touch-lag", 0, "how late a learner may report a session's touches to the leader (an ensemble's history; the simulator uses 13 ticks); 0: one server")
+	reaping := fs.Bool("reaping", false, "the servers reaped containers and TTL nodes by themselves (a generated run's history; a schedule with reap_interval_ms)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: zabsim check FILE   run every checker of the linearizability package on a history file\n       zabsim check -touch-lag D FILE")
+		fmt.Fprintln(fs.Output(), "usage: zabsim check FILE   run every checker of the linearizability package on a history file\n       zabsim check [-touch-lag D] [-reaping] FILE")
 		fs.PrintDefaults()
 	}
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
@@ -310,7 +311,7 @@ func check(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	ok, err := linearizability.CheckFile(fs.Arg(0), linearizability.Options{TouchLag: *touchLag}, stdout)
+	ok, err := linearizability.CheckFile(fs.Arg(0), linearizability.Options{TouchLag: *touchLag, Reaping: *reaping}, stdout)
 	if err != nil {
 		fmt.Fprintln(stderr, "zabsim check:", err)
 		return 2

@@ -166,10 +166,15 @@ type Schedule struct {
 	// one step of a fuzzy snapshot serializes between applies; 0 is the
 	// Peer's default (1024, a whole small tree in one step). A few nodes
 	// make writes interleave with the snapshot, so that it is really fuzzy.
-	SnapshotStepNodes int     `json:"snapshot_step_nodes,omitempty"`
-	SafetyMs          int64   `json:"safety_ms"`   // the fault phase
-	LivenessMs        int64   `json:"liveness_ms"` // after it, no faults: all work must finish
-	Faults            []Fault `json:"faults"`
+	SnapshotStepNodes int `json:"snapshot_step_nodes,omitempty"`
+	// ReapIntervalMs is zab.Config.ContainerCheckInterval: how often the
+	// servers delete empty containers and expired TTL nodes by themselves,
+	// and the history checkers allow those deletions; 0 turns reaping off
+	// (the check waits 24 h) and the checkers with it.
+	ReapIntervalMs int64   `json:"reap_interval_ms,omitempty"`
+	SafetyMs       int64   `json:"safety_ms"`   // the fault phase
+	LivenessMs     int64   `json:"liveness_ms"` // after it, no faults: all work must finish
+	Faults         []Fault `json:"faults"`
 }
 
 // Validate reports the first thing that makes s unrunnable.
@@ -191,6 +196,8 @@ func (s *Schedule) Validate() error {
 		return fmt.Errorf("schedule: snap_count = %d, need 0 (never) or at least 2", s.SnapCount)
 	case s.SnapshotStepNodes < 0:
 		return fmt.Errorf("schedule: snapshot_step_nodes = %d is negative", s.SnapshotStepNodes)
+	case s.ReapIntervalMs < 0:
+		return fmt.Errorf("schedule: reap_interval_ms = %d is negative", s.ReapIntervalMs)
 	case s.TickMs <= 0:
 		return fmt.Errorf("schedule: tick_ms = %d, need > 0", s.TickMs)
 	case s.SessionTimeoutMs < 2*s.TickMs:
@@ -284,6 +291,9 @@ func (s *Schedule) String() string {
 	}
 	if s.SnapshotStepNodes > 0 {
 		fmt.Fprintf(&b, "  fuzzy snapshots: %d znodes per step\n", s.SnapshotStepNodes)
+	}
+	if s.ReapIntervalMs > 0 {
+		fmt.Fprintf(&b, "  reaping: empty containers and expired TTL nodes every %dms\n", s.ReapIntervalMs)
 	}
 	for _, f := range s.Faults {
 		fmt.Fprintf(&b, "  fault %s\n", f)
