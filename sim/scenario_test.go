@@ -47,6 +47,14 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		require.Greater(t, r.Stats.DamagedStarts, 0, "a member started with its log cut")
 		require.Greater(t, r.Stats.FuzzyRecoveries, 0, "from a fuzzy snapshot")
 	},
+	"damaged-member-restarts-before-sync": func(t *testing.T, r *Result) {
+		// Hunt seed 9880, shrunk: a member starts with its log cut at a
+		// bit flip, crashes again before any leader has synchronized it,
+		// and must still know at its next start that it lost txns (it
+		// abstains until synchronized; storage keeps the damage on disk).
+		require.Equal(t, 1, r.Stats.DamagedStarts)
+		require.GreaterOrEqual(t, r.Stats.Crashes, 2)
+	},
 	"intruders": func(t *testing.T, r *Result) {
 		// Clients 4 and 5 present the sessions of clients 1 and 2 with a
 		// wrong and an empty password on the owners' servers: refused, and

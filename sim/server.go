@@ -138,9 +138,13 @@ func (s *server) start() {
 			s.couldNotStart("recover a damaged log", err)
 			return
 		}
-		damage = &zab.LogDamage{AfterZxid: rec.LastZxid, What: s.cutting}
 		s.cutting, s.corrupted = "", nil // the quarantine made the cut permanent
 		w.stats.DamagedStarts++
+	}
+	if err == nil && w.ensemble != nil && rec.Damaged != "" {
+		// Storage remembers the cut until a leader has synchronized this
+		// member, however often it restarts before that.
+		damage = &zab.LogDamage{AfterZxid: rec.LastZxid, What: rec.Damaged}
 	}
 	if err != nil {
 		if errors.Is(err, storage.ErrDataLoss) || s.corrupted != nil {
@@ -627,6 +631,13 @@ func (s *server) drain() {
 		}
 		if rd.Epochs != nil && !s.writeEpochs(rd.Epochs) {
 			return
+		}
+		if rd.DamageRepaired {
+			if err := s.store.ClearDamage(); err != nil {
+				s.stopOnIOError("forget the log damage", err)
+				return
+			}
+			s.w.tr.logf("server %d: the log damage is repaired: forgotten on disk", s.sid)
 		}
 		if s.installed {
 			// A SNAP replaced the tree: what was recorded of the old one

@@ -314,6 +314,10 @@ func (p *Peer) learnerUpToDate() {
 			p.role, zxidHex(d.AfterZxid), d.What, l.syncMode, l.leader, zxidHex(p.lastProposed))
 		p.damaged = nil
 		p.election.SetAbstain(false)
+		// UPTODATE follows the leader's receipt of this learner's
+		// NEWLEADER ACK, which it sends once the synchronized txns are
+		// durable: the damage is repaired on disk too.
+		p.out.DamageRepaired = true
 	}
 	p.notice("%s: up to date with leader %d in epoch %d after %v; serving", p.role, l.leader, l.newEpoch, p.now.Mono-l.since)
 	p.reportState()

@@ -50,6 +50,12 @@ type Ready struct {
 	State *SoftState
 	// Notices are what the shell should log, in order.
 	Notices []Notice
+	// DamageRepaired: this member started with a damaged log
+	// (Restored.LogDamaged), and a leader has synchronized it, so its log
+	// holds durably what the damage cut. The shell forgets the damage
+	// durably (storage's Store.ClearDamage); until then every restart must
+	// pass LogDamaged again.
+	DamageRepaired bool
 	// Wakeup is the monotonic time by which the shell must Step a Tick.
 	// While a snapshot is being streamed it is the Step's own time: step
 	// again as soon as the effects are carried out, so that the snapshot

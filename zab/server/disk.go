@@ -67,7 +67,9 @@ type diskOp struct {
 	truncate *int64
 	epochs   *zab.EpochWrite
 	chunk    *zab.SnapshotChunk // a piece of a snapshot installed from a SNAP
-	done     chan error
+	// clearDamage forgets the log damage a start cut (Ready.DamageRepaired).
+	clearDamage bool
+	done        chan error
 }
 
 // installing gathers a SNAP-installed snapshot's chunks.
@@ -124,6 +126,8 @@ func (d *diskWriter) run() {
 			err = d.installChunk(op.chunk)
 		case op.epochs != nil:
 			err = d.writeEpochs(*op.epochs)
+		case op.clearDamage:
+			err = d.store.ClearDamage()
 		case d.install != nil:
 			err = d.deferBehindInstall(op)
 		case op.truncate != nil:

@@ -149,6 +149,13 @@ func (s *Server) flushReady(timer *time.Timer) {
 		}
 		s.log.Info("epochs persisted", "accepted_epoch", rd.Epochs.Accepted, "current_epoch", rd.Epochs.Current)
 	}
+	if rd.DamageRepaired {
+		if err := s.disk.sync(diskOp{clearDamage: true}); err != nil {
+			s.fatal(err)
+			return
+		}
+		s.log.Info("the log damage is repaired by the leader's synchronization; forgotten on disk")
+	}
 	if len(rd.Appends) > 0 {
 		s.logSessionTxns(rd.Appends)
 		s.disk.append(rd.Appends)

@@ -271,8 +271,21 @@ func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 		SnapCount:              cfg.SnapCount,
 		ContainerCheckInterval: cfg.ContainerCheckInterval,
 	}
+	if rec.Damaged != "" && !cfg.Distributed() {
+		// -allow-data-loss cut damaged txns, and no other member can
+		// restore them: the operator accepted the loss.
+		s.log.Warn("recovery: a standalone server starts without the txns the damage cut", "damage", rec.Damaged)
+		if err := store.ClearDamage(); err != nil {
+			return err
+		}
+	}
 	if cfg.Distributed() {
 		zcfg.ServerID, zcfg.Ensemble = cfg.MyID, ensembleOf(cfg)
+		if rec.Damaged != "" {
+			// Until a leader has synchronized it, this member may lack
+			// txns it acknowledged: it abstains from elections.
+			restored.LogDamaged = &zab.LogDamage{AfterZxid: rec.LastZxid, What: rec.Damaged}
+		}
 		if restored.AcceptedEpoch, restored.CurrentEpoch, err = store.MemberEpochs(rec.LastZxid); err != nil {
 			return fmt.Errorf("recover %s: %w", cfg.DataDir, err)
 		}

@@ -91,6 +91,22 @@ func TestFlipInTheMiddleOfTheNewestLogRefuses(t *testing.T) {
 	require.Equal(t, int64(149), rec.LastZxid)
 	require.Contains(t, rec.Warnings[0], "-allow-data-loss given")
 	require.Contains(t, rec.Warnings[0], "txns 0x96..0x12c")
+	require.Contains(t, rec.Damaged, "txns 0x96..0x12c")
+	require.NoError(t, rec.Log.Close())
+
+	// The loss is remembered across crashes and starts, until forgotten.
+	fsys.Crash()
+	s.opts.AllowDataLoss = false
+	rec, err = s.Recover(newTestTree().load)
+	require.NoError(t, err, "the cut is permanent")
+	require.Equal(t, int64(149), rec.LastZxid)
+	require.Contains(t, rec.Damaged, "txns 0x96..0x12c", "a restart before the repair still knows the loss")
+	require.NoError(t, rec.Log.Close())
+	require.NoError(t, s.ClearDamage())
+	fsys.Crash()
+	rec, err = s.Recover(newTestTree().load)
+	require.NoError(t, err)
+	require.Empty(t, rec.Damaged)
 }
 
 func TestFlipInAnOlderLogRefuses(t *testing.T) {

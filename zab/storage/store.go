@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/zabd/zabd/zab/storage/vfs"
@@ -159,6 +160,12 @@ type Recovery struct {
 	// Warnings lists what recovery skipped or moved aside (also sent to
 	// Options.Logf).
 	Warnings []string
+	// Damaged, when not "", says what this data directory lost to damage
+	// that Options.AllowDataLoss let recovery cut, now or at an earlier
+	// start: the txns after LastZxid that the server may have acknowledged.
+	// It holds until ClearDamage (an ensemble member: once a leader has
+	// synchronized it), so that a restart in between cannot forget it.
+	Damaged string
 }
 
 // Recover finds the newest valid snapshot and loads its tree with
@@ -175,6 +182,11 @@ type Recovery struct {
 func (s *Store) Recover(loadTree TreeLoader) (*Recovery, error) {
 	r := &Recovery{}
 	fsys := s.opts.FS
+	damaged, err := s.readDamaged()
+	if err != nil {
+		return nil, err
+	}
+	r.Damaged = damaged
 	names, err := fsys.List(s.dir)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", s.dir, err)
@@ -265,6 +277,48 @@ func (s *Store) refuseOrWarn(r *Recovery, e *DataLossError) error {
 	}
 	s.warn(r, "%s given: starting although %s/%s at offset %d: %s: %s; %s",
 		e.Override, e.Dir, e.Corrupt.File, e.Corrupt.Offset, e.Corrupt.Reason, e.Problem, e.AtStake)
+	// Remember the loss before anything is cut: a crash after the cut
+	// must not leave a log that looks whole.
+	what := fmt.Sprintf("%s/%s at offset %d: %s; %s", e.Dir, e.Corrupt.File, e.Corrupt.Offset, e.Corrupt.Reason, e.AtStake)
+	if r.Damaged != "" {
+		what = r.Damaged + "\n" + what
+	}
+	if err := writeFileAtomic(s.opts.FS, s.dir, damagedFile, []byte(what)); err != nil {
+		return fmt.Errorf("%w: %w", ErrFailed, err)
+	}
+	r.Damaged = what
+	return nil
+}
+
+// damagedFile records, in version-2, the damage recovery cut (zabd only;
+// ZooKeeper ignores it).
+const damagedFile = "logDamaged"
+
+// readDamaged reads what damagedFile records ("" when absent).
+func (s *Store) readDamaged() (string, error) {
+	data, err := vfs.ReadFull(s.opts.FS, join(s.dir, damagedFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", damagedFile, err)
+	}
+	if len(data) == 0 {
+		return "an earlier start cut damaged txns", nil
+	}
+	return string(data), nil
+}
+
+// ClearDamage forgets, durably, the damage Recovery.Damaged reported: the
+// txns it cut are held again (an ensemble member a leader synchronized), or
+// their loss is accepted (a standalone server started with AllowDataLoss).
+func (s *Store) ClearDamage() error {
+	if err := s.opts.FS.Remove(join(s.dir, damagedFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: remove %s: %w", ErrFailed, damagedFile, err)
+	}
+	if err := s.opts.FS.SyncDir(s.dir); err != nil {
+		return fmt.Errorf("%w: remove %s: %w", ErrFailed, damagedFile, err)
+	}
 	return nil
 }
 

@@ -236,8 +236,9 @@ func (c *Cluster) logf(format string, args ...any) {
 func (c *Cluster) start(n *Node) {
 	c.t.Helper()
 	n.gen++
+	// The damage holds until a leader has synchronized the member
+	// (Ready.DamageRepaired), however often it restarts before that.
 	restored := zab.Restored{AcceptedEpoch: n.Accepted, CurrentEpoch: n.Current, LogDamaged: n.damage}
-	n.damage = nil
 	from := int64(0)
 	if k := len(n.Snapshots); k > 0 {
 		s := n.Snapshots[k-1]
@@ -330,6 +331,10 @@ func (c *Cluster) collect(n *Node) {
 		if e := rd.Epochs; e != nil && (e.Accepted != n.Accepted || e.Current != n.Current) {
 			n.Accepted, n.Current = e.Accepted, e.Current
 			c.logf("%d: persist acceptedEpoch=%d currentEpoch=%d", n.ID, e.Accepted, e.Current)
+		}
+		if rd.DamageRepaired {
+			n.damage = nil
+			c.logf("%d: forget the log damage", n.ID)
 		}
 		for i := range rd.Appends {
 			c.logf("%d: append %s %s", n.ID, hex(rd.Appends[i].Header.Zxid), describeTxn(&rd.Appends[i]))
