@@ -42,9 +42,9 @@ const KindInvariant = "invariant: "
 type invariants struct {
 	w *world
 	// txns is the hash of the txn logged under each zxid (ensembles).
-	txns map[int64]uint64
+	txns zxidMap[uint64]
 	// digests is the tree digest after each applied zxid.
-	digests map[int64]int64
+	digests zxidMap[int64]
 	// delivered is the one sequence every server's applied txns follow.
 	delivered []int64
 	// leaders is the server that established each epoch.
@@ -60,7 +60,7 @@ type invariants struct {
 }
 
 func newInvariants(w *world, servers int) *invariants {
-	return &invariants{w: w, txns: map[int64]uint64{}, digests: map[int64]int64{}, leaders: map[int64]int64{},
+	return &invariants{w: w, leaders: map[int64]int64{},
 		at: make([]int, servers), lastApp: make([]int64, servers)}
 }
 
@@ -77,11 +77,11 @@ func (inv *invariants) logged(s *server, zxid int64, entry []byte) bool {
 	h := fnv.New64a()
 	h.Write(entry)
 	sum := h.Sum64()
-	if prev, ok := inv.txns[zxid]; ok && prev != sum {
+	if prev, ok := inv.txns.get(zxid); ok && prev != sum {
 		inv.w.violate("Agreement", "server %d logs a txn under zxid 0x%x that differs from the txn another server logged under it", s.sid, zxid)
 		return false
 	}
-	inv.txns[zxid] = sum
+	inv.txns.put(zxid, sum)
 	return true
 }
 
@@ -89,12 +89,12 @@ func (inv *invariants) logged(s *server, zxid int64, entry []byte) bool {
 // moved.
 func (inv *invariants) applied(s *server) {
 	now, digest := s.peer.LastZxid(), s.peer.Digest()
-	if want, ok := inv.digests[now]; ok && want != digest && now != 0 && s.fuzzyUntil == 0 {
+	if want, ok := inv.digests.get(now); ok && want != digest && now != 0 && s.fuzzyUntil == 0 {
 		inv.w.violate("OneDigestPerZxid", "server %d has tree digest %d at zxid 0x%x, another server had %d there", s.sid, digest, now, want)
 		return
 	}
 	if now != 0 && s.fuzzyUntil == 0 {
-		inv.digests[now] = digest
+		inv.digests.put(now, digest)
 	}
 	before := inv.lastApp[s.id]
 	inv.lastApp[s.id] = now

@@ -80,7 +80,7 @@ type server struct {
 	// What must survive: the highest zxid ever reported durable to a Peer,
 	// and the tree digest after each appended zxid that may still survive.
 	durable int64
-	digests map[int64]int64
+	digests zxidMap[int64]
 
 	corrupted    *flippedBit // durable data corrupted: a refusal to start is correct
 	failNextSync bool
@@ -99,7 +99,7 @@ type flippedBit struct {
 }
 
 func newServer(w *world, id int) *server {
-	s := &server{w: w, id: id, sid: int64(id + 1), cfg: healthyDisk, digests: map[int64]int64{}}
+	s := &server{w: w, id: id, sid: int64(id + 1), cfg: healthyDisk}
 	rng := mathrand.New(mathrand.NewSource(w.streams.DeriveSeed(fmt.Sprintf("disk/%d", id))))
 	s.disk = vfs.NewSim(healthyDisk, rng)
 	s.fsyncRng = w.streams.Stream(fmt.Sprintf("fsync/%d", id))
@@ -207,15 +207,11 @@ func (s *server) start() {
 		w.fail(KindDurability, "server %d recovered to zxid 0x%x but 0x%x had been reported durable (warnings: %q)", s.sid, last, s.durable, rec.Warnings)
 		return
 	}
-	if want, ok := s.digests[peer.LastZxid()]; ok && want != peer.Digest() && s.fuzzyUntil == 0 {
+	if want, ok := s.digests.get(peer.LastZxid()); ok && want != peer.Digest() && s.fuzzyUntil == 0 {
 		w.fail(KindDurability, "server %d: tree digest after replay to 0x%x is %d, but it was %d when that txn was applied", s.sid, peer.LastZxid(), peer.Digest(), want)
 		return
 	}
-	for z := range s.digests { // zxids past the recovered end will be reused
-		if z > last {
-			delete(s.digests, z)
-		}
-	}
+	s.digests.deleteAbove(last) // zxids past the recovered end will be reused
 	if err := s.readLogged(rec); err != nil {
 		w.fail(KindRecovery, "server %d: read back the log: %v", s.sid, err)
 		return
@@ -276,7 +272,7 @@ func (s *server) checkFuzzyReplay(treeCfg datatree.Config, rec *storage.Recovery
 		s.w.tr.logf("server %d: the damaged log ends at 0x%x, before the fuzzy snapshot's last applied txn 0x%x: the leader sends the rest", s.sid, replica.LastZxid(), d.Zxid)
 		return true
 	}
-	if want, ok := s.digests[replica.LastZxid()]; ok && want != replica.Digest() {
+	if want, ok := s.digests.get(replica.LastZxid()); ok && want != replica.Digest() {
 		s.w.fail(KindDurability, "server %d: the log replayed over fuzzy snapshot %s ends at 0x%x with tree digest %d, but it was %d when that txn was applied",
 			s.sid, rec.Snapshot.Name, replica.LastZxid(), replica.Digest(), want)
 		return false
@@ -620,7 +616,7 @@ func (s *server) drain() {
 		if s.fuzzyUntil != 0 && s.peer.LastZxid() >= s.fuzzyUntil {
 			s.fuzzyUntil = 0 // applied again: whole
 		}
-		if want, ok := s.digests[s.peer.LastZxid()]; ok && want != s.peer.Digest() && s.fuzzyUntil == 0 {
+		if want, ok := s.digests.get(s.peer.LastZxid()); ok && want != s.peer.Digest() && s.fuzzyUntil == 0 {
 			s.w.fail(KindDigest, "server %d: tree digest after applying 0x%x is %d, but the txn says %d", s.sid, s.peer.LastZxid(), s.peer.Digest(), want)
 			return
 		}
@@ -642,8 +638,8 @@ func (s *server) drain() {
 		if s.installed {
 			// A SNAP replaced the tree: what was recorded of the old one
 			// is void, and an error txn next leaves the new one as it is.
-			clear(s.digests)
-			s.digests[s.peer.LastZxid()] = s.peer.Digest()
+			s.digests.clear()
+			s.digests.put(s.peer.LastZxid(), s.peer.Digest())
 		}
 		if len(rd.Appends) > 0 {
 			if !s.appendTxns(rd.Appends) {
@@ -691,11 +687,7 @@ func (s *server) truncate(zxid int64) bool {
 	s.appended = min(s.appended, zxid)
 	s.durable = min(s.durable, zxid)
 	s.logged = slices.DeleteFunc(s.logged, func(z int64) bool { return z > zxid })
-	for z := range s.digests {
-		if z > zxid {
-			delete(s.digests, z)
-		}
-	}
+	s.digests.deleteAbove(zxid)
 	return true
 }
 
@@ -778,9 +770,9 @@ func (s *server) appendTxns(txns []datatree.Txn) bool {
 			return false
 		}
 		if t.Digest.Version != 0 {
-			s.digests[z] = t.Digest.TreeDigest
-		} else if prev, ok := s.digests[s.appended]; ok {
-			s.digests[z] = prev // an error txn leaves the tree as it was
+			s.digests.put(z, t.Digest.TreeDigest)
+		} else if prev, ok := s.digests.get(s.appended); ok {
+			s.digests.put(z, prev) // an error txn leaves the tree as it was
 		}
 		s.entryEnc.Reset()
 		zab.WriteTxnEntry(&s.entryEnc, t)
