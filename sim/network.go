@@ -93,7 +93,7 @@ type network struct {
 	nextID int
 	// spare holds delivered peerDeliveries for reuse: a run sends a packet
 	// for most of its steps.
-	spare []*peerDelivery
+	spare freeList[peerDelivery]
 }
 
 type activeCut struct {
@@ -155,7 +155,7 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 		}
 		net.conns[from][to] = nil
 		c.closedBy[c.dir(from)] = true
-		net.schedule(net.delivery(peerDelivery{net: net, c: c, from: from, to: to, close: true}))
+		net.schedule(net.spare.get(peerDelivery{net: net, c: c, from: from, to: to, close: true}))
 		return
 	}
 	if c == nil {
@@ -173,20 +173,7 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 		// learner too.
 		d.snapFuzzyUntil = net.w.servers[from].fuzzyUntil
 	}
-	net.schedule(net.delivery(d))
-}
-
-// delivery returns d in a spare peerDelivery, or a new one.
-func (net *network) delivery(d peerDelivery) *peerDelivery {
-	var p *peerDelivery
-	if n := len(net.spare); n > 0 {
-		p = net.spare[n-1]
-		net.spare = net.spare[:n-1]
-	} else {
-		p = new(peerDelivery)
-	}
-	*p = d
-	return p
+	net.schedule(net.spare.get(d))
 }
 
 // peerDelivery is one packet, or the news of a close, on its way over c
@@ -214,8 +201,7 @@ func (net *network) schedule(d *peerDelivery) {
 // then gives d back for reuse (the queue is done with it).
 func (d *peerDelivery) Run() {
 	d.deliver()
-	*d = peerDelivery{net: d.net}
-	d.net.spare = append(d.net.spare, d)
+	d.net.spare.put(d)
 }
 
 func (d *peerDelivery) deliver() {

@@ -131,7 +131,7 @@ type world struct {
 	history   []simclient.Entry
 	failures  []Failure
 	// spareFrames are delivered frames, for reuse.
-	spareFrames []*frame
+	spareFrames freeList[frame]
 	stats       Stats
 }
 
@@ -420,15 +420,7 @@ func (w *world) sendFrame(f frame) {
 	if f.toServer {
 		last = &f.cn.toServer
 	}
-	var p *frame
-	if n := len(w.spareFrames); n > 0 {
-		p = w.spareFrames[n-1]
-		w.spareFrames = w.spareFrames[:n-1]
-	} else {
-		p = new(frame)
-	}
-	*p = f
-	w.q.Schedule(w.arrival(last), p)
+	w.q.Schedule(w.arrival(last), w.spareFrames.get(f))
 }
 
 // Run delivers the frame, then gives it back for reuse.
@@ -438,9 +430,7 @@ func (f *frame) Run() {
 	} else {
 		f.cn.client.Reply(f.cn.id, f.reply, f.body)
 	}
-	w := f.w
-	*f = frame{}
-	w.spareFrames = append(w.spareFrames, f)
+	f.w.spareFrames.put(f)
 }
 
 // closeConn closes a connection from the network's side: both ends learn of
