@@ -100,6 +100,10 @@ func (s *server) intruderAnswered(cn *conn, resp *wire.ConnectResponse) {
 	if id := in.ownerConn; id != 0 {
 		open := s.w.conns[id] != nil && s.w.conns[id].open
 		switch {
+		case !moved && !open && s.w.closing[in.session]:
+			// The session was closing (expired, say) as the intruder came:
+			// its close closed the owner's connection and refuses the
+			// intruder (hunt seed 5895).
 		case !moved && !open:
 			s.w.fail(KindProtocol, "server %d closed client %d's connection %d when client %d presented its session %s with the %s password",
 				s.sid, in.owner.ID(), id, cn.client.ID(), wire.SessionString(in.session), in.fault.Passwd)

@@ -55,6 +55,12 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		require.Equal(t, 1, r.Stats.DamagedStarts)
 		require.GreaterOrEqual(t, r.Stats.Crashes, 2)
 	},
+	"intruder-meets-expiry": func(t *testing.T, r *Result) {
+		// Hunt seed 5895, shrunk: a thief presents the stolen password
+		// just as the owner's session expires. The expiry closes the
+		// owner's connection and the thief is refused: no fault of zabd's.
+		require.NotEmpty(t, stateEvents(r, 3, wire.StateExpired), "client 3's session expired")
+	},
 	"intruders": func(t *testing.T, r *Result) {
 		// Clients 4 and 5 present the sessions of clients 1 and 2 with a
 		// wrong and an empty password on the owners' servers: refused, and

@@ -769,6 +769,9 @@ func (s *server) appendTxns(txns []datatree.Txn) bool {
 			s.w.fail(KindZxid, "server %d appended txn 0x%x after 0x%x", s.sid, z, s.appended)
 			return false
 		}
+		if t.Header.Type == wire.OpCloseSession {
+			s.w.closing[t.Header.ClientID] = true
+		}
 		if t.Digest.Version != 0 {
 			s.digests.put(z, t.Digest.TreeDigest)
 		} else if prev, ok := s.digests.get(s.appended); ok {

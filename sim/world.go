@@ -106,6 +106,10 @@ type conn struct {
 
 // world is one simulation run.
 type world struct {
+	// closing lists the sessions a closeSession txn was logged for (by
+	// the client or by expiry): such a session's connections go, and a
+	// reconnect to it is refused, whoever presents it.
+	closing map[int64]bool
 	sched   *faults.Schedule
 	opts    Options
 	clock   *vtime.Clock
@@ -151,7 +155,7 @@ func newWorld(sched *faults.Schedule, opts Options) *world {
 	clock := vtime.NewClock(wallStart)
 	w := &world{
 		sched: sched, opts: opts, clock: clock, q: vtime.NewQueue(clock),
-		streams: randstream.New(sched.Seed), conns: map[simclient.ConnID]*conn{},
+		streams: randstream.New(sched.Seed), conns: map[simclient.ConnID]*conn{}, closing: map[int64]bool{},
 		intruders: map[*simclient.Client]*intrusion{},
 	}
 	w.tr = tracer{w: opts.Trace, clock: clock}
