@@ -103,8 +103,9 @@ func duplicateZxids(h History) []Violation {
 	return out
 }
 
-// buildTimeline lays out h. includeReads adds reads as exact operations,
-// reaping the server's deletions of containers and TTL nodes (addReaps).
+// buildTimeline lays out h. includeReads adds reads as exact operations;
+// reaping adds the server's deletions of containers and TTL nodes
+// (addReaps).
 func buildTimeline(h History, includeReads, reaping bool) *timeline {
 	tl := &timeline{rank: map[int64]int64{}, single: h.SingleServer()}
 	// Rank every zxid a reply carries.
