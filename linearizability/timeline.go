@@ -69,6 +69,12 @@ func (o *tlOp) describe() string {
 	return o.e.describe()
 }
 
+// reapsIn reports whether ops hold a server's deletion (tlReap): only then
+// does the model tell containers and TTL nodes from persistent ones.
+func reapsIn(ops []*tlOp) bool {
+	return slices.ContainsFunc(ops, func(o *tlOp) bool { return o.kind == tlReap })
+}
+
 // uncertain reports whether the operation has a window rather than a slot:
 // it may take effect anywhere in it, or never.
 func (o *tlOp) uncertain() bool { return o.kind != tlWrite && o.kind != tlRead }
@@ -811,7 +817,7 @@ const sampleAttempts = 3
 // replaySampled is one replay of a component; salt picks the sample kept
 // when the states outgrow their bounds.
 func replaySampled(ops []*tlOp, deadline time.Time, salt uint64) *replayResult {
-	states := []*pstate{{t: freshTree(dataReadIn(ops))}}
+	states := []*pstate{{t: freshTree(dataReadIn(ops), reapsIn(ops))}}
 	cut, cutStates, open := 0, []*pstate(nil), false
 	sampled := false // states were left out: running out of them proves nothing
 	for i := 0; i < len(ops); i++ {
@@ -1277,7 +1283,7 @@ func failureAt(ops []*tlOp, cut int, cutStates []*pstate, i int, why string, dea
 
 // statesBefore replays ops[:i] again to get the states just before ops[i].
 func statesBefore(ops []*tlOp, i int) []*pstate {
-	states := []*pstate{{t: freshTree(dataReadIn(ops))}}
+	states := []*pstate{{t: freshTree(dataReadIn(ops), reapsIn(ops))}}
 	for k := 0; k < i; k++ {
 		if ops[k].uncertain() {
 			for _, st := range states {

@@ -92,6 +92,11 @@ type tree struct {
 	// keeps only its data's length (which stats show): states that differ
 	// only in data nothing reads are one state to the search.
 	dataRead map[string]bool
+	// reaping: the server may delete containers and TTL nodes (a
+	// component holding tlReap operations), so creates record which they
+	// made (node.reap). Otherwise they do not, so that a container and a
+	// persistent node that no observation can tell apart stay one state.
+	reaping bool
 }
 
 // keptData is what the model stores as the data of the node at path.
@@ -166,8 +171,8 @@ func (t *tree) markDead(session int64) {
 
 // freshTree is the tree of a new ZooKeeper server: "/" and the /zookeeper
 // subtree, all opaque.
-func freshTree(dataRead map[string]bool) *tree {
-	t := &tree{nodes: map[string]*node{}, dead: map[int64]bool{}, dataRead: dataRead}
+func freshTree(dataRead map[string]bool, reaping bool) *tree {
+	t := &tree{nodes: map[string]*node{}, dead: map[int64]bool{}, dataRead: dataRead, reaping: reaping}
 	t.nodes["/"] = &node{opaque: true, kids: map[string]bool{"zookeeper": true}}
 	t.nodes["/zookeeper"] = &node{opaque: true, kids: map[string]bool{"config": true, "quota": true}}
 	t.nodes["/zookeeper/config"] = &node{opaque: true, kids: map[string]bool{}}
@@ -179,7 +184,7 @@ func freshTree(dataRead map[string]bool) *tree {
 }
 
 func (t *tree) clone() *tree {
-	return &tree{nodes: maps.Clone(t.nodes), dead: maps.Clone(t.dead), fp: t.fp, dataRead: t.dataRead}
+	return &tree{nodes: maps.Clone(t.nodes), dead: maps.Clone(t.dead), fp: t.fp, dataRead: t.dataRead, reaping: t.reaping}
 }
 
 func (t *tree) equal(o *tree) bool {
@@ -388,7 +393,10 @@ func applyCreate(x *txn, w writeOp, zxid, session int64) opResult {
 	if x.get(name) != nil {
 		return opResult{err: errNodeExist}
 	}
-	n := &node{data: x.base.keptData(name, w.data), czxid: zxid, mzxid: zxid, pzxid: zxid, kids: map[string]bool{}, reap: reapKindOf(w.mode)}
+	n := &node{data: x.base.keptData(name, w.data), czxid: zxid, mzxid: zxid, pzxid: zxid, kids: map[string]bool{}}
+	if x.base.reaping {
+		n.reap = reapKindOf(w.mode)
+	}
 	if w.mode.Ephemeral() {
 		n.owner = session
 	}
