@@ -61,6 +61,15 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		// owner's connection and the thief is refused: no fault of zabd's.
 		require.NotEmpty(t, stateEvents(r, 3, wire.StateExpired), "client 3's session expired")
 	},
+	"silent-learner-dropped": func(t *testing.T, r *Result) {
+		// Hunt seed 68196, shrunk: a clogged link holds a follower's
+		// REVALIDATE and a client's forwarded create for seconds while the
+		// client moves on; the leader must drop the silent follower after
+		// syncLimit so that neither is acted on when it arrives (before,
+		// the create landed after the session's later writes). The
+		// history checkers judge it.
+		require.Greater(t, r.Stats.Ops, 0)
+	},
 	"intruders": func(t *testing.T, r *Result) {
 		// Clients 4 and 5 present the sessions of clients 1 and 2 with a
 		// wrong and an empty password on the owners' servers: refused, and

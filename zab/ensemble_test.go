@@ -460,3 +460,31 @@ func TestLearnerAnswersNoPingBeforeItsNewLeaderAck(t *testing.T) {
 	require.Positive(t, pingsToFollower, "the leader pinged while the follower synchronized")
 	require.Positive(t, pingsAfter, "the follower answers PINGs once it has ACKed NEWLEADER")
 }
+
+// TestLeaderDropsALearnerSilentPastSyncLimit: as ZooKeeper's LearnerHandler
+// times out its socket read after syncLimit ticks, a leader that keeps its
+// quorum closes the connection of a learner it has not heard from for that
+// long, so that what the learner sent long ago (a REVALIDATE moving a
+// session back to it, a forwarded write of a client that has moved on) is
+// never acted on when it finally arrives (simulator seed 68196, where a
+// clogged link delivered both 13 s late and a write landed after its
+// session's later writes).
+func TestLeaderDropsALearnerSilentPastSyncLimit(t *testing.T) {
+	c := zabtest.NewCluster(t, zabtest.ClusterConfig{Voters: 3}, 5)
+	c.Run(time.Second, 50*time.Millisecond)
+	leader := c.Leader()
+	require.NotZero(t, leader)
+	silent := leader%3 + 1
+	var others []int64
+	for id := int64(1); id <= 3; id++ {
+		if id != silent {
+			others = append(others, id)
+		}
+	}
+	c.Partition([]int64{silent}, others)
+	c.Run(2*time.Second, 50*time.Millisecond)
+	want := fmt.Sprintf("%d: warning: leader: server %d not heard in time", leader, silent)
+	require.True(t, slices.ContainsFunc(c.Trace, func(l string) bool { return strings.Contains(l, want) }),
+		"%q not in the trace:\n%s", want, strings.Join(c.Trace, "\n"))
+	require.Equal(t, leader, c.Leader(), "the leader keeps its quorum and its lead")
+}

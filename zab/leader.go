@@ -436,9 +436,27 @@ func (p *Peer) leaderTick() {
 	l.nextPing = p.now.Mono + p.cfg.Tick/2
 	heard := []int64{p.self}
 	limit := ticks(p.members.syncLimit, p.cfg.Tick)
+	var silent []int64
 	for _, h := range l.handlers {
 		if p.now.Mono-h.lastHeard <= limit && h.newLeaderAcked {
 			heard = append(heard, h.sid)
+		}
+		// A learner still synchronizing (a SNAP to install) has
+		// initLimit, as ZooKeeper's learner socket has during sync.
+		own := limit
+		if !h.newLeaderAcked {
+			own = ticks(p.members.initLimit, p.cfg.Tick)
+		}
+		if p.now.Mono-h.lastHeard > own && h.forwarding {
+			// As ZooKeeper's LearnerHandler times out its socket read
+			// after syncLimit ticks: a learner not heard for that long
+			// loses its connection, so that nothing it sent long ago
+			// (a REVALIDATE moving a session back to it, a REQUEST of a
+			// client that has moved on) is acted on when it finally
+			// arrives (simulator seed 68196: a clogged link held both
+			// for 13 s).
+			silent = append(silent, h.sid)
+			continue
 		}
 		if h.forwarding {
 			// Only once synchronization began: before, the learner
@@ -448,7 +466,12 @@ func (p *Peer) leaderTick() {
 	}
 	if !p.members.hasQuorum(heard) {
 		p.warn("leader: only %v heard within syncLimit (%d ticks): not a quorum, looking again", heard, p.members.syncLimit)
-		p.becomeLooking()
+		p.becomeLooking() // which closes every learner's connection
+		return
+	}
+	for _, sid := range silent {
+		p.warn("leader: server %d not heard in time (syncLimit %d ticks, initLimit %d while synchronizing): closing its connection", sid, p.members.syncLimit, p.members.initLimit)
+		p.closePeer(sid)
 	}
 }
 
