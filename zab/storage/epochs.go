@@ -70,13 +70,22 @@ func (s *Store) CoverEpoch(zxid int64) error {
 
 // removeUpdatingMark removes the updatingEpoch mark durably.
 func (s *Store) removeUpdatingMark() error {
-	if err := s.opts.FS.Remove(join(s.dir, updatingEpochFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%w: remove %s: %w", ErrFailed, updatingEpochFile, err)
-	}
-	if err := s.opts.FS.SyncDir(s.dir); err != nil {
-		return fmt.Errorf("%w: remove %s: %w", ErrFailed, updatingEpochFile, err)
+	if err := removeDurably(s.opts.FS, s.dir, updatingEpochFile); err != nil {
+		return err
 	}
 	s.marked = 0
+	return nil
+}
+
+// removeDurably removes dir/name, if it exists, and fsyncs dir; an error
+// wraps ErrFailed.
+func removeDurably(fsys vfs.FS, dir, name string) error {
+	if err := fsys.Remove(join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: remove %s: %w", ErrFailed, name, err)
+	}
+	if err := fsys.SyncDir(dir); err != nil {
+		return fmt.Errorf("%w: remove %s: %w", ErrFailed, name, err)
+	}
 	return nil
 }
 

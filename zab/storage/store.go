@@ -313,13 +313,7 @@ func (s *Store) readDamaged() (string, error) {
 // txns it cut are held again (an ensemble member a leader synchronized), or
 // their loss is accepted (a standalone server started with AllowDataLoss).
 func (s *Store) ClearDamage() error {
-	if err := s.opts.FS.Remove(join(s.dir, damagedFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%w: remove %s: %w", ErrFailed, damagedFile, err)
-	}
-	if err := s.opts.FS.SyncDir(s.dir); err != nil {
-		return fmt.Errorf("%w: remove %s: %w", ErrFailed, damagedFile, err)
-	}
-	return nil
+	return removeDurably(s.opts.FS, s.dir, damagedFile)
 }
 
 // follows reports whether a log file whose first txn is zxid takes over
