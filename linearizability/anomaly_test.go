@@ -40,7 +40,7 @@ func (b *builder) op(client int, session int64, name, path, err string, zxid int
 	ret := b.now
 	b.seq[client]++
 	e := Entry{Kind: KindOp, Client: client, Session: Hex64(session), Seq: b.seq[client], Call: call, Return: &ret,
-		Op: name, Path: path, Err: err}
+		Op: name, Path: path, Err: err, Xid: int32(b.seq[client])}
 	if zxid != 0 {
 		e.Zxid = zx(zxid)
 	}
@@ -55,7 +55,7 @@ func (b *builder) op(client int, session int64, name, path, err string, zxid int
 func (b *builder) lost(client int, session int64, name, path string, fill func(*Entry)) {
 	b.now += 10
 	b.seq[client]++
-	e := Entry{Kind: KindOp, Client: client, Session: Hex64(session), Seq: b.seq[client], Call: b.now, Op: name, Path: path}
+	e := Entry{Kind: KindOp, Client: client, Session: Hex64(session), Seq: b.seq[client], Call: b.now, Op: name, Path: path, Xid: int32(b.seq[client])}
 	fill(&e)
 	b.h = append(b.h, e)
 }

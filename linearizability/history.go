@@ -184,6 +184,10 @@ type Entry struct {
 	Stat      *Stat       `json:"stat,omitempty"`
 	Children  []string    `json:"children,omitempty"`
 	Results   []SubResult `json:"results,omitempty"`
+	// Xid is the request's xid, when the recorder knows it: a witness
+	// (Options.Witness) names the request a txn came from by session and
+	// xid.
+	Xid int32 `json:"xid,omitempty"`
 
 	// Event fields. Type is a wire.EventType name for watch events and a
 	// wire.KeeperState name for session state changes; Timeout is the
@@ -437,7 +441,7 @@ var (
 	}
 	foreignKeys = map[string][]string{
 		KindOp:    {"at", "type", "timeout", "server"},
-		KindEvent: {"call", "return", "op", "ops", "results", "err", "zxid", "stat", "mode", "watch", "watchMode", "created", "children", "data", "version", "ttl"},
+		KindEvent: {"call", "return", "op", "xid", "ops", "results", "err", "zxid", "stat", "mode", "watch", "watchMode", "created", "children", "data", "version", "ttl"},
 	}
 )
 

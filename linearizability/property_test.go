@@ -31,6 +31,20 @@ type refServer struct {
 	rootPZ  int64
 	keys    int
 	watches map[string][]int // path -> clients holding a data watch
+	// witness is every txn the server committed, named by the request's
+	// session and xid (the builder's seq).
+	witness Witness
+}
+
+// committed adds the txn of client c's latest request to the witness.
+func (s *refServer) committed(c int, op, errName string) {
+	if errName != ErrOK {
+		op = "error"
+	}
+	if op == OpClose {
+		op = "closeSession"
+	}
+	s.witness = append(s.witness, WitnessTxn{Zxid: Hex64(s.zxid), Session: Hex64(session(c)), Xid: int32(s.b.seq[c]), Op: op})
 }
 
 func session(client int) int64 { return int64(client) << 8 }
@@ -56,16 +70,22 @@ func (s *refServer) step(c int, n int, lossOneIn int) {
 	dropReply := lossOneIn > 0 && s.pick.intRange("drop", 1, lossOneIn) == 1
 	write := func(op string, fill func(*Entry), apply func() string) {
 		if dropReply {
-			if s.pick.boolean("applied") {
+			applied := s.pick.boolean("applied")
+			errName := ""
+			if applied {
 				s.zxid++
-				apply()
+				errName = apply()
 			}
 			s.b.lost(c, session(c), op, path, fill)
+			if applied {
+				s.committed(c, op, errName)
+			}
 			return
 		}
 		s.zxid++
 		errName := apply()
 		s.b.op(c, session(c), op, path, errName, s.zxid, fill)
+		s.committed(c, op, errName)
 	}
 	switch s.pick.intRange("op", 0, 5) {
 	case 0: // create
@@ -179,9 +199,16 @@ func (c randChooser) boolean(string) bool               { return c.r.IntN(2) == 
 // 0). A client whose reply is lost carries on in the same session, as one
 // that reconnects.
 func referenceHistory(pick chooser, clients, ops, keys int, lossOneIn int) History {
+	h, _ := referenceRun(pick, clients, ops, keys, lossOneIn)
+	return h
+}
+
+// referenceRun is referenceHistory with the run's witness.
+func referenceRun(pick chooser, clients, ops, keys int, lossOneIn int) (History, Witness) {
 	s := &refServer{pick: pick, b: newBuilder(), nodes: map[string]*refNode{}, watches: map[string][]int{}, keys: keys}
 	s.zxid = 1
 	s.b.op(0, session(0), OpCreate, "/r", ErrOK, s.zxid, func(e *Entry) { e.Data, e.Mode, e.Created = str(""), "persistent", "/r" })
+	s.committed(0, OpCreate, ErrOK)
 	for n := 0; n < ops; n++ {
 		s.step(1+pick.intRange("client", 0, clients-1), n, lossOneIn)
 	}
@@ -206,8 +233,9 @@ func referenceHistory(pick chooser, clients, ops, keys int, lossOneIn int) Histo
 			}
 		}
 		s.b.op(c, session(c), OpClose, "", ErrOK, s.zxid, nil)
+		s.committed(c, OpClose, ErrOK)
 	}
-	return s.b.h
+	return s.b.h, s.witness
 }
 
 func drawReference(t *rapid.T, allowLost bool) History {

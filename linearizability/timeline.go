@@ -86,6 +86,9 @@ type timeline struct {
 	// single: the history comes from one server (History.SingleServer),
 	// which answers every request in one order.
 	single bool
+	// reaping: the server deletes containers and TTL nodes by itself
+	// (Options.Reaping).
+	reaping bool
 }
 
 // duplicateZxids reports acknowledged successful writes sharing a zxid.
@@ -113,7 +116,7 @@ func duplicateZxids(h History) []Violation {
 // reaping adds the server's deletions of containers and TTL nodes
 // (addReaps).
 func buildTimeline(h History, includeReads, reaping bool) *timeline {
-	tl := &timeline{rank: map[int64]int64{}, single: h.SingleServer()}
+	tl := &timeline{rank: map[int64]int64{}, single: h.SingleServer(), reaping: reaping}
 	// Rank every zxid a reply carries.
 	var zxids []int64
 	for i := range h {

@@ -19,8 +19,8 @@ var bugSearch = map[string]int{
 	"expire-without-close-txn":     100,
 	"read-overtakes-write":         100,
 	"diff-instead-of-trunc":        100,
-	"epoch-not-persisted":          1000,
-	"ack-newleader-before-durable": 1000,
+	"epoch-not-persisted":          3000,
+	"ack-newleader-before-durable": 3000,
 }
 
 // TestBrokenCoresAreCaught switches on each deliberately broken behaviour

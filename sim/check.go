@@ -42,7 +42,9 @@ func (w *world) checkHistory() {
 	for i := range w.history {
 		h[i] = historyEntry(&w.history[i])
 	}
-	report := linearizability.CheckAll(h, CheckerOptions(w.sched))
+	opts := CheckerOptions(w.sched)
+	opts.Witness = w.witness
+	report := linearizability.CheckAll(h, opts)
 	for _, g := range linearizability.Guarantees {
 		for _, v := range report.Violations[g] {
 			if linearizability.NotPromised(g) {

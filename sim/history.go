@@ -33,6 +33,7 @@ func historyEntry(e *simclient.Entry) linearizability.Entry {
 	h.Op = op.Name
 	h.Path = op.Path
 	h.Watch = op.Watch
+	h.Xid = e.Xid
 	setOpFields(op, &h.Data, &h.Version, &h.Mode, &h.TTL)
 	switch op.Code {
 	case wire.OpAddWatch:

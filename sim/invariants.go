@@ -121,6 +121,7 @@ func (inv *invariants) applied(s *server) {
 			}
 		} else {
 			inv.delivered = append(inv.delivered, z)
+			inv.w.delivered(s, z)
 		}
 		inv.at[s.id] = i + 1
 	}

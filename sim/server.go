@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zabd/zabd/datatree"
+	"github.com/zabd/zabd/linearizability"
 	"github.com/zabd/zabd/sim/faults"
 	"github.com/zabd/zabd/sim/simclient"
 	"github.com/zabd/zabd/wire"
@@ -60,9 +61,12 @@ type server struct {
 	wallOffset time.Duration // this server's wall clock's jumps
 	role       zab.SoftState // as the Peer last reported it
 	logged     []int64       // the zxids the log holds, ascending (durable or not)
-	snapBase   int64         // the zxid of the newest snapshot written or started from
-	snapBytes  int           // its size, to bound what the log serves a sync
-	damaged    bool          // started with Restored.LogDamaged, not yet synchronized
+	// witnessed is what this server logged under each zxid, across
+	// restarts (the latest txn: a truncated zxid may be logged again).
+	witnessed zxidMap[linearizability.WitnessTxn]
+	snapBase  int64 // the zxid of the newest snapshot written or started from
+	snapBytes int   // its size, to bound what the log serves a sync
+	damaged   bool  // started with Restored.LogDamaged, not yet synchronized
 	// fuzzyUntil: the tree was loaded from a fuzzy snapshot that holds
 	// some of the txns up to this zxid. An ensemble member applies its
 	// logged txns only once a leader has synchronized it, so until its
@@ -783,6 +787,7 @@ func (s *server) appendTxns(txns []datatree.Txn) bool {
 		if !s.w.inv.logged(s, z, entry) {
 			return false
 		}
+		s.witnessed.put(z, witnessTxn(t))
 		if err := s.store.CoverEpoch(z); err != nil {
 			s.stopOnIOError("mark updatingEpoch", err)
 			return false

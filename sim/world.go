@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zabd/zabd/election"
+	"github.com/zabd/zabd/linearizability"
 	"github.com/zabd/zabd/sim/faults"
 	"github.com/zabd/zabd/sim/randstream"
 	"github.com/zabd/zabd/sim/simclient"
@@ -83,7 +84,9 @@ type Result struct {
 	Schedule *faults.Schedule
 	Failures []Failure
 	History  []simclient.Entry
-	Stats    Stats
+	// Witness is the committed txns in delivery order (see witness.go).
+	Witness linearizability.Witness
+	Stats   Stats
 }
 
 // Failed reports whether anything was found wrong.
@@ -133,6 +136,7 @@ type world struct {
 	conns     map[simclient.ConnID]*conn
 	nextConn  simclient.ConnID
 	history   []simclient.Entry
+	witness   linearizability.Witness // see witness.go
 	failures  []Failure
 	// spareFrames are delivered frames, for reuse.
 	spareFrames freeList[frame]
@@ -148,7 +152,7 @@ func Run(sched *faults.Schedule, opts Options) *Result {
 	w := newWorld(sched, opts)
 	w.run()
 	w.stats.SimTime = w.clock.Mono()
-	return &Result{Schedule: sched, Failures: w.failures, History: w.history, Stats: w.stats}
+	return &Result{Schedule: sched, Failures: w.failures, History: w.history, Witness: w.witness, Stats: w.stats}
 }
 
 func newWorld(sched *faults.Schedule, opts Options) *world {

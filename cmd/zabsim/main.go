@@ -41,7 +41,7 @@ const synopsis = `usage:
   zabsim -seeds A..B [-j N] [-history FILE] [flags] run a range of seeds; -history writes one
                                                     file per failing seed (h.jsonl -> h.seed17.jsonl)
   zabsim -schedule FILE [-v] [-history F] [flags]   replay a schedule (a shrunk one, or hand-written)
-  zabsim check FILE                                 run every checker on a history file
+  zabsim check [-witness W] FILE                    run every checker on a history file
 
 A failing run prints its failures, its schedule, the command that replays it and
 the smallest failing schedule found, as JSON for -schedule (unless -shrink=false).
@@ -61,7 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	seeds := fs.String("seeds", "", "run a range of seeds, A..B inclusive")
 	schedule := fs.String("schedule", "", "replay the schedule in this JSON file")
 	verbose := fs.Bool("v", false, "print the readable trace (with -seed or -schedule)")
-	history := fs.String("history", "", "write the run's history (JSON Lines) to this file; with -seeds, one file per failing seed")
+	history := fs.String("history", "", "write the run's history (JSON Lines) to this file, and its committed txns beside it (NAME.witness.jsonl, for zabsim check -witness); with -seeds, one file per failing seed")
 	shrink := fs.Bool("shrink", true, "shrink a failing run to a minimal failing schedule")
 	checkers := fs.Bool("checkers", true, "run the history checkers at the end of each run (the invariants are always checked)")
 	jobs := fs.Int("j", 1, "with -seeds: run this many seeds at once, at least 1 (each run stays single-threaded and deterministic)")
@@ -280,13 +280,43 @@ func seedHistoryFile(path string, seed int64) string {
 	return fmt.Sprintf("%s.seed%d%s", strings.TrimSuffix(path, ext), seed, ext)
 }
 
+// writeHistory writes the run's history to path and its witness (the
+// committed txns, see linearizability.Witness) beside it, to
+// witnessFile(path).
 func writeHistory(path string, res *sim.Result) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
 	werr := linearizability.WriteHistory(f, res.LinearizabilityHistory())
-	return errors.Join(werr, f.Close())
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	wf, err := os.Create(witnessFile(path))
+	if err != nil {
+		return fmt.Errorf("witness: %w", err)
+	}
+	werr = linearizability.WriteWitness(wf, res.Witness)
+	if err := errors.Join(werr, wf.Close()); err != nil {
+		return fmt.Errorf("witness: %w", err)
+	}
+	return nil
+}
+
+// witnessFile names the witness written beside a history file:
+// "h.jsonl" → "h.witness.jsonl".
+func witnessFile(history string) string {
+	ext := filepath.Ext(history)
+	return strings.TrimSuffix(history, ext) + ".witness" + ext
+}
+
+func readWitness(path string) (linearizability.Witness, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return linearizability.ReadWitness(f, path)
 }
 
 // check runs every checker on a history file.
@@ -295,8 +325,9 @@ func check(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	touchLag := fs.Duration("touch-lag", 0, "how late a learner may report a session's touches to the leader (an ensemble's history; the simulator uses 13 ticks); 0: one server")
 	reaping := fs.Bool("reaping", false, "the servers reaped containers and TTL nodes by themselves (a generated run's history; a schedule with reap_interval_ms)")
+	witness := fs.String("witness", "", "the run's committed txns (zabsim -history writes them beside the history as NAME.witness.jsonl): the writes and reads checkers try their order first, and search only if it does not explain the history")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: zabsim check FILE   run every checker of the linearizability package on a history file\n       zabsim check [-touch-lag D] [-reaping] FILE")
+		fmt.Fprintln(fs.Output(), "usage: zabsim check FILE   run every checker of the linearizability package on a history file\n       zabsim check [-touch-lag D] [-reaping] [-witness W] FILE")
 		fs.PrintDefaults()
 	}
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
@@ -311,7 +342,16 @@ func check(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	ok, err := linearizability.CheckFile(fs.Arg(0), linearizability.Options{TouchLag: *touchLag, Reaping: *reaping}, stdout)
+	opts := linearizability.Options{TouchLag: *touchLag, Reaping: *reaping}
+	if *witness != "" {
+		w, err := readWitness(*witness)
+		if err != nil {
+			fmt.Fprintln(stderr, "zabsim check:", err)
+			return 2
+		}
+		opts.Witness = w
+	}
+	ok, err := linearizability.CheckFile(fs.Arg(0), opts, stdout)
 	if err != nil {
 		fmt.Fprintln(stderr, "zabsim check:", err)
 		return 2

@@ -31,13 +31,14 @@ func TestHelpListsEverything(t *testing.T) {
 	code, out, errOut := zabsim("-h")
 	require.Equal(t, 0, code)
 	require.Empty(t, errOut)
-	for _, want := range []string{"zabsim -seed N", "zabsim -seeds A..B", "zabsim -schedule FILE", "zabsim check FILE",
+	for _, want := range []string{"zabsim -seed N", "zabsim -seeds A..B", "zabsim -schedule FILE", "zabsim check [-witness W] FILE",
 		"-bugs", "-checkers", "-history", "-j", "-shrink", "-v", "h.seed17.jsonl"} {
 		require.Contains(t, out, want)
 	}
 	code, out, _ = zabsim("check", "-h")
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "zabsim check FILE")
+	require.Contains(t, out, "-witness")
 }
 
 func TestJobsBelowOneAreRefused(t *testing.T) {
@@ -58,6 +59,15 @@ func TestScheduleHistoryAndCheck(t *testing.T) {
 	code, out, _ = zabsim("check", hist)
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, "ok    linearizable writes")
+	witness := filepath.Join(filepath.Dir(hist), "h.witness.jsonl")
+	require.FileExists(t, witness, "-history writes the witness beside the history")
+	code, out, _ = zabsim("check", "-witness", witness, hist)
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "ok    linearizable writes")
+	require.NoError(t, os.WriteFile(witness, []byte(`{"zxid":"0x2","op":"create"}`+"\n"+`{"zxid":"0x1","op":"create"}`), 0o644))
+	code, _, errOut = zabsim("check", "-witness", witness, hist)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `h.witness.jsonl:2: field "zxid": 0x1 does not follow 0x2`)
 }
 
 // A broken core fails, names the replay command and, by default (as the
@@ -100,8 +110,8 @@ func TestParallelSweepMatchesSerial(t *testing.T) {
 	require.Regexp(t, `\n6 seeds, \d+ failed, [^,]+, [^ ]+ simulated: \d+ simulated seconds per wall second, \d+ per CPU second \(.* of CPU\)\n$`, parallel)
 }
 
-// With -seeds, -history writes one history per failing seed, named after
-// the file given, and none for a seed that passes.
+// With -seeds, -history writes one history (and its witness) per failing
+// seed, named after the file given, and none for a seed that passes.
 func TestSweepWritesOneHistoryPerFailingSeed(t *testing.T) {
 	dir := t.TempDir()
 	hist := filepath.Join(dir, "h.jsonl")
@@ -117,7 +127,7 @@ func TestSweepWritesOneHistoryPerFailingSeed(t *testing.T) {
 	require.Equal(t, 0, code, out)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
-	require.Len(t, entries, 2, "passing seeds write no history")
+	require.Len(t, entries, 4, "passing seeds write no history (failing ones a history and its witness)")
 	require.Equal(t, filepath.Join("out", "h.seed7"), seedHistoryFile(filepath.Join("out", "h"), 7))
 }
 

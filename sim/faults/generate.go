@@ -22,7 +22,7 @@ type Limits struct {
 // DefaultLimits is what the seed sweep uses.
 var DefaultLimits = Limits{
 	Ensembles:  [][2]int{{1, 0}, {3, 0}, {3, 1}, {5, 0}, {5, 2}},
-	MaxClients: 6, // more, with crashes and stalls, outgrow the checkers' search (docs/simulator.md)
+	MaxClients: 10, // the speed target's 3 servers and 10 clients
 	MaxOps:     200,
 	MaxFaults:  12,
 	SafetyMs:   20_000,
@@ -91,6 +91,12 @@ func Generate(seed int64, r *rand.Rand, lim Limits) *Schedule {
 		s.Faults = append(s.Faults, f)
 	}
 	slices.SortStableFunc(s.Faults, func(a, b Fault) int { return cmp.Compare(a.AtMs, b.AtMs) })
+	if r.IntN(2) == 0 {
+		// The leader reaps empty containers and expired TTL nodes every
+		// 100 ms to 4 s (ZooKeeper's default is a minute: too slow to
+		// meet the run's writes).
+		s.ReapIntervalMs = 100 + r.Int64N(3901)
+	}
 	return s
 }
 
@@ -109,11 +115,11 @@ func (s *Schedule) drawFault(f *Fault, r *rand.Rand) {
 	case SlowFsync:
 		f.Server = r.IntN(s.Servers)
 		f.ForMs = 1 + r.Int64N(5000)
-		// A delay past half the session timeout makes every client time
-		// out on every fsync for the whole stall, each time leaving
-		// writes of unknown outcome: tens of them on a few paths, more
-		// than the checkers can decide (docs/simulator.md).
-		f.Delay = 1 + r.Int64N(min(500, s.SessionTimeoutMs/2))
+		// Up to a whole session timeout: past half of it every client
+		// times out on every fsync for the whole stall, each time leaving
+		// writes of unknown outcome, tens of them on a few paths (the
+		// run's witness lets the checkers decide them, docs/simulator.md).
+		f.Delay = 1 + r.Int64N(s.SessionTimeoutMs)
 	case Drop:
 		f.Client = 1 + r.IntN(s.Clients)
 	case Pause:

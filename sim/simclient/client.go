@@ -441,7 +441,7 @@ func (c *Client) complete(p pending, res Result, now time.Duration) {
 		c.work.learn(p.op, res)
 	}
 	c.seq++
-	c.env.Record(Entry{Kind: "op", Client: c.cfg.ID, Session: c.session, Seq: c.seq, Call: p.call, Return: now, Op: p.op, Result: res})
+	c.env.Record(Entry{Kind: "op", Client: c.cfg.ID, Session: c.session, Seq: c.seq, Call: p.call, Return: now, Op: p.op, Xid: p.xid, Result: res})
 }
 
 func (c *Client) event(t wire.EventType, s wire.KeeperState, path string) {

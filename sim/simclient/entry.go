@@ -18,6 +18,7 @@ type Entry struct {
 	Call    time.Duration // op: when the request was handed to the connection
 	Return  time.Duration // op: when the reply (or the loss) arrived; event: when received
 	Op      Op            // the request; zero for events
+	Xid     int32         // op: the request's xid
 	Result  Result        // the reply; zero for events
 
 	// Events: Type is the watch event type (EventNone for a session state
