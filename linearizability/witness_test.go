@@ -143,10 +143,10 @@ func TestWitnessFileRoundTrip(t *testing.T) {
 
 	for in, want := range map[string]string{
 		`{"zxid":"0x2","op":"create"}` + "\n" + `{"zxid":"0x1","op":"create"}`: `witness w.jsonl:2: field "zxid": 0x1 does not follow 0x2`,
-		`{"zxid":"0x2"}`:                 `witness w.jsonl:1: field "op": missing`,
-		`{"zxid":"0x2","op":"x","y":1}`:  `witness w.jsonl:1: json: unknown field "y"`,
-		`{"zxid":2,"op":"create"}`:       `witness w.jsonl:1:`,
-		`not json`:                       `witness w.jsonl:1:`,
+		`{"zxid":"0x2"}`:                `witness w.jsonl:1: field "op": missing`,
+		`{"zxid":"0x2","op":"x","y":1}`: `witness w.jsonl:1: json: unknown field "y"`,
+		`{"zxid":2,"op":"create"}`:      `witness w.jsonl:1:`,
+		`not json`:                      `witness w.jsonl:1:`,
 	} {
 		_, err := ReadWitness(strings.NewReader(in), "w.jsonl")
 		require.ErrorContains(t, err, want, in)
