@@ -102,6 +102,21 @@
 //     including one a create of unknown outcome may have made) its
 //     session's end.
 //
+// # Witnesses
+//
+// A search over writes of unknown outcome can outgrow every bound: tens of
+// lost writes on a few paths (a slow fsync that times every client out)
+// leave thousands of possible trees. A witness (Options.Witness, witness.go,
+// docs/history-format.md) is the order the servers committed txns in, each
+// named by its request's session and xid (Entry.Xid). The writes and reads
+// checkers place every uncertain operation where it says and replay the
+// history once, linearly, under the same rules; an order that explains every
+// reply proves the history legal, whoever found it, and one that does not is
+// dropped for the search. So a witness decides what the search cannot and
+// never passes what it fails (TestWitnessNeverPassesAFailure). The simulator
+// supplies one for every run and also requires it to explain the history
+// (Witness.Explains): a correct server's committed order always does.
+//
 // # Model
 //
 // The tree model knows data, version, cversion, aversion, czxid, mzxid,

@@ -40,6 +40,7 @@ const (
 	KindDigest     = "digest"     // the live tree's digest differs from its last txn's
 	KindRecovery   = "recovery"   // start-up refused without cause, or refused without naming file and offset
 	KindLiveness   = "liveness"   // work did not finish after the faults stopped
+	KindWitness    = "witness"    // the committed txns, in order, do not explain the clients' history
 	KindSchedule   = "schedule"   // the schedule itself is invalid; nothing ran
 )
 
