@@ -50,9 +50,13 @@ func (t *Tree) prepareMulti(req *Request, hdr *wire.TxnHeader) (wire.Record, wir
 		return nil, wire.ErrMarshallingError
 	}
 	for _, op := range mops {
-		if !multiWriteOp(op.Op) {
+		if !multiWriteOp(op.Op) || op.NullPath {
 			// ZooKeeper fails to decode a multi that holds a read op (or
-			// prepare one made of reads only).
+			// prepare one made of reads only). A null path is answered
+			// without a txn (FailsBeforeTxn): only a multi a ZooKeeper
+			// learner forwarded reaches here with one. ZooKeeper's leader
+			// would propose nothing and that learner would never answer;
+			// this error txn lets it answer MarshallingError.
 			return nil, wire.ErrMarshallingError
 		}
 	}
@@ -86,6 +90,40 @@ func (t *Tree) prepareMulti(req *Request, hdr *wire.TxnHeader) (wire.Record, wir
 
 func errorSubTxn(code wire.ErrCode) wire.Txn {
 	return wire.Txn{Type: wire.OpError, Data: wire.Marshal(&wire.ErrorTxn{Err: code})}
+}
+
+// FailsBeforeTxn reports whether ZooKeeper 3.8 fails the write req before
+// its PrepRequestProcessor gives it a zxid: a multi that decodes (its ops
+// all writes or all reads) holding an op, in any place, whose path is
+// jute's null string. ZooKeeper looks at every op's path before it makes
+// the txn header, fails on the null one and answers MarshallingError with
+// an empty multi response and no txn, in the request's turn as it answers
+// a read; Read answers it so.
+func FailsBeforeTxn(req *Request) bool {
+	if req.Op != wire.OpMulti {
+		return false
+	}
+	ops, ok := multiOps(req.Body)
+	if !ok || mixesReadsAndWrites(ops) {
+		return false
+	}
+	for _, op := range ops {
+		if op.NullPath {
+			return true
+		}
+	}
+	return false
+}
+
+// mixesReadsAndWrites reports whether a multi's ops are of both kinds,
+// which ZooKeeper's MultiOperationRecord refuses to decode.
+func mixesReadsAndWrites(ops []MultiOp) bool {
+	var reads, writes bool
+	for _, op := range ops {
+		reads = reads || op.Op == wire.OpGetData || op.Op == wire.OpGetChildren
+		writes = writes || multiWriteOp(op.Op)
+	}
+	return reads && writes
 }
 
 // multiWriteOp reports whether op is one of the write ops a multi may hold.

@@ -165,8 +165,9 @@ func countDescendants(n *node) int {
 
 // Read answers a request that is not a txn — exists, getData, getChildren,
 // getChildren2, getACL, getEphemerals, getAllChildrenNumber, multiRead,
-// sync, addWatch, checkWatches, removeWatches, setWatches, setWatches2 —
-// from the applied tree, registering watches for w where the request asks.
+// sync, addWatch, checkWatches, removeWatches, setWatches, setWatches2, and
+// a multi that fails before it takes one (FailsBeforeTxn) — from the
+// applied tree, registering watches for w where the request asks.
 // Only setWatches appends events. Any other opcode answers Unimplemented.
 //
 // A request that registers a watch also records req.Auth as w's identities
@@ -225,6 +226,15 @@ func (t *Tree) Read(req *Request, w WatcherID, events []WatchEvent) (Result, []W
 			return badBody(r), events
 		}
 		r = t.multiRead(ops, req.Auth)
+	case wire.OpMulti:
+		// Only a multi that fails before it takes a txn is answered here
+		// (FailsBeforeTxn): ZooKeeper had begun its response, which stays
+		// empty.
+		if !FailsBeforeTxn(req) {
+			r.Err = wire.ErrUnimplemented
+			break
+		}
+		r.Err, r.Multi = wire.ErrMarshallingError, []Result{}
 	case wire.OpAddWatch:
 		b, ok := req.Body.(*wire.AddWatchRequest)
 		if !ok {
@@ -272,24 +282,21 @@ func badBody(r Result) Result {
 }
 
 // multiRead answers each getData / getChildren op on its own (an error is
-// that op's ErrorResult); any other op makes the request MarshallingError.
-// ZooKeeper cannot decode a multiRead that mixes reads and writes (no
-// results: Multi nil); one made of writes only decodes, and its loop over
-// the ops throws at the first one, after the response was begun: the reply
-// carries MarshallingError and the results so far, none (Multi empty).
+// that op's ErrorResult); any other op, or one whose path is null, makes the
+// request MarshallingError. ZooKeeper cannot decode a multiRead that mixes
+// reads and writes (no results: Multi nil); one made of writes only
+// decodes, and its loop over the ops throws at the first one, after the
+// response was begun: the reply carries MarshallingError and the results so
+// far, none (Multi empty). A null path throws the same way where its op is
+// reached, after the results of the ops before it.
 func (t *Tree) multiRead(ops []MultiOp, auth []wire.Id) Result {
-	var reads, writes bool
-	for _, op := range ops {
-		reads = reads || op.Op == wire.OpGetData || op.Op == wire.OpGetChildren
-		writes = writes || multiWriteOp(op.Op)
-	}
-	if reads && writes {
+	if mixesReadsAndWrites(ops) {
 		return Result{Op: wire.OpMultiRead, Err: wire.ErrMarshallingError}
 	}
 	r := Result{Op: wire.OpMultiRead, Multi: make([]Result, 0, len(ops))}
 	for _, op := range ops {
 		b, ok := op.Body.(*wire.PathWatchRequest)
-		if !ok || (op.Op != wire.OpGetData && op.Op != wire.OpGetChildren) {
+		if !ok || op.NullPath || (op.Op != wire.OpGetData && op.Op != wire.OpGetChildren) {
 			r.Err = wire.ErrMarshallingError
 			return r
 		}

@@ -66,3 +66,60 @@ func TestReadDispatch(t *testing.T) {
 	r, _ = h.write(&Request{Op: wire.OpMulti, Body: &MultiRequest{}})
 	assert.Equal(t, Result{Op: wire.OpMulti, Multi: []Result{}}, r)
 }
+
+// A null path in a multi (any op, any place) fails it before it takes a
+// txn, unless the multi mixes reads and writes (then it cannot be decoded:
+// an error txn); Read answers it MarshallingError with an empty multi
+// response. In a multiRead it fails where its op is reached, after the
+// results before it.
+func TestNullPathInMulti(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.create(1, "/n", "data", wire.ModePersistent)
+	st := h.stat("/n")
+	null := func(op wire.OpCode, body wire.Record) MultiOp { return MultiOp{Op: op, Body: body, NullPath: true} }
+	createX := MultiOp{Op: wire.OpCreate, Body: &wire.CreateRequest{Path: "/x", ACL: wire.OpenACLUnsafe}}
+	getN := MultiOp{Op: wire.OpGetData, Body: &wire.PathWatchRequest{Path: "/n"}}
+	nullOps := []MultiOp{
+		null(wire.OpCreate, &wire.CreateRequest{ACL: wire.OpenACLUnsafe}),
+		null(wire.OpCreateTTL, &wire.CreateRequest{ACL: wire.OpenACLUnsafe, Flags: wire.ModePersistentWithTTL, HasTTL: true, TTL: 1}),
+		null(wire.OpDelete, &wire.PathVersionRequest{Version: -1}),
+		null(wire.OpSetData, &wire.SetDataRequest{Version: -1}),
+		null(wire.OpCheck, &wire.PathVersionRequest{Version: -1}),
+	}
+	for _, nullOp := range nullOps {
+		for _, ops := range [][]MultiOp{{nullOp}, {createX, nullOp}, {nullOp, createX}} {
+			req := &Request{Session: 1, Op: wire.OpMulti, Body: &MultiRequest{Ops: ops}}
+			require.True(t, FailsBeforeTxn(req), "%v", ops)
+			r, _ := h.tree.Read(req, 1, nil)
+			assert.Equal(t, Result{Op: wire.OpMulti, Err: wire.ErrMarshallingError, Multi: []Result{}}, r)
+			// Prepared anyway (a ZooKeeper learner forwarded it), it is
+			// an error txn, and none of its ops takes effect.
+			r, _ = h.write(req)
+			assert.Equal(t, Result{Op: wire.OpError, Err: wire.ErrMarshallingError}, r)
+		}
+	}
+	_, err := h.tree.Exists("/x", false, 0)
+	assert.Equal(t, wire.ErrNoNode, err)
+	readsOnly := &Request{Op: wire.OpMulti, Body: &wire.MultiRequest{Ops: []wire.MultiOp{{Type: wire.OpGetChildren, Body: &wire.PathWatchRequest{}, NullPath: true}}}}
+	assert.True(t, FailsBeforeTxn(readsOnly), "a multi of reads decodes, as a *wire.MultiRequest too")
+	mixed := &Request{Op: wire.OpMulti, Body: &MultiRequest{Ops: []MultiOp{nullOps[0], getN}}}
+	assert.False(t, FailsBeforeTxn(mixed), "a multi mixing reads and writes does not decode")
+	assert.False(t, FailsBeforeTxn(&Request{Op: wire.OpMulti, Body: &MultiRequest{Ops: []MultiOp{createX}}}))
+	assert.False(t, FailsBeforeTxn(&Request{Op: wire.OpMulti}), "a multi that did not decode")
+	assert.False(t, FailsBeforeTxn(&Request{Op: wire.OpMultiRead, Body: &MultiRequest{Ops: []MultiOp{nullOps[0]}}}))
+	r, _ := h.tree.Read(&Request{Op: wire.OpMulti, Body: &MultiRequest{Ops: []MultiOp{createX}}}, 1, nil)
+	assert.Equal(t, wire.ErrUnimplemented, r.Err, "a multi that takes a txn is no read")
+
+	multiRead := func(ops ...MultiOp) Result {
+		r, _ := h.tree.Read(&Request{Op: wire.OpMultiRead, Body: &MultiRequest{Ops: ops}}, 1, nil)
+		return r
+	}
+	nullGet := null(wire.OpGetData, &wire.PathWatchRequest{})
+	nullChildren := null(wire.OpGetChildren, &wire.PathWatchRequest{})
+	missing := MultiOp{Op: wire.OpGetChildren, Body: &wire.PathWatchRequest{Path: "/none"}}
+	gotN := Result{Op: wire.OpGetData, Data: []byte("data"), Stat: st}
+	assert.Equal(t, Result{Op: wire.OpMultiRead, Err: wire.ErrMarshallingError, Multi: []Result{}}, multiRead(nullGet, getN))
+	assert.Equal(t, Result{Op: wire.OpMultiRead, Err: wire.ErrMarshallingError, Multi: []Result{gotN}}, multiRead(getN, nullChildren, getN))
+	assert.Equal(t, Result{Op: wire.OpMultiRead, Err: wire.ErrMarshallingError, Multi: []Result{{Op: wire.OpError, Err: wire.ErrNoNode}}}, multiRead(missing, nullGet))
+	assert.Equal(t, Result{Op: wire.OpMultiRead, Err: wire.ErrMarshallingError}, multiRead(getN, nullOps[2]), "mixed: no results")
+}

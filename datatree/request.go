@@ -49,10 +49,12 @@ type MultiRequest struct {
 
 // MultiOp is one op of a multi: its opcode (from the MultiHeader) and body,
 // typed as for a Request of that opcode (a getData or getChildren op has a
-// *wire.PathWatchRequest whose Watch is ignored).
+// *wire.PathWatchRequest whose Watch is ignored). NullPath says its path
+// was jute's null string (wire.MultiOp.NullPath).
 type MultiOp struct {
-	Op   wire.OpCode
-	Body wire.Record
+	Op       wire.OpCode
+	NullPath bool // beside Op, where it takes no room of its own
+	Body     wire.Record
 }
 
 // Txn is a txn as ZooKeeper logs it: header, body and the digest of the tree
@@ -95,8 +97,10 @@ type Txn struct {
 // createContainer sub-ops answer like create2), OpDelete, OpSetData,
 // OpCheck, OpGetData, OpGetChildren or OpError (an ErrorResult with Err).
 //
-// When Err is not ErrOK the reply has no body; a write refused in Prepare
-// (an ErrorTxn) answers with Op OpError. For OpMulti, Err is ErrOK even when
+// When Err is not ErrOK the reply has no body, except for a multiRead or a
+// multi with Multi not nil: ZooKeeper had begun its response and sends the
+// results so far. A write refused in Prepare (an ErrorTxn) answers with Op
+// OpError. For OpMulti, Err is ErrOK even when
 // the multi failed, as ZooKeeper's reply header says; the sub-results carry
 // the codes. Stat is filled for every create (OpCreate's reply does not
 // carry it). Data and Children alias the tree's immutable storage and must
@@ -150,23 +154,24 @@ func (m *MultiRequest) Encode(e *wire.Encoder) { m.toWire().Encode(e) }
 func (m *MultiRequest) Decode(d *wire.Decoder) {
 	var w wire.MultiRequest
 	w.Decode(d)
-	m.Ops = multiOpsOf(&w)
+	*m = *NewMultiRequest(&w)
+}
+
+// NewMultiRequest is the multi whose ops w decoded.
+func NewMultiRequest(w *wire.MultiRequest) *MultiRequest {
+	m := &MultiRequest{Ops: make([]MultiOp, len(w.Ops))}
+	for i, op := range w.Ops {
+		m.Ops[i] = MultiOp{Op: op.Type, Body: op.Body, NullPath: op.NullPath}
+	}
+	return m
 }
 
 func (m *MultiRequest) toWire() *wire.MultiRequest {
 	w := &wire.MultiRequest{Ops: make([]wire.MultiOp, len(m.Ops))}
 	for i, op := range m.Ops {
-		w.Ops[i] = wire.MultiOp{Type: op.Op, Body: op.Body}
+		w.Ops[i] = wire.MultiOp{Type: op.Op, Body: op.Body, NullPath: op.NullPath}
 	}
 	return w
-}
-
-func multiOpsOf(w *wire.MultiRequest) []MultiOp {
-	ops := make([]MultiOp, len(w.Ops))
-	for i, op := range w.Ops {
-		ops[i] = MultiOp{Op: op.Type, Body: op.Body}
-	}
-	return ops
 }
 
 // multiOps returns the ops of a multi or multiRead body, which may be a
@@ -176,7 +181,7 @@ func multiOps(body wire.Record) ([]MultiOp, bool) {
 	case *MultiRequest:
 		return b.Ops, true
 	case *wire.MultiRequest:
-		return multiOpsOf(b), true
+		return NewMultiRequest(b).Ops, true
 	}
 	return nil, false
 }

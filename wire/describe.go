@@ -23,7 +23,12 @@ func Describe(r Record) string {
 // describeDataMax is how much of a data buffer Describe shows.
 const describeDataMax = 48
 
-type describer struct{ strings.Builder }
+type describer struct {
+	strings.Builder
+	// nullPath: the next path to render was jute's null string (a multi
+	// op's, whose body renders its path first).
+	nullPath bool
+}
 
 func (b *describer) f(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 
@@ -144,7 +149,9 @@ func (b *describer) record(r Record) {
 			b.WriteString(op.Type.String())
 			if op.Body != nil {
 				b.WriteByte(' ')
+				b.nullPath = op.NullPath
 				b.record(op.Body)
+				b.nullPath = false
 			}
 		}
 		b.WriteByte(']')
@@ -167,7 +174,14 @@ func (b *describer) record(r Record) {
 	}
 }
 
-func (b *describer) path(p string) { b.WriteString(quotePath(p)) }
+func (b *describer) path(p string) {
+	if b.nullPath {
+		b.nullPath = false
+		b.WriteString("null-path")
+		return
+	}
+	b.WriteString(quotePath(p))
+}
 
 func (b *describer) paths(ps []string) {
 	b.WriteByte('[')

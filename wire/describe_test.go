@@ -36,6 +36,8 @@ func TestDescribe(t *testing.T) {
 		{&GetChildren2Response{Children: []string{"x", "y"}}, "[x y] {czxid=0x0 mzxid=0x0 pzxid=0x0 ctime=0 mtime=0 version=0 cversion=0 aversion=0 owner=0x0 len=0 kids=0}"},
 		{&MultiRequest{Ops: []MultiOp{{Type: OpDelete, Body: &PathVersionRequest{Path: "/a/y", Version: 0}}, {Type: OpCheck, Body: &PathVersionRequest{Path: "/a", Version: 2}}}},
 			"[delete /a/y version=0; check /a version=2]"},
+		{&MultiRequest{Ops: []MultiOp{{Type: OpGetData, Body: &PathWatchRequest{}, NullPath: true}, {Type: OpGetData, Body: &PathWatchRequest{}}}},
+			`[getData null-path; getData ""]`},
 		{&MultiResponse{Results: []MultiResult{{Type: OpError, Err: ErrNoNode, Body: &ErrorResponse{Err: ErrNoNode}}, {Type: OpDelete}}},
 			"[error NoNode; delete]"},
 		{&WhoAmIResponse{ClientInfo: []ClientInfo{{AuthScheme: "ip", User: "127.0.0.1"}}}, "[ip:127.0.0.1]"},

@@ -1,6 +1,9 @@
 package wire
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // Empty is the body of requests and replies that carry nothing after their
 // header: ping, closeSession and whoAmI requests; delete, checkWatches,
@@ -121,7 +124,7 @@ func DecodeRequest(op OpCode, b []byte) (Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	if nullPathFails[op] && len(b) >= 4 && b[0] == 0xff && b[1] == 0xff && b[2] == 0xff && b[3] == 0xff {
+	if nullPathFails[op] && startsWithNullString(b) {
 		return body, &NullPathError{Op: op}
 	}
 	return body, decodeBody(body, b, op, "request")
@@ -138,6 +141,13 @@ var nullPathFails = map[OpCode]bool{
 	OpCreate: true, OpCreate2: true, OpCreateContainer: true, OpDelete: true,
 	OpGetData: true, OpExists: true, OpGetChildren: true, OpGetChildren2: true,
 	OpGetACL: true, OpGetAllChildrenNumber: true, OpCheckWatches: true,
+}
+
+// startsWithNullString reports whether b begins with jute's null string
+// (length -1): how a body whose first field is its path carries a null
+// path, alone or as an op of a multi (see MultiOp.NullPath).
+func startsWithNullString(b []byte) bool {
+	return len(b) >= 4 && int32(binary.BigEndian.Uint32(b)) == -1
 }
 
 // NullPathError is a request whose path is jute's null string where

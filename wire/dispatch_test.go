@@ -154,3 +154,50 @@ func TestDecodeRequestNullPath(t *testing.T) {
 	_, err := DecodeRequest(OpGetData, []byte{0, 0, 0, 0, 0})
 	require.NoError(t, err, "the empty path is not null")
 }
+
+// Inside a multi or multiRead a null path is no decoding error: the op
+// says so (MultiOp.NullPath, its Body's path ""), in any place and op
+// type, and encoding writes the null string back.
+func TestDecodeMultiNullPath(t *testing.T) {
+	ops := []MultiOp{
+		{Type: OpCreate, Body: &CreateRequest{Path: "/a", ACL: []ACL{}}},
+		{Type: OpCreate2, Body: &CreateRequest{ACL: []ACL{}}, NullPath: true},
+		{Type: OpCreateTTL, Body: &CreateRequest{ACL: []ACL{}, HasTTL: true, TTL: 5}, NullPath: true},
+		{Type: OpDelete, Body: &PathVersionRequest{Version: -1}, NullPath: true},
+		{Type: OpSetData, Body: &SetDataRequest{Data: []byte("x"), Version: -1}, NullPath: true},
+		{Type: OpCheck, Body: &PathVersionRequest{Version: 3}, NullPath: true},
+		{Type: OpGetData, Body: &PathWatchRequest{}, NullPath: true},
+		{Type: OpGetChildren, Body: &PathWatchRequest{}},
+	}
+	b := Marshal(&MultiRequest{Ops: ops})
+	for _, i := range []int{1, 2, 3, 4, 5, 6} {
+		at := 0
+		for _, op := range ops[:i] {
+			at += 9 + len(Marshal(op.Body))
+		}
+		require.Equal(t, []byte{0xff, 0xff, 0xff, 0xff}, b[at+9:at+13], "op %d's path", i)
+	}
+	for _, op := range []OpCode{OpMulti, OpMultiRead} {
+		body, err := DecodeRequest(op, b)
+		require.NoError(t, err, "%s", op)
+		require.Equal(t, &MultiRequest{Ops: ops}, body, "%s", op)
+		require.Equal(t, b, Marshal(body), "%s re-encoded", op)
+	}
+
+	// The empty path is not null, and NullPath does not hide a path that
+	// is there.
+	empty := &MultiRequest{Ops: []MultiOp{{Type: OpDelete, Body: &PathVersionRequest{Version: -1}}}}
+	body, err := DecodeRequest(OpMulti, Marshal(empty))
+	require.NoError(t, err)
+	require.Equal(t, empty, body)
+	named := &MultiRequest{Ops: []MultiOp{{Type: OpDelete, Body: &PathVersionRequest{Path: "/x", Version: -1}, NullPath: true}}}
+	body, err = DecodeRequest(OpMulti, Marshal(named))
+	require.NoError(t, err)
+	require.Equal(t, &MultiRequest{Ops: []MultiOp{{Type: OpDelete, Body: &PathVersionRequest{Path: "/x", Version: -1}}}}, body)
+
+	// A multi response's bodies do not start with paths: nothing is marked.
+	resp := &MultiResponse{Results: []MultiResult{{Type: OpError, Err: -1, Body: &ErrorResponse{Err: -1}}}}
+	decoded, err := DecodeResponse(OpMulti, Marshal(resp))
+	require.NoError(t, err)
+	require.Equal(t, resp, decoded)
+}

@@ -103,6 +103,8 @@ func (r rawRecord) Decode(*Decoder)   {}
 
 func FuzzRequest(f *testing.F) {
 	f.Add(int32(OpGetData), Marshal(&PathWatchRequest{Path: "/a", Watch: true}))
+	f.Add(int32(OpMultiRead), Marshal(&MultiRequest{Ops: []MultiOp{{Type: OpGetData, Body: &PathWatchRequest{Path: "/a"}},
+		{Type: OpGetChildren, Body: &PathWatchRequest{}, NullPath: true}}}))
 	f.Fuzz(func(t *testing.T, op int32, body []byte) {
 		checkStable(t, body, func(b []byte) (Record, error) { return DecodeRequest(OpCode(op), b) })
 	})

@@ -93,6 +93,14 @@ func (e *Encoder) WriteNullableString(s string, null bool) {
 	e.WriteString(s)
 }
 
+// nullStringAt turns the empty string written at offset at into jute's null
+// string (length -1); anything else there stays as written.
+func (e *Encoder) nullStringAt(at int) {
+	if at+4 <= len(e.buf) && binary.BigEndian.Uint32(e.buf[at:]) == 0 {
+		binary.BigEndian.PutUint32(e.buf[at:], 1<<32-1)
+	}
+}
+
 // WriteVectorLen appends a vector's element count; nil vectors are written as
 // -1 (jute's null vector) by passing isNil.
 func (e *Encoder) WriteVectorLen(n int, isNil bool) {

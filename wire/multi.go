@@ -7,6 +7,13 @@ type MultiOp struct {
 	// Type is create, create2, createContainer, createTTL, delete, setData or
 	// check (in a multi) or getChildren or getData (in a multiRead).
 	Type OpCode
+	// NullPath says the op's path (the first field of every op's body) was
+	// jute's null string, which ZooKeeper 3.8 cannot take in a multi or a
+	// multiRead. Body's path is then "", and Encode writes the null string
+	// in its place (a Body with another path is written as it is). It sits
+	// beside Type, where it takes no room of its own: a frame of tiny ops
+	// must not decode into more than five times its size.
+	NullPath bool
 	// Body is the op's request body, of the type NewMultiOpBody(Type) gives.
 	Body Record
 }
@@ -36,14 +43,18 @@ func (r *MultiRequest) Encode(e *Encoder) {
 	for i := range r.Ops {
 		h := MultiHeader{Type: r.Ops[i].Type, Done: false, Err: -1}
 		h.Encode(e)
+		at := e.Len()
 		r.Ops[i].Body.Encode(e)
+		if r.Ops[i].NullPath {
+			e.nullStringAt(at)
+		}
 	}
 	multiEnd.Encode(e)
 }
 
 // Decode reads ops until a header with Done set; like ZooKeeper it ignores
 // that header's type and err. An op type that has no place in a multi is an
-// error.
+// error; a null path is not (see MultiOp.NullPath).
 func (r *MultiRequest) Decode(d *Decoder) {
 	newBody := func(t OpCode) (Record, bool) {
 		b := NewMultiOpBody(t)
@@ -53,8 +64,8 @@ func (r *MultiRequest) Decode(d *Decoder) {
 	if n := countMulti(d, newBody); n > 0 {
 		r.Ops = make([]MultiOp, 0, n)
 	}
-	decodeMulti(d, newBody, "op", func(h MultiHeader, body Record) {
-		r.Ops = append(r.Ops, MultiOp{Type: h.Type, Body: body})
+	decodeMulti(d, newBody, "op", func(h MultiHeader, body Record, nullFirst bool) {
+		r.Ops = append(r.Ops, MultiOp{Type: h.Type, Body: body, NullPath: nullFirst})
 	})
 }
 
@@ -119,15 +130,16 @@ func (r *MultiResponse) Decode(d *Decoder) {
 	if n := countMulti(d, NewMultiResultBody); n > 0 {
 		r.Results = make([]MultiResult, 0, n)
 	}
-	decodeMulti(d, NewMultiResultBody, "result", func(h MultiHeader, body Record) {
+	decodeMulti(d, NewMultiResultBody, "result", func(h MultiHeader, body Record, _ bool) {
 		r.Results = append(r.Results, MultiResult{Type: h.Type, Err: h.Err, Body: body})
 	})
 }
 
 // decodeMulti reads the headers and bodies of a multi request or response
-// up to its terminator, passing each to emit. newBody gives the body for a
-// header's type (nil for none), or false for a type that has no place there.
-func decodeMulti(d *Decoder, newBody func(OpCode) (Record, bool), what string, emit func(MultiHeader, Record)) {
+// up to its terminator, passing each to emit with whether the body began
+// with jute's null string. newBody gives the body for a header's type (nil
+// for none), or false for a type that has no place there.
+func decodeMulti(d *Decoder, newBody func(OpCode) (Record, bool), what string, emit func(h MultiHeader, body Record, nullFirst bool)) {
 	for {
 		var h MultiHeader
 		h.Decode(d)
@@ -139,10 +151,11 @@ func decodeMulti(d *Decoder, newBody func(OpCode) (Record, bool), what string, e
 			d.Fail("multi "+what, fmt.Errorf("%s type %s is not allowed in a multi", what, h.Type))
 			return
 		}
+		nullFirst := startsWithNullString(d.Rest())
 		if body != nil {
 			body.Decode(d)
 		}
-		emit(h, body)
+		emit(h, body, nullFirst)
 	}
 }
 
@@ -163,6 +176,6 @@ func countMulti(d *Decoder, newBody func(OpCode) (Record, bool)) int {
 		b, ok := newBody(t)
 		scratch[t] = b
 		return b, ok
-	}, "", func(MultiHeader, Record) { n++ })
+	}, "", func(MultiHeader, Record, bool) { n++ })
 	return n
 }

@@ -2,6 +2,7 @@ package zab_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/zabd/zabd/datatree"
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/zabtest"
 )
 
 // TestAuthAndWhoAmI: a digest auth adds the identity, answered at once with
@@ -170,4 +172,88 @@ func TestReusedConnIDStartsAfresh(t *testing.T) {
 	h.Expect("c2 reply xid=1 zxid=0x3 ok /x")
 	a.Exists("/", false) // the new c1 has no session yet
 	h.Expect("c1 close")
+}
+
+// nullPathFrame is a request frame with xid and op whose body is the multi
+// of ops, each op's path being jute's null string when NullPath is set.
+func nullPathFrame(xid int32, op wire.OpCode, ops ...wire.MultiOp) []byte {
+	return append(wire.Marshal(&wire.RequestHeader{Xid: xid, Type: op}), wire.Marshal(&wire.MultiRequest{Ops: ops})...)
+}
+
+// TestNullPathMultiTakesNoTxn: a multi with a null path in any op is
+// answered MarshallingError with an empty multi response and takes no
+// zxid, in its turn behind the session's earlier write, as ZooKeeper 3.8
+// answers it; mixed with a read op it cannot be decoded, which takes a
+// zxid. A multiRead answers the ops before the null path.
+func TestNullPathMultiTakesNoTxn(t *testing.T) {
+	h := newHarness(t)
+	a := h.Session(10000) // 0x1
+	createA := wire.MultiOp{Type: wire.OpCreate, Body: &wire.CreateRequest{Path: "/a", ACL: wire.OpenACLUnsafe}}
+	nullSet := wire.MultiOp{Type: wire.OpSetData, Body: &wire.SetDataRequest{Version: -1}, NullPath: true}
+	getRoot := wire.MultiOp{Type: wire.OpGetChildren, Body: &wire.PathWatchRequest{Path: "/"}}
+	step := func(frame []byte) {
+		ev, ok := zab.DecodeRequest(a.Conn, frame)
+		require.True(t, ok)
+		require.NoError(t, ev.DecodeErr)
+		h.Step(ev)
+	}
+	h.Hold()
+	a.Create("/first", "", wire.ModePersistent) // xid 1, 0x2
+	step(nullPathFrame(2, wire.OpMulti, createA, nullSet))
+	h.Expect()
+	h.Release()
+	h.Expect(
+		"c1 reply xid=1 zxid=0x2 ok /first",
+		"c1 reply xid=2 zxid=0x2 MarshallingError []",
+	)
+	step(nullPathFrame(3, wire.OpMulti, nullSet, getRoot))
+	h.Expect("c1 reply xid=3 zxid=0x3 MarshallingError")
+	require.Equal(t, wire.OpError, h.Log[len(h.Log)-1].Header.Type)
+	step(nullPathFrame(4, wire.OpMultiRead, getRoot, wire.MultiOp{Type: wire.OpGetData, Body: &wire.PathWatchRequest{}, NullPath: true}, getRoot))
+	h.Expect("c1 reply xid=4 zxid=0x3 MarshallingError [getChildren/ok]")
+	require.Len(t, h.Log, 3, "createSession, /first and the undecodable multi")
+	_, err := h.Peer.Tree().Exists("/a", false, 0)
+	require.Equal(t, wire.ErrNoNode, err)
+}
+
+// TestNullPathMultiOnALearner: a learner answers a multi with a null path
+// itself, without forwarding it, with the bytes the leader answers it with
+// (and a standalone server): no txn anywhere. A leader that has one
+// forwarded anyway, as a ZooKeeper learner forwards it, logs an error txn
+// of MarshallingError, so that the learner's client is answered.
+func TestNullPathMultiOnALearner(t *testing.T) {
+	c := checkedCluster(t, zabtest.ClusterConfig{Voters: 3})
+	leader := serving(t, c)
+	follower := leader%3 + 1
+	nullCheck := wire.MultiOp{Type: wire.OpCheck, Body: &wire.PathVersionRequest{Version: -1}, NullPath: true}
+	var frames [][]byte
+	var clients []*zabtest.ClusterClient
+	for _, id := range []int64{follower, leader} {
+		cl := session(t, c, id)
+		clients = append(clients, cl)
+		mark, before := len(c.Trace), c.Node(leader).Peer.LastZxid()
+		ev, ok := zab.DecodeRequest(cl.Conn, nullPathFrame(1, wire.OpMulti, nullCheck))
+		require.True(t, ok)
+		c.Step(cl.Node, ev)
+		c.Stabilize(1000)
+		msgs := cl.TakeMessages()
+		require.Len(t, msgs, 1, "server %d", id)
+		require.Equal(t, fmt.Sprintf("c%d reply xid=1 zxid=%#x MarshallingError []", cl.Conn, before), zabtest.Format(&msgs[0]), "server %d", id)
+		f := msgs[0].AppendFrame(nil)
+		frames = append(frames, append(f[:8:8], f[16:]...)) // all but the zxid, checked above
+		require.False(t, sent(c, mark, "REQUEST"), "server %d forwarded it", id)
+		require.Equal(t, before, c.Node(leader).Peer.LastZxid(), "server %d: no txn", id)
+	}
+	require.Equal(t, frames[0], frames[1], "the learner's reply and the leader's, but for their zxids")
+
+	// The follower's session: the leader takes the request as the
+	// follower's.
+	sessionID := clients[0].Session
+	fr := wire.ForwardedRequest{SessionID: sessionID, Cxid: 2, Type: wire.OpMulti, Body: wire.Marshal(&wire.MultiRequest{Ops: []wire.MultiOp{nullCheck}})}
+	c.Inject(follower, leader, wire.QuorumPacket{Type: wire.PacketRequest, Data: wire.Marshal(&fr)})
+	c.Stabilize(1000)
+	log := c.Node(leader).Log
+	last := log[len(log)-1]
+	require.Equal(t, wire.TxnHeader{ClientID: sessionID, Cxid: 2, Zxid: last.Header.Zxid, Time: last.Header.Time, Type: wire.OpError}, last.Header)
+	require.Equal(t, &wire.ErrorTxn{Err: wire.ErrMarshallingError}, last.Body)
 }

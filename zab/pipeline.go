@@ -111,6 +111,20 @@ func (p *Peer) handleRequest(e RequestReceived) {
 		p.closeConn(c)
 		return
 	}
+	// pd stays on the stack when answered at once (the common read);
+	// only a request that must wait is copied to the heap.
+	pd := pending{conn: c.id, kind: kind, req: datatree.Request{
+		Session: c.session,
+		Cxid:    e.Xid,
+		Op:      e.Op,
+		Body:    treeBody(e.Body),
+		Auth:    c.auth,
+	}}
+	if kind == kindWrite && datatree.FailsBeforeTxn(&pd.req) {
+		// Answered in its turn without a txn, as a read is, by whichever
+		// member the client uses: a learner does not forward it.
+		kind, pd.kind = kindRead, kindRead
+	}
 	if !p.sessions.Touch(c.session, p.now.Mono) {
 		// The session is closing or gone; ZooKeeper drops the request and
 		// the session's close closes the connection.
@@ -126,15 +140,6 @@ func (p *Peer) handleRequest(e RequestReceived) {
 		p.closeConn(c)
 		return
 	}
-	// pd stays on the stack when answered at once (the common read);
-	// only a request that must wait is copied to the heap.
-	pd := pending{conn: c.id, kind: kind, req: datatree.Request{
-		Session: c.session,
-		Cxid:    e.Xid,
-		Op:      e.Op,
-		Body:    treeBody(e.Body),
-		Auth:    c.auth,
-	}}
 	q := p.queues[c.session]
 	switch kind {
 	case kindWrite:
@@ -180,11 +185,7 @@ func heapCopy(pd *pending) *pending {
 func treeBody(b wire.Record) wire.Record {
 	switch b := b.(type) {
 	case *wire.MultiRequest:
-		m := &datatree.MultiRequest{Ops: make([]datatree.MultiOp, len(b.Ops))}
-		for i, op := range b.Ops {
-			m.Ops[i] = datatree.MultiOp{Op: op.Type, Body: op.Body}
-		}
-		return m
+		return datatree.NewMultiRequest(b)
 	case *wire.RawPathRequest:
 		return &wire.PathRequest{Path: b.Path}
 	}

@@ -6,12 +6,12 @@ import (
 )
 
 // responseBody builds the reply record ZooKeeper sends for a result, or nil
-// when the reply is a header alone (every failed request but multi, whose
-// header always says OK, and a multiRead that failed after ZooKeeper had
-// begun its response, which still sends the results so far).
+// when the reply is a header alone (every failed request but a multi or
+// multiRead that failed after ZooKeeper had begun its response, which still
+// sends the results so far; a multi whose ops fail says OK in its header).
 func responseBody(r *datatree.Result) wire.Record {
 	if r.Err != wire.ErrOK {
-		if r.Op == wire.OpMultiRead && r.Multi != nil {
+		if (r.Op == wire.OpMultiRead || r.Op == wire.OpMulti) && r.Multi != nil {
 			return multiResponse(r.Multi)
 		}
 		return nil

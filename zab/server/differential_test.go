@@ -49,8 +49,9 @@ import (
 // characters, in every request that carries a path or path list; malformed
 // ops inside multi (TTL modes through the plain create opcodes, invalid
 // flags, createTTL with odd TTLs, read ops, op types that have no place in
-// a multi) and write ops inside multiRead; empty multis; setWatches and
-// setWatches2 (null lists included), checkWatches, and deleteContainer.
+// a multi, null paths) and write ops and null paths inside multiRead; empty
+// multis; setWatches and setWatches2 (null lists included), checkWatches,
+// and deleteContainer.
 
 // diffOps is the number of operations per run; ZABD_DIFF_OPS overrides it
 // for a longer hunt.
@@ -125,6 +126,44 @@ func TestDifferentialKnownCases(t *testing.T) {
 	for _, r := range nullPathRequests() {
 		step(r.op, r.body)
 	}
+	// A null path in each kind of op of a multi, alone, after an op that
+	// succeeds or fails, and before a malformed op or a read op; in a
+	// multiRead, alone and after an op of each kind and result.
+	getRoot := wire.MultiOp{Type: wire.OpGetData, Body: &wire.PathWatchRequest{Path: "/"}}
+	for _, null := range nullPathMultiOps() {
+		for _, ops := range [][]wire.MultiOp{{null}, {createA, null}, {deleteMissing, null}, {null, ttlByCreate}, {null, getRoot}} {
+			step(wire.OpMulti, &wire.MultiRequest{Ops: ops})
+		}
+		step(wire.OpMultiRead, &wire.MultiRequest{Ops: []wire.MultiOp{null}})
+	}
+	getChildrenMissing := wire.MultiOp{Type: wire.OpGetChildren, Body: &wire.PathWatchRequest{Path: "/missing"}}
+	getChildrenNull := wire.MultiOp{Type: wire.OpGetChildren, Body: &wire.PathWatchRequest{Watch: true}, NullPath: true}
+	getDataNull := wire.MultiOp{Type: wire.OpGetData, Body: &wire.PathWatchRequest{}, NullPath: true}
+	for _, ops := range [][]wire.MultiOp{{getRoot, getDataNull, getRoot}, {getChildrenMissing, getChildrenNull}, {getRoot, getChildrenNull, deleteMissing}} {
+		step(wire.OpMultiRead, &wire.MultiRequest{Ops: ops})
+	}
+}
+
+// nullPathMultiOps is one multi op of each type a multi or multiRead holds,
+// its path being jute's null string.
+func nullPathMultiOps() []wire.MultiOp {
+	open := client.OpenACL
+	ops := []wire.MultiOp{
+		{Type: wire.OpCreate, Body: &wire.CreateRequest{ACL: open}},
+		{Type: wire.OpCreate, Body: &wire.CreateRequest{ACL: open, Flags: wire.ModeEphemeralSequential}},
+		{Type: wire.OpCreate2, Body: &wire.CreateRequest{ACL: open}},
+		{Type: wire.OpCreateContainer, Body: &wire.CreateRequest{ACL: open, Flags: wire.ModeContainer}},
+		{Type: wire.OpCreateTTL, Body: &wire.CreateRequest{ACL: open, Flags: wire.ModePersistentWithTTL, TTL: 1000, HasTTL: true}},
+		{Type: wire.OpDelete, Body: &wire.PathVersionRequest{Version: -1}},
+		{Type: wire.OpSetData, Body: &wire.SetDataRequest{Data: []byte("x"), Version: -1}},
+		{Type: wire.OpCheck, Body: &wire.PathVersionRequest{Version: -1}},
+		{Type: wire.OpGetData, Body: &wire.PathWatchRequest{}},
+		{Type: wire.OpGetChildren, Body: &wire.PathWatchRequest{}},
+	}
+	for i := range ops {
+		ops[i].NullPath = true
+	}
+	return ops
 }
 
 // nullPathRequests is one request of each opcode whose body starts with a
@@ -238,8 +277,9 @@ func (d *diffSide) run(t *testing.T, ctx context.Context, s int, op wire.OpCode,
 	fmt.Fprintf(&b, "err=%s zxid=%s", r.Header.Err, d.zxid(r.Header.Zxid))
 	switch {
 	case r.Header.Err != wire.ErrOK && len(r.Body) == 0:
-		// an error has no body (a multi whose ops fail answers err 0)
-	case r.Header.Err == wire.ErrOK || op == wire.OpMulti:
+		// an error has no body (a multi whose ops fail answers err 0),
+		// unless it came once the response was begun
+	case r.Header.Err == wire.ErrOK || op == wire.OpMulti || op == wire.OpMultiRead:
 		body, derr := wire.DecodeResponse(op, r.Body)
 		require.NoError(t, derr, "%s: decode %s", d.name, op)
 		fmt.Fprintf(&b, " %s", d.render(body))
@@ -440,7 +480,7 @@ func randomCreate(rng *rand.Rand, op wire.OpCode, inMulti bool) *wire.CreateRequ
 // time in six something malformed.
 func randomMultiOp(rng *rand.Rand) wire.MultiOp {
 	if rng.IntN(6) == 0 {
-		switch rng.IntN(4) {
+		switch rng.IntN(5) {
 		case 0:
 			// a create with a TTL mode or invalid flags through any create opcode
 			op := []wire.OpCode{wire.OpCreate, wire.OpCreate2, wire.OpCreateContainer, wire.OpCreateTTL}[rng.IntN(4)]
@@ -455,6 +495,10 @@ func randomMultiOp(rng *rand.Rand) wire.MultiOp {
 			// an op type that has no place in a multi
 			op := []wire.OpCode{wire.OpExists, wire.OpSync, wire.OpSetACL, wire.OpCreateSession}[rng.IntN(4)]
 			return wire.MultiOp{Type: op, Body: &wire.PathWatchRequest{Path: randomPath(rng)}}
+		case 3:
+			// a null path, in an op of any type
+			ops := nullPathMultiOps()
+			return ops[rng.IntN(len(ops))]
 		}
 		return wire.MultiOp{Type: wire.OpCreateTTL, Body: randomCreate(rng, wire.OpCreateTTL, true)}
 	}
@@ -511,6 +555,10 @@ func randomOp(rng *rand.Rand) (wire.OpCode, wire.Record) {
 			op := wire.OpGetData
 			if rng.IntN(2) == 0 {
 				op = wire.OpGetChildren
+			}
+			if rng.IntN(12) == 0 {
+				req.Ops = append(req.Ops, wire.MultiOp{Type: op, Body: &wire.PathWatchRequest{}, NullPath: true})
+				continue
 			}
 			req.Ops = append(req.Ops, wire.MultiOp{Type: op, Body: &wire.PathWatchRequest{Path: randomPath(rng)}})
 		}
