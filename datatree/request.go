@@ -100,11 +100,12 @@ type Txn struct {
 // When Err is not ErrOK the reply has no body, except for a multiRead or a
 // multi with Multi not nil: ZooKeeper had begun its response and sends the
 // results so far. A write refused in Prepare (an ErrorTxn) answers with Op
-// OpError. For OpMulti, Err is ErrOK even when
-// the multi failed, as ZooKeeper's reply header says; the sub-results carry
-// the codes. Stat is filled for every create (OpCreate's reply does not
-// carry it). Data and Children alias the tree's immutable storage and must
-// not be modified.
+// OpError. For OpMulti, Err is ErrOK even when the multi's ops failed, as
+// ZooKeeper's reply header says; the sub-results carry the codes (only a
+// multi that fails before it takes a txn, FailsBeforeTxn, has an Err).
+// Stat is filled for every create (OpCreate's reply does not carry it).
+// Data and Children alias the tree's immutable storage and must not be
+// modified.
 type Result struct {
 	Op       wire.OpCode
 	Err      wire.ErrCode

@@ -135,8 +135,11 @@ func DecodeRequest(op OpCode, b []byte) (Record, error) {
 // string (its request processors dereference the path; the failure is
 // answered as a marshalling error). The others (setData, setACL, sync,
 // getEphemerals, removeWatches, addWatch, createTTL, deleteContainer) read
-// it as ZooKeeper does, as the empty path. Checked against ZooKeeper 3.8.0
-// by the server's differential test (TestDifferentialKnownCases).
+// it as ZooKeeper does, as the empty path. A null path inside a multi or
+// multiRead decodes, marked on its op (MultiOp.NullPath): what it fails
+// depends on the other ops (datatree.FailsBeforeTxn). Checked against
+// ZooKeeper 3.8.0 by the server's differential test
+// (TestDifferentialKnownCases).
 var nullPathFails = map[OpCode]bool{
 	OpCreate: true, OpCreate2: true, OpCreateContainer: true, OpDelete: true,
 	OpGetData: true, OpExists: true, OpGetChildren: true, OpGetChildren2: true,
