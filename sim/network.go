@@ -22,6 +22,10 @@ package sim
 //     other, one server seeing both). A packet that meets a cut breaks its
 //     connection silently: neither end is told until TCP would give up
 //     (tcpGiveUp), or one end closes it, or the other end connects anew.
+//   - A new connection replaces the pair's old one at the receiver, which
+//     closes the old one: a packet of the old connection that arrives
+//     after the new one's first (connections may overtake each other) is
+//     lost with everything else in flight on it.
 //     The ends find out through their own timeouts (syncLimit, initLimit),
 //     as real members must. Partitions heal after their duration.
 //   - A clogged link delivers nothing for a while, then everything held, in
@@ -215,8 +219,16 @@ func (d *peerDelivery) deliver() {
 	}
 	// The receiver takes c as its connection with from; if it held an
 	// older one, that one is over (a peer that connects anew has
-	// dropped its old connection).
+	// dropped its old connection). If it holds a newer one, c is the
+	// older: its packets were overtaken by the newer connection's, and
+	// the receiver closed c when it took the newer one (zabd's peernet
+	// drops what arrives on a replaced connection), so this packet and
+	// whatever else is in flight on c are lost.
 	if old := net.conns[to][from]; old != c {
+		if old != nil && old.id > c.id {
+			net.breakConn(c, true, fmt.Sprintf("server %d took the newer connection %d from %d", to+1, old.id, from+1))
+			return
+		}
 		if old != nil {
 			net.conns[to][from] = nil
 			net.w.tr.logf("server %d: connection %d from %d replaced by %d", to+1, old.id, from+1, c.id)
