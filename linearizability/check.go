@@ -1,6 +1,7 @@
 package linearizability
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -84,12 +85,29 @@ func (o Options) deadline() time.Time {
 // unknown outcome may take effect anywhere after every write acknowledged
 // before their call and before their session's next reply, or never.
 func CheckWrites(h History, opt Options) []Violation {
+	vs, _ := checkWrites(h, opt)
+	return vs
+}
+
+// checkWrites is CheckWrites, also saying why opt.Witness did not explain
+// the writes ("" when it did, or when there is none).
+func checkWrites(h History, opt Options) ([]Violation, string) {
 	out := duplicateZxids(h)
 	tl := buildTimeline(h, false, opt.Reaping)
-	if opt.Witness != nil && tl.replayWitnessed(opt.Witness) == "" {
-		return out // the witness's order is a legal one
+	return checkTimelineWitnessed(tl, out, GuaranteeWrites, opt, func(*tlOp) bool { return true })
+}
+
+// checkTimelineWitnessed checks tl with opt.Witness's order, or searches
+// when there is none or it does not explain tl; out are violations found
+// before, kept in front.
+func checkTimelineWitnessed(tl *timeline, out []Violation, guarantee string, opt Options, keep func(*tlOp) bool) ([]Violation, string) {
+	unexplained := ""
+	if opt.Witness != nil {
+		if unexplained = tl.replayWitnessed(opt.Witness); unexplained == "" {
+			return out, "" // the witness's order is a legal one
+		}
 	}
-	return append(out, checkTimeline(tl, GuaranteeWrites, opt.deadline(), func(*tlOp) bool { return true })...)
+	return append(out, checkTimeline(tl, guarantee, opt.deadline(), keep)...), unexplained
 }
 
 // CheckReads checks sequential consistency of plain reads: a session's
@@ -97,12 +115,16 @@ func CheckWrites(h History, opt Options) []Violation {
 // of its path after every write up to its reply's zxid. A history whose
 // writes are not linearizable is reported by CheckWrites, not here.
 func CheckReads(h History, opt Options) []Violation {
+	vs, _ := checkReads(h, opt)
+	return vs
+}
+
+// checkReads is CheckReads, also saying why opt.Witness did not explain
+// the history ("" when it did, or when there is none).
+func checkReads(h History, opt Options) ([]Violation, string) {
 	out := sessionOrder(h)
 	tl := buildTimeline(h, true, opt.Reaping)
-	if opt.Witness != nil && tl.replayWitnessed(opt.Witness) == "" {
-		return out // the witness's order is a legal one
-	}
-	return append(out, checkTimeline(tl, GuaranteeReads, opt.deadline(), func(op *tlOp) bool { return op.kind == tlRead })...)
+	return checkTimelineWitnessed(tl, out, GuaranteeReads, opt, func(op *tlOp) bool { return op.kind == tlRead })
 }
 
 // sessionOrder reports replies whose zxid goes backwards within a session.
@@ -147,6 +169,11 @@ func bySeq(h History) []*Entry {
 type Report struct {
 	Entries    int
 	Violations map[string][]Violation
+	// Unexplained says why Options.Witness's order did not explain the
+	// history (nil when it did, or when there was none). It is no
+	// violation of a guarantee (the checkers then searched), but a correct
+	// server's committed order always explains its clients' history.
+	Unexplained error
 }
 
 // OK reports whether no promised guarantee was violated.
@@ -166,8 +193,12 @@ var Guarantees = []string{GuaranteeWrites, GuaranteeReads, GuaranteeSyncRead, Gu
 // ReadHistory accepts (History.Validate says so for one built in memory).
 func CheckAll(h History, opt Options) Report {
 	r := Report{Entries: len(h), Violations: map[string][]Violation{}}
-	r.Violations[GuaranteeWrites] = CheckWrites(h, opt)
-	r.Violations[GuaranteeReads] = CheckReads(h, opt)
+	var writesWhy, readsWhy string
+	r.Violations[GuaranteeWrites], writesWhy = checkWrites(h, opt)
+	r.Violations[GuaranteeReads], readsWhy = checkReads(h, opt)
+	if why := cmp.Or(writesWhy, readsWhy); why != "" {
+		r.Unexplained = unexplainedBecause(why)
+	}
 	for _, v := range CheckSyncRead(h, opt) {
 		r.Violations[v.Guarantee] = append(r.Violations[v.Guarantee], v)
 	}
@@ -226,6 +257,15 @@ func CheckFile(path string, opt Options, out io.Writer) (ok bool, err error) {
 	r := CheckAll(h, opt)
 	if err := r.Print(out); err != nil {
 		return false, fmt.Errorf("check: print report: %w", err)
+	}
+	if opt.Witness != nil {
+		what := "explains the history"
+		if r.Unexplained != nil {
+			what = r.Unexplained.Error()
+		}
+		if _, err := fmt.Fprintf(out, "witness: %s\n", what); err != nil {
+			return false, fmt.Errorf("check: print report: %w", err)
+		}
 	}
 	n := 0
 	for _, g := range Guarantees {

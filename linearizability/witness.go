@@ -265,14 +265,20 @@ func (tl *timeline) replayWitnessed(w Witness) string {
 }
 
 // Explains reports why w's order does not explain h (nil when it does)
-// under the rules of the writes and the reads checkers: the txns a correct
-// server committed always do, so a simulator holds its runs to that, a
-// check stronger than the guarantees (which ask only for some legal order).
+// under the rules of the writes and the reads checkers, without searching
+// (CheckAll reports the same in Report.Unexplained, and searches). The txns
+// a correct server committed always explain its clients' history, so a
+// simulator holds its runs to that: a check stronger than the guarantees,
+// which ask only for some legal order.
 func (w Witness) Explains(h History, opt Options) error {
 	for _, reads := range []bool{false, true} {
 		if why := buildTimeline(h, reads, opt.Reaping).replayWitnessed(w); why != "" {
-			return fmt.Errorf("the committed txns in zxid order do not explain the history: %s", why)
+			return unexplainedBecause(why)
 		}
 	}
 	return nil
+}
+
+func unexplainedBecause(why string) error {
+	return fmt.Errorf("the committed txns in zxid order do not explain the history: %s", why)
 }

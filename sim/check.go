@@ -45,8 +45,8 @@ func (w *world) checkHistory() {
 	opts := CheckerOptions(w.sched)
 	opts.Witness = w.witness
 	report := linearizability.CheckAll(h, opts)
-	if err := w.witness.Explains(h, opts); err != nil {
-		w.fail(KindWitness, "%v", err)
+	if report.Unexplained != nil {
+		w.fail(KindWitness, "%v", report.Unexplained)
 	}
 	for _, g := range linearizability.Guarantees {
 		for _, v := range report.Violations[g] {

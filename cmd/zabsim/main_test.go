@@ -64,6 +64,7 @@ func TestScheduleHistoryAndCheck(t *testing.T) {
 	code, out, _ = zabsim("check", "-witness", witness, hist)
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, "ok    linearizable writes")
+	require.Contains(t, out, "witness: explains the history")
 	require.NoError(t, os.WriteFile(witness, []byte(`{"zxid":"0x2","op":"create"}`+"\n"+`{"zxid":"0x1","op":"create"}`), 0o644))
 	code, _, errOut = zabsim("check", "-witness", witness, hist)
 	require.Equal(t, 2, code)
