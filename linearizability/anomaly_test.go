@@ -430,9 +430,9 @@ func TestWatchFiredWhileDisconnectedMayTrailReplies(t *testing.T) {
 		b.event(2, 0x2, "NodeDataChanged", "/a")
 		if recorded {
 			b.op(2, 0x2, OpSetWatches, "", ErrOK, 3, nil)
-			assert.Empty(t, CheckWatches(b.h))
+			assert.Empty(t, CheckWatches(b.h, Options{}))
 		} else {
-			assert.NotEmpty(t, CheckWatches(b.h))
+			assert.NotEmpty(t, CheckWatches(b.h, Options{}))
 		}
 	}
 }
@@ -451,7 +451,7 @@ func TestPersistentWatchWinsAtReconnect(t *testing.T) {
 	b.op(1, 0x1, OpCreate, "/a/c", ErrOK, 3, func(e *Entry) { e.Data, e.Mode, e.Created = str(""), "persistent", "/a/c" })
 	b.event(2, 0x2, "NodeCreated", "/a/c")
 	b.op(2, 0x2, OpExists, "/a/c", ErrOK, 3, func(e *Entry) { e.Stat = st(3, 3, 3, 0, "") })
-	assert.Empty(t, CheckWatches(b.h))
+	assert.Empty(t, CheckWatches(b.h, Options{}))
 }
 
 // SetWatches fires an exists watch only if the node exists when it is
@@ -467,7 +467,7 @@ func TestExistsWatchMissesCreateDeleteWhileAway(t *testing.T) {
 	b.op(2, 0x2, OpGetData, "/a", "NoNode", 3, nil)
 	b.op(1, 0x1, OpCreate, "/e", ErrOK, 4, func(e *Entry) { e.Data, e.Mode, e.Created = str(""), "persistent", "/e" })
 	b.event(2, 0x2, "NodeCreated", "/e")
-	assert.Empty(t, CheckWatches(b.h))
+	assert.Empty(t, CheckWatches(b.h, Options{}))
 	// the same without the delete: the node exists at reconnection, so
 	// SetWatches fires the watch before the first reply
 	b = newBuilder()
@@ -477,7 +477,46 @@ func TestExistsWatchMissesCreateDeleteWhileAway(t *testing.T) {
 	b.connected(2, 0x2, 4000)
 	b.op(2, 0x2, OpGetData, "/a", "NoNode", 2, nil)
 	b.event(2, 0x2, "NodeCreated", "/e")
-	assert.NotEmpty(t, CheckWatches(b.h))
+	assert.NotEmpty(t, CheckWatches(b.h, Options{}))
+}
+
+// The delete that removed the node while the client was away need not be
+// acknowledged: one of unknown outcome (seed 11594: the client's own, its
+// reply lost with the connection), the end of the session that owned an
+// ephemeral, or the server reaping a container may have removed it, and
+// SetWatches then fires nothing.
+func TestExistsWatchMissesCreateAndUnseenDeleteWhileAway(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		mode    string
+		delete  bool // a delete of unknown outcome
+		reaping bool
+		missed  bool // the watch may have missed the create
+	}{
+		{"lost delete", "persistent", true, false, true},
+		{"ephemeral", "ephemeral", false, false, true},
+		{"reaped container", "container", false, true, true},
+		{"container, no reaping", "container", false, false, false},
+		{"persistent", "persistent", false, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := newBuilder()
+			b.op(2, 0x2, OpExists, "/e", "NoNode", 1, func(e *Entry) { e.Watch = true })
+			b.event(2, 0x2, StateDisconnected, "")
+			b.op(1, 0x1, OpCreate, "/e", ErrOK, 2, func(e *Entry) { e.Data, e.Mode, e.Created = str(""), c.mode, "/e" })
+			if c.delete {
+				b.lost(2, 0x2, OpDelete, "/e", func(e *Entry) { e.Version = ver(-1) })
+			}
+			b.connected(2, 0x2, 4000)
+			b.op(2, 0x2, OpGetData, "/a", "NoNode", 3, nil)
+			opt := Options{Reaping: c.reaping}
+			if c.missed {
+				assert.Empty(t, CheckWatches(b.h, opt))
+			} else {
+				assert.NotEmpty(t, CheckWatches(b.h, opt))
+			}
+		})
+	}
 }
 
 // TestDeadlineRunOutIsAFailure: a replay whose deadline runs out is

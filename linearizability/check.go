@@ -202,7 +202,7 @@ func CheckAll(h History, opt Options) Report {
 	for _, v := range CheckSyncRead(h, opt) {
 		r.Violations[v.Guarantee] = append(r.Violations[v.Guarantee], v)
 	}
-	r.Violations[GuaranteeWatch] = CheckWatches(h)
+	r.Violations[GuaranteeWatch] = CheckWatches(h, opt)
 	r.Violations[GuaranteeSession] = CheckSessions(h, opt)
 	r.Violations[GuaranteeDurability] = CheckDurability(h, opt)
 	return r

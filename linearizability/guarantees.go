@@ -297,8 +297,9 @@ type watch struct {
 // brings; a history that records the setWatches reply (op "setWatches")
 // exempts, until that reply, the watches held across the disconnection
 // whose firing write is not past the setWatches' zxid.
-func CheckWatches(h History) []Violation {
+func CheckWatches(h History, opt Options) []Violation {
 	writes := successfulWrites(h)
+	uncertain := uncertainWrites(h)
 	childWrites := map[string][]pathWrite{}
 	for p, ws := range writes {
 		parent, _ := parentOf(p)
@@ -350,14 +351,18 @@ func CheckWatches(h History) []Violation {
 				held[c] = slices.DeleteFunc(held[c], func(w *watch) bool { return persistent[c][w.path] })
 				// SetWatches fires an exists watch only if the node exists
 				// when it is processed: one created and deleted meanwhile
-				// goes unnoticed and the watch waits for the next create.
+				// (by an acknowledged delete, or by what no reply shows: a
+				// delete of unknown outcome, its owner's end, the server's
+				// reaping) goes unnoticed and the watch waits for the next
+				// create.
 				at, ok := firstReply[e]
 				if sw := rereg[e]; sw != nil {
 					at, ok = int64(*sw.Zxid), true // known exactly
 				}
 				if ok {
 					for _, w := range held[c] {
-						if w.exist && across[c][w] && w.fire != nil && w.fire.zxid > lastZxid[c] && w.fire.zxid <= at && !existsAt(writes[w.path], at) {
+						if w.exist && across[c][w] && w.fire != nil && w.fire.zxid > lastZxid[c] && w.fire.zxid <= at &&
+							mayBeGoneAt(writes[w.path], w.path, at, uncertain, opt.Reaping) {
 							w.fire = firstAfter(writes[w.path], at)
 						}
 					}
@@ -453,9 +458,17 @@ func reregistrations(entries []*Entry) (setWatches map[*Entry]*Entry, firstReply
 
 // existsAt reports whether the path whose writes are ws exists after every
 // write up to zxid.
-func existsAt(ws []pathWrite, zxid int64) bool {
+// mayBeGoneAt reports whether path may not exist at zxid, given its
+// acknowledged writes ws: none leaves it there, or it may have gone since
+// without a reply to show it — by a delete of unknown outcome, with the
+// session that owned it, or (reaping) by the server's own deletion.
+func mayBeGoneAt(ws []pathWrite, path string, zxid int64, u uncertainPaths, reaping bool) bool {
 	i := sort.Search(len(ws), func(i int) bool { return ws[i].zxid > zxid })
-	return i > 0 && !ws[i-1].deleted
+	if i == 0 || ws[i-1].deleted {
+		return true
+	}
+	last := ws[i-1]
+	return u.deleted[path] || last.ephemeral || (reaping && last.reap != reapNever)
 }
 
 func firstDelete(ws []pathWrite, z int64) *pathWrite {

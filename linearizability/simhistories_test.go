@@ -13,21 +13,24 @@ import (
 )
 
 // TestSimulatorHistoriesPass: correct histories from the simulator on which
-// the checkers once failed (see testdata/sim/README.md) break no guarantee.
+// the checkers once failed (see testdata/sim/README.md) break no guarantee,
+// and where a witness is kept, it explains the history.
 func TestSimulatorHistoriesPass(t *testing.T) {
 	files, err := filepath.Glob("testdata/sim/*.jsonl.gz")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, name := range files {
+		if strings.HasSuffix(name, ".witness.jsonl.gz") {
+			continue // read with its history
+		}
 		t.Run(filepath.Base(name), func(t *testing.T) {
-			f, err := os.Open(name)
+			h, err := ReadHistory(gunzip(t, name), name)
 			require.NoError(t, err)
-			defer f.Close()
-			z, err := gzip.NewReader(f)
-			require.NoError(t, err)
-			h, err := ReadHistory(z, name)
-			require.NoError(t, err)
-			opt := Options{}
+			opt := Options{Reaping: strings.Contains(filepath.Base(name), ".reaping.")}
+			if witness := strings.TrimSuffix(name, ".jsonl.gz") + ".witness.jsonl.gz"; fileExists(witness) {
+				opt.Witness, err = ReadWitness(gunzip(t, witness), witness)
+				require.NoError(t, err)
+			}
 			if !h.SingleServer() {
 				// the simulator's TouchLag for an ensemble: 13 ticks of
 				// its longest tick, 200 ms (sim.checkHistory)
@@ -37,6 +40,22 @@ func TestSimulatorHistoriesPass(t *testing.T) {
 			var b strings.Builder
 			require.NoError(t, r.Print(&b))
 			assert.True(t, r.OK(), b.String())
+			assert.NoError(t, r.Unexplained)
 		})
 	}
+}
+
+// gunzip opens a gzipped file for reading until the test ends.
+func gunzip(t *testing.T, name string) *gzip.Reader {
+	f, err := os.Open(name)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	z, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	return z
+}
+
+func fileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
 }

@@ -69,7 +69,7 @@ func TestRecordedHistoriesMutatedAreCaught(t *testing.T) {
 				}
 				return false
 			}},
-		{"watch event after the data", GuaranteeWatch, CheckWatches,
+		{"watch event after the data", GuaranteeWatch, func(h History) []Violation { return CheckWatches(h, Options{}) },
 			func(h History) bool {
 				for i := range h {
 					ev := &h[i]
