@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/zabd/zabd/datatree"
-	"github.com/zabd/zabd/linearizability"
 	"github.com/zabd/zabd/sim/faults"
 	"github.com/zabd/zabd/sim/simclient"
 	"github.com/zabd/zabd/wire"
@@ -63,7 +62,7 @@ type server struct {
 	logged     []int64       // the zxids the log holds, ascending (durable or not)
 	// witnessed is what this server logged under each zxid, across
 	// restarts (the latest txn: a truncated zxid may be logged again).
-	witnessed zxidMap[linearizability.WitnessTxn]
+	witnessed zxidMap[loggedTxn]
 	snapBase  int64 // the zxid of the newest snapshot written or started from
 	snapBytes int   // its size, to bound what the log serves a sync
 	damaged   bool  // started with Restored.LogDamaged, not yet synchronized
@@ -787,7 +786,7 @@ func (s *server) appendTxns(txns []datatree.Txn) bool {
 		if !s.w.inv.logged(s, z, entry) {
 			return false
 		}
-		s.witnessed.put(z, witnessTxn(t))
+		s.witnessed.put(z, loggedTxnOf(t))
 		if err := s.store.CoverEpoch(z); err != nil {
 			s.stopOnIOError("mark updatingEpoch", err)
 			return false

@@ -18,24 +18,30 @@ import (
 // server delivers a zxid first (invariants.applied), the txn it logged
 // there joins the witness.
 
-// witnessTxn names txn t for the witness.
-func witnessTxn(t *datatree.Txn) linearizability.WitnessTxn {
-	w := linearizability.WitnessTxn{
-		Zxid:    linearizability.Hex64(t.Header.Zxid),
-		Session: linearizability.Hex64(t.Header.ClientID),
-		Xid:     t.Header.Cxid,
-		Op:      t.Header.Type.String(),
-	}
+// loggedTxn is what a server remembers of a txn it logged: the header
+// fields the witness names it by (kept raw, as every server logs every
+// txn: the witness's strings are made once, at delivery).
+type loggedTxn struct {
+	session int64
+	cxid    int32
+	op      wire.OpCode
+	path    string // deleteContainer: the node the server reaps
+}
+
+func loggedTxnOf(t *datatree.Txn) loggedTxn {
+	l := loggedTxn{session: t.Header.ClientID, cxid: t.Header.Cxid, op: t.Header.Type}
 	if d, ok := t.Body.(*wire.DeleteTxn); ok && t.Header.Type == wire.OpDeleteContainer {
-		w.Path = d.Path
+		l.path = d.Path
 	}
-	return w
+	return l
 }
 
 // delivered adds the txn s logged under zxid z to the witness, as z is
 // delivered for the first time.
 func (w *world) delivered(s *server, z int64) {
 	if t, ok := s.witnessed.get(z); ok {
-		w.witness = append(w.witness, t)
+		w.witness = append(w.witness, linearizability.WitnessTxn{
+			Zxid: linearizability.Hex64(z), Session: linearizability.Hex64(t.session), Xid: t.cxid, Op: t.op.String(), Path: t.path,
+		})
 	}
 }
