@@ -145,8 +145,14 @@ func (net *network) deliveryTime(from, to int, last time.Duration) time.Duration
 	return at
 }
 
-// sendPeer carries one PeerMessage from server from.
+// sendPeer carries one PeerMessage from server from. A SNAP's stream is
+// carried whole, with its last piece: the learner can act on none of it
+// before.
 func (net *network) sendPeer(from int, m *zab.PeerMessage) {
+	sender := net.w.servers[from]
+	if m = sender.snaps.Add(m); m == nil {
+		return
+	}
 	to := int(m.To) - 1
 	if to < 0 || to >= net.n || to == from {
 		net.w.fail(KindProtocol, "server %d sent a quorum message to unknown server %d", from+1, m.To)
@@ -172,10 +178,14 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 	}
 	d := peerDelivery{net: net, c: c, from: from, to: to, pkt: m.Packet, snap: m.Snapshot}
 	if m.Packet.Type == wire.PacketSnap {
-		// A SNAP carries the sender's tree as it is now: loaded from a
-		// fuzzy snapshot and not yet whole again, it is fuzzy at the
-		// learner too.
-		d.snapFuzzyUntil = net.w.servers[from].fuzzyUntil
+		// A SNAP's stream is the sender's live tree, serialized a step at
+		// a time from the SNAP's zxid until now: it may hold any txn the
+		// sender has applied up to now, and, if the sender's own tree was
+		// loaded from a fuzzy snapshot and is not yet whole again, some of
+		// the txns up to that snapshot's end.
+		if f := max(sender.fuzzyUntil, sender.peer.LastZxid()); f > m.Packet.Zxid {
+			d.snapFuzzyUntil = f
+		}
 	}
 	net.schedule(net.spare.get(d))
 }
@@ -249,7 +259,8 @@ func (d *peerDelivery) deliver() {
 		return
 	}
 	if d.pkt.Type == wire.PacketSnap {
-		s.installed, s.installedFuzzyUntil = true, d.snapFuzzyUntil
+		// Whether the Peer installs it, its Ready says (Ready.Installed).
+		s.arrivedFuzzyUntil = d.snapFuzzyUntil
 	}
 	s.step(zab.PeerPacket{From: int64(from + 1), Packet: d.pkt, Snapshot: d.snap})
 }

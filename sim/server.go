@@ -72,13 +72,18 @@ type server struct {
 	// tree reaches fuzzyUntil again it is no tree any member had at its
 	// last zxid, and digest checks wait (0: the tree is whole).
 	fuzzyUntil int64
-	installed  bool            // a SNAP from the leader arrived: the tree is replaced
+	installed  bool            // a SNAP from the leader replaced the tree (Ready.Installed)
 	cutting    string          // a damaged log is being cut (why), until a start finishes the cut
 	fsyncRng   *mathrand2.Rand // fsync durations: a stream of their own
 	entryEnc   wire.Encoder    // encodes the txn entry being appended, reused
-	// installedFuzzyUntil: the SNAP that arrived came from a leader whose
-	// tree was fuzzy up to this zxid (0: whole); the installed tree is too.
-	installedFuzzyUntil int64
+	// arrivedFuzzyUntil: the last SNAP that arrived holds txns up to this
+	// zxid after its own (0: none); if the Peer installs it, its tree does.
+	arrivedFuzzyUntil int64
+	// fuzzyInstalled maps the snapshot files written of an installed fuzzy
+	// tree (named after the SNAP's zxid) to the zxid up to which they hold
+	// later txns: a restart from one loads a tree as fuzzy.
+	fuzzyInstalled map[string]int64
+	snaps          zab.SnapJoiner // the SNAPs this server streams, gathered
 
 	// What must survive: the highest zxid ever reported durable to a Peer,
 	// and the tree digest after each appended zxid that may still survive.
@@ -194,7 +199,14 @@ func (s *server) start() {
 		}
 	}
 	s.fuzzyUntil = 0
-	if d := rec.Snapshot.Digest; d != nil && d.Zxid > rec.Snapshot.Zxid {
+	if f := s.fuzzyInstalled[rec.Snapshot.Name]; f > peer.LastZxid() {
+		// Written of a fuzzy tree a SNAP installed, as a ZooKeeper
+		// learner writes it: its digest is the fuzzy tree's, and the txns
+		// up to f apply again once a leader commits them.
+		s.fuzzyUntil = f
+		w.stats.FuzzyRecoveries++
+		w.tr.logf("server %d: loaded snapshot %s of an installed fuzzy tree, which holds some txns up to 0x%x: they apply again once a leader commits them", s.sid, rec.Snapshot.Name, f)
+	} else if d := rec.Snapshot.Digest; d != nil && d.Zxid > rec.Snapshot.Zxid {
 		w.stats.FuzzyRecoveries++
 		if peer.LastZxid() < d.Zxid {
 			s.fuzzyUntil = d.Zxid
@@ -412,6 +424,7 @@ func (s *server) crash(why string, torn bool) {
 	s.up = false
 	s.gen++
 	s.peer, s.store, s.log, s.snap = nil, nil, nil, nil
+	s.snaps = zab.SnapJoiner{}
 	s.syncing = false
 	s.role = zab.SoftState{}
 	// What was not yet durable may go; the durable log stays on the disk
@@ -609,8 +622,11 @@ func (s *server) step(ev zab.Event) {
 // appends (then an fsync), snapshots, then every message.
 func (s *server) drain() {
 	if s.up && s.peer != nil {
-		if s.installed {
-			s.fuzzyUntil = s.installedFuzzyUntil // the tree is the leader's
+		peer := s.peer
+		rd := peer.Ready()
+		if rd.Installed != nil {
+			s.installed = true
+			s.fuzzyUntil = s.arrivedFuzzyUntil // the tree is the leader's
 			if s.fuzzyUntil != 0 {
 				s.w.stats.FuzzySyncs++
 				s.w.tr.logf("server %d: installed a SNAP of a fuzzy tree, which holds some txns up to 0x%x: they apply again once committed", s.sid, s.fuzzyUntil)
@@ -623,8 +639,6 @@ func (s *server) drain() {
 			s.w.fail(KindDigest, "server %d: tree digest after applying 0x%x is %d, but the txn says %d", s.sid, s.peer.LastZxid(), s.peer.Digest(), want)
 			return
 		}
-		peer := s.peer
-		rd := peer.Ready()
 		if rd.Truncate != nil && !s.truncate(*rd.Truncate) {
 			return
 		}
@@ -638,11 +652,14 @@ func (s *server) drain() {
 			}
 			s.w.tr.logf("server %d: the log damage is repaired: forgotten on disk", s.sid)
 		}
-		if s.installed {
+		if rd.Installed != nil {
 			// A SNAP replaced the tree: what was recorded of the old one
-			// is void, and an error txn next leaves the new one as it is.
+			// is void, and an error txn next leaves the new one as it is
+			// (a fuzzy one is no tree of its zxid: nothing to record).
 			s.digests.clear()
-			s.digests.put(s.peer.LastZxid(), s.peer.Digest())
+			if s.fuzzyUntil == 0 {
+				s.digests.put(s.peer.LastZxid(), s.peer.Digest())
+			}
 		}
 		if len(rd.Appends) > 0 {
 			if !s.appendTxns(rd.Appends) {
@@ -814,6 +831,9 @@ type pendingSnapshot struct {
 	sessions []storage.Session
 	data     []byte
 	steps    int // chunks so far: the steps of the fuzzy serialization
+	// installedFuzzyUntil: the snapshot is of a tree a SNAP installed that
+	// holds txns up to this zxid after its own (0: whole, or not installed).
+	installedFuzzyUntil int64
 }
 
 // snapshotChunk collects the Peer's snapshot stream; at its end the
@@ -823,6 +843,9 @@ type pendingSnapshot struct {
 func (s *server) snapshotChunk(ch *zab.SnapshotChunk) {
 	if ch.First {
 		s.snap = &pendingSnapshot{zxid: ch.Zxid}
+		if ch.Installed {
+			s.snap.installedFuzzyUntil = s.fuzzyUntil
+		}
 		for _, sess := range ch.Sessions {
 			s.snap.sessions = append(s.snap.sessions, storage.Session{ID: sess.ID, Timeout: sess.Timeout})
 		}
@@ -873,6 +896,12 @@ func (s *server) snapshotChunk(ch *zab.SnapshotChunk) {
 		if err == nil {
 			s.w.stats.Snapshots++
 			s.snapBase, s.snapBytes = snap.zxid, len(snap.data)
+			if f := snap.installedFuzzyUntil; f != 0 {
+				if s.fuzzyInstalled == nil {
+					s.fuzzyInstalled = map[string]int64{}
+				}
+				s.fuzzyInstalled[name] = f
+			}
 		}
 		s.step(zab.SnapshotWritten{Zxid: snap.zxid, Err: err})
 	})

@@ -113,6 +113,11 @@ const (
 	// before it is written; later sends go on a new connection. The Peer
 	// sees no PeerDisconnected for a close it asked for.
 	PeerClose
+	// PeerSnapshotPart writes Snapshot, the next piece of the snapshot
+	// stream of the SNAP sent to To before it, on the same connection.
+	// Nothing else is sent to To between a SNAP and the piece that ends
+	// its stream.
+	PeerSnapshotPart
 )
 
 // PeerMessage is one output on the leader–learner (quorum) channel.
@@ -120,9 +125,18 @@ type PeerMessage struct {
 	To     int64
 	Kind   PeerMessageKind
 	Packet wire.QuorumPacket
-	// Snapshot is the stream that follows a SNAP packet: the session table
-	// and the tree in ZooKeeper's serialization, then the signature.
+	// Snapshot is a piece of the stream that follows a SNAP packet (the
+	// session table and the tree in ZooKeeper's serialization, then the
+	// signature): the first with the SNAP, the others in the
+	// PeerSnapshotParts that follow. The leader streams a large tree a
+	// bounded step per Ready, serving meanwhile; concatenated, the pieces
+	// are the bytes ZooKeeper 3.8 sends after SNAP.
 	Snapshot []byte
+	// SnapshotEnd: this piece ends the stream (set on the SNAP itself when
+	// one step held the whole tree). A shell that hands the Peer whole
+	// packets delivers the SNAP with the whole stream (PeerPacket.Snapshot)
+	// once the piece that ends it has arrived.
+	SnapshotEnd bool
 }
 
 // Vote is one output on the election channel: a notification to To.

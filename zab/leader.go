@@ -85,6 +85,12 @@ func (p *Peer) stepLeader(from int64, qp *wire.QuorumPacket, snap []byte) {
 		p.refusePeer(from, qp, "it has not sent FOLLOWERINFO on this connection")
 		return
 	}
+	if h.stream != nil {
+		// It has not even read its SNAP yet: a learner sends nothing
+		// before its NEWLEADER ACK.
+		p.refusePeer(from, qp, "its SNAP is still being sent")
+		return
+	}
 	switch qp.Type {
 	case wire.PacketAckEpoch:
 		p.leaderAckEpoch(h, qp)
@@ -458,9 +464,10 @@ func (p *Peer) leaderTick() {
 			silent = append(silent, h.sid)
 			continue
 		}
-		if h.forwarding {
+		if h.forwarding && h.stream == nil {
 			// Only once synchronization began: before, the learner
-			// expects LEADERINFO or the sync's first packet.
+			// expects LEADERINFO or the sync's first packet; and not
+			// inside a SNAP's stream.
 			p.sendToLearner(h, wire.PacketPing, p.lastProposed, nil)
 		}
 	}

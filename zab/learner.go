@@ -179,6 +179,18 @@ func (p *Peer) learnerSyncPacket(qp *wire.QuorumPacket, snap []byte) {
 		p.learnerProposal(qp)
 	case wire.PacketCommit:
 		p.learnerCommit(qp)
+	case wire.PacketInform:
+		// A txn committed after NEWLEADER, before this observer's ACK
+		// reached the leader (ZooKeeper's learners take INFORM while
+		// synchronizing too): logged, and applied at UPTODATE.
+		if !l.observer || !l.newLeaderSeen {
+			p.leaveEpoch(qp, "INFORM is for observers, after NEWLEADER")
+			return
+		}
+		p.learnerProposal(qp)
+		if p.learn == l { // still: the txn was in order
+			l.committed = max(l.committed, qp.Zxid)
+		}
 	case wire.PacketNewLeader:
 		if l.newLeaderSeen || epochOf(qp.Zxid) != l.newEpoch || counterOf(qp.Zxid) != 0 {
 			p.leaveEpoch(qp, "NEWLEADER twice, or for another epoch")
@@ -485,7 +497,7 @@ func (p *Peer) installSnapshot(zxid int64, data []byte) error {
 	p.dropUnhandedAppends(zxid)
 	clear(p.inflight)
 	p.inflight, p.inflightHead = p.inflight[:0], 0
-	p.snap.force(p) // finishes a snapshot of the old tree first
+	p.snap.forceInstalled(p) // finishes a snapshot of the old tree first
 	p.tree = tree
 	p.sessions = p.newSessionTracker()
 	for _, s := range table {
@@ -495,6 +507,7 @@ func (p *Peer) installSnapshot(zxid int64, data []byte) error {
 	p.lastProposed, p.handedOver, p.durable, p.logFrom = zxid, zxid, zxid, zxid
 	p.learn.committed = zxid
 	p.snapInstall = installedSnapshot{zxid: zxid, pending: true}
+	p.out.Installed = &zxid
 	return nil
 }
 
@@ -518,7 +531,7 @@ func (p *Peer) syncSnapshotWritten(e SnapshotWritten) {
 	}
 	if e.Err != nil {
 		p.warn("%s: writing the snapshot of the leader's tree at %s failed: %v; trying again", p.role, zxidHex(e.Zxid), e.Err)
-		p.snap.force(p)
+		p.snap.forceInstalled(p)
 		return
 	}
 	p.snapInstall.pending = false

@@ -40,6 +40,10 @@ type learnerHandler struct {
 	// NEWLEADER are acknowledged one by one).
 	syncedUpTo int64
 
+	// stream is the SNAP being streamed to the learner (snapstream.go),
+	// nil when none: until it ends, nothing else is sent to the learner.
+	stream *snapStream
+
 	newLeaderAcked bool // it ACKed NEWLEADER: its log holds the initial history
 	upToDate       bool // UPTODATE sent: it serves clients
 
@@ -90,6 +94,10 @@ func (p *Peer) forwardProposal(t *datatree.Txn) {
 		if !h.forwarding || h.observer || zxid <= h.proposedUpTo {
 			continue
 		}
+		if h.stream != nil {
+			entry = h.backlogTxn(t, entry)
+			continue
+		}
 		if entry == nil {
 			entry = EncodeTxnEntry(t)
 		}
@@ -100,11 +108,21 @@ func (p *Peer) forwardProposal(t *datatree.Txn) {
 
 // forwardCommit tells every forwarding learner that a txn is committed:
 // COMMIT to followers, INFORM (with the txn) to observers.
+// Invariant: a txn is committed here before it is applied, so every txn a
+// streaming SNAP may hold is known committed when its stream ends.
 func (p *Peer) forwardCommit(t *datatree.Txn) {
 	zxid := t.Header.Zxid
 	var entry []byte
 	for _, h := range p.lead.handlers {
 		if !h.forwarding || zxid <= h.committedUpTo {
+			continue
+		}
+		if h.stream != nil {
+			// Its commit is known when the stream ends (finishSync); an
+			// observer is sent only committed txns, so it gets the txn now.
+			if h.observer {
+				entry = h.backlogTxn(t, entry)
+			}
 			continue
 		}
 		if h.observer {

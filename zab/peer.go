@@ -452,6 +452,7 @@ func (p *Peer) Step(now Time, ev Event) {
 // Ready hands over the effects accumulated since the last call.
 func (p *Peer) Ready() Ready {
 	p.snap.advance(p)
+	p.advanceSnapStreams()
 	rd := p.out
 	var held []datatree.Txn
 	if p.snapInstall.pending {
@@ -467,10 +468,11 @@ func (p *Peer) Ready() Ready {
 		// unheeded and must not ask for ticks.
 		rd.Wakeup = min(rd.Wakeup, p.sessions.NextExpiry(), p.nextReap)
 	}
-	if p.snap.running != nil {
-		// A snapshot is serialized a bounded step per Ready: ask for the
-		// next Step at once, or a snapshot begun just before the writes
-		// stopped would advance only as often as timers and pings come.
+	if p.snap.running != nil || p.streaming() {
+		// A snapshot (or a SNAP to a learner) is serialized a bounded
+		// step per Ready: ask for the next Step at once, or a snapshot
+		// begun just before the writes stopped would advance only as
+		// often as timers and pings come.
 		rd.Wakeup = p.now.Mono
 	}
 	// The caller owns rd's slices now; start the next ones at the size

@@ -36,6 +36,13 @@ type Ready struct {
 	Messages []Message
 	// Snapshots are pieces of snapshot streams to write, in order.
 	Snapshots []SnapshotChunk
+	// Installed, if set, is the zxid of a SNAP from the leader that
+	// replaced the tree and the session table in this Ready's Steps: the
+	// member's tree is the leader's at that zxid, except that a leader's
+	// SNAP is fuzzy (it may hold some later txns, which apply again before
+	// the member serves). The snapshot of it follows in chunks marked
+	// Installed.
+	Installed *int64
 	// Truncate, if set, is the zxid after which the log loses every txn
 	// (a TRUNC from the leader, or a SNAP that replaces the history).
 	Truncate *int64
@@ -57,9 +64,10 @@ type Ready struct {
 	// pass LogDamaged again.
 	DamageRepaired bool
 	// Wakeup is the monotonic time by which the shell must Step a Tick.
-	// While a snapshot is being streamed it is the Step's own time: step
-	// again as soon as the effects are carried out, so that the snapshot
-	// completes even when nothing else happens.
+	// While a snapshot is being serialized (to a file, or to a learner
+	// after a SNAP) it is the Step's own time: step again as soon as the
+	// effects are carried out, so that it completes even when nothing else
+	// happens.
 	Wakeup time.Duration
 }
 
@@ -113,6 +121,13 @@ type SnapshotChunk struct {
 	Data     []byte
 	Last     bool
 	Digest   SnapshotDigest // Last only
+	// Installed (on every chunk of its stream): the snapshot is of the tree
+	// a SNAP from the leader installed (Ready.Installed), and replaces the
+	// log as this member's starting point (storage.Store.InstallSnapshot:
+	// the log is cut to Zxid, the snapshot written, the old log files
+	// removed), in order with the appends, which the Peer holds back until
+	// it hears SnapshotWritten for it.
+	Installed bool
 }
 
 // SnapshotDigest is the tree digest at the end of a fuzzy snapshot, with the

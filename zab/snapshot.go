@@ -20,20 +20,24 @@ type snapshotState struct {
 	// that members of an ensemble do not all snapshot at once).
 	threshold int
 	running   *datatree.Snapshot // being serialized
+	// installing: the running snapshot is of a tree a SNAP installed
+	// (forced); its chunks say so (SnapshotChunk.Installed).
+	installing bool
 	// unwritten: a snapshot (of zxid unwrittenZxid) was fully handed over
 	// and the shell has not yet reported it written; no new one starts
 	// meanwhile, so two snapshot streams never overlap.
 	unwritten     bool
 	unwrittenZxid int64
-	// forced: a snapshot must start as soon as the one being written is
-	// (a learner that installed the leader's SNAP).
+	// forced: a snapshot of a tree a SNAP installed must start as soon as
+	// the one being written is.
 	forced bool
 }
 
-// force makes a snapshot of the tree start as soon as possible. A
-// snapshot being serialized is finished first, at once (the tree it walks
-// is about to be replaced), so that the streams stay whole and in order.
-func (s *snapshotState) force(p *Peer) {
+// forceInstalled makes a snapshot of the tree, which a SNAP installed,
+// start as soon as possible. A snapshot being serialized is finished first,
+// at once (the tree it walks is about to be replaced), so that the streams
+// stay whole and in order.
+func (s *snapshotState) forceInstalled(p *Peer) {
 	for s.running != nil {
 		s.step(p)
 	}
@@ -50,7 +54,7 @@ func (s *snapshotState) advance(p *Peer) {
 	if s.running == nil {
 		switch {
 		case s.forced && !s.unwritten:
-			s.forced = false
+			s.forced, s.installing = false, true
 		case s.txnsSinceSnapshot <= s.threshold:
 			return
 		default:
@@ -64,9 +68,10 @@ func (s *snapshotState) advance(p *Peer) {
 		}
 		s.running = p.tree.StartSnapshot()
 		p.out.Snapshots = append(p.out.Snapshots, SnapshotChunk{
-			Zxid:     s.running.Zxid(),
-			First:    true,
-			Sessions: p.sessions.Table(),
+			Zxid:      s.running.Zxid(),
+			First:     true,
+			Sessions:  p.sessions.Table(),
+			Installed: s.installing,
 		})
 	}
 	s.step(p)
@@ -76,11 +81,11 @@ func (s *snapshotState) advance(p *Peer) {
 func (s *snapshotState) step(p *Peer) {
 	var e wire.Encoder
 	done := s.running.Step(&e, p.cfg.SnapshotStepNodes)
-	chunk := SnapshotChunk{Zxid: s.running.Zxid(), Data: e.Bytes()}
+	chunk := SnapshotChunk{Zxid: s.running.Zxid(), Data: e.Bytes(), Installed: s.installing}
 	if done {
 		chunk.Last = true
 		chunk.Digest = SnapshotDigest{Zxid: p.tree.LastZxid(), Version: datatree.DigestVersion, Digest: p.tree.Digest()}
-		s.running = nil
+		s.running, s.installing = nil, false
 		s.unwritten, s.unwrittenZxid = true, chunk.Zxid
 	}
 	p.out.Snapshots = append(p.out.Snapshots, chunk)

@@ -145,27 +145,12 @@ func (p *Peer) txnsAfter(zxid int64) []*datatree.Txn {
 }
 
 // syncLearner sends a learner that acknowledged the epoch everything that
-// makes its log the leader's: DIFF, TRUNC or SNAP, the committed txns
-// that follow (PROPOSAL and COMMIT each), NEWLEADER, then the proposals
-// still outstanding (PROPOSAL alone). From here on
-// it is forwarded every new proposal and commit. An observer is sent only
-// what is committed, or will be at the epoch's establishment; it learns
-// later commits by INFORM.
+// makes its log the leader's: DIFF, TRUNC or SNAP (streamed: snapstream.go),
+// then what finishSync sends. An observer is sent only what is committed,
+// or will be at the epoch's establishment; it learns later commits by
+// INFORM.
 func (p *Peer) syncLearner(h *learnerHandler) {
-	l := p.lead
-	// committed is what the learner may take as committed: before
-	// establishment, the whole history (the initial history, which
-	// establishment commits); after, what a quorum acknowledged. As in
-	// ZooKeeper, DIFF carries it, TRUNC never cuts below it, and every txn
-	// up to it is sent with its COMMIT (ZooKeeper's learners apply a DIFF's
-	// txns through those COMMITs, and leave the epoch at any later COMMIT
-	// that does not match their oldest pending txn); what was proposed
-	// after it follows NEWLEADER as PROPOSAL alone. A learner applies
-	// nothing before UPTODATE.
-	committed := p.lastProposed
-	if l.established {
-		committed = p.commitPoint()
-	}
+	committed := p.syncCommitted()
 	hist := p.history()
 	hist.last = committed
 	plan := decideSync(h.lastZxid, hist, p.cfg.Ensemble.ZooKeeperSync)
@@ -178,57 +163,103 @@ func (p *Peer) syncLearner(h *learnerHandler) {
 			plan, fromLog = syncPlan{mode: syncDiff, after: hist.knownFrom}, txns
 		}
 	}
-	from := plan.after
+	h.forwarding, h.phase = true, PhaseSync
 	switch plan.mode {
 	case syncDiff:
 		p.sendToLearner(h, wire.PacketDiff, committed, nil)
 	case syncTrunc:
 		p.sendToLearner(h, wire.PacketTrunc, plan.after, nil)
 	case syncSnap:
-		from = p.tree.LastZxid()
-		p.sendPeer(h.sid, wire.QuorumPacket{Type: wire.PacketSnap, Zxid: from}, encodeSyncSnapshot(p.tree, p.sessions.Table()))
+		p.notice("leader: synchronizing server %d by SNAP from %s (its last zxid %s, committed %s, ours %s), streaming the tree %d znodes a step",
+			h.sid, zxidHex(p.tree.LastZxid()), zxidHex(h.lastZxid), zxidHex(committed), zxidHex(p.lastProposed), p.cfg.SnapshotStepNodes)
+		p.startSnapStream(h, committed)
+		return
 	}
-	// An observer is sent only what is committed; it learns later commits
-	// by INFORM. A follower is also sent what was proposed since.
-	end := p.lastProposed
-	if h.observer {
-		end = committed
-	}
+	var txns []syncTxn
 	for i := range fromLog {
-		z := fromLog[i].Header.Zxid
-		p.sendToLearner(h, wire.PacketProposal, z, EncodeTxnEntry(&fromLog[i]))
-		p.sendToLearner(h, wire.PacketCommit, z, nil)
+		txns = append(txns, syncTxn{zxid: fromLog[i].Header.Zxid, entry: EncodeTxnEntry(&fromLog[i])})
 	}
-	// The proposals still outstanding follow NEWLEADER, as if forwarded
-	// after it: ZooKeeper 3.8.0's learner logs and forgets at NEWLEADER the
-	// proposals it was sent before, and fails on a COMMIT that arrives
-	// before UPTODATE with nothing proposed since NEWLEADER
-	// (ZOOKEEPER-4394: a NullPointerException in Learner.syncWithLeader,
-	// and the follower drops out of the epoch). Its ACK of NEWLEADER then
-	// vouches for the committed history only; the outstanding proposals are
-	// ACKed one by one, like any forwarded later.
-	txns := p.txnsAfter(from)
-	sent := 0
-	for ; sent < len(txns) && txns[sent].Header.Zxid <= committed; sent++ {
-		z := txns[sent].Header.Zxid
-		p.sendToLearner(h, wire.PacketProposal, z, EncodeTxnEntry(txns[sent]))
-		p.sendToLearner(h, wire.PacketCommit, z, nil)
-	}
-	h.forwarding, h.committedUpTo, h.syncedUpTo = true, committed, committed
-	h.phase = PhaseSync
-	p.sendToLearner(h, wire.PacketNewLeader, makeZxid(l.epoch, 0), p.cfg.Ensemble.quorumConfig())
-	for _, t := range txns[sent:] {
-		if z := t.Header.Zxid; z <= end {
-			p.sendToLearner(h, wire.PacketProposal, z, EncodeTxnEntry(t))
-		}
-	}
-	h.proposedUpTo = end
+	txns = p.appendTxnsAfter(txns, plan.after, p.lastSentTo(h, committed))
 	source := "memory"
 	if fromLog != nil {
 		source = fmt.Sprintf("the txn log (%d txns) and memory", len(fromLog))
 	}
 	p.notice("leader: synchronizing server %d by %s from %s (its last zxid %s, committed %s, ours %s) from %s",
-		h.sid, plan.mode, zxidHex(from), zxidHex(h.lastZxid), zxidHex(committed), zxidHex(p.lastProposed), source)
+		h.sid, plan.mode, zxidHex(plan.after), zxidHex(h.lastZxid), zxidHex(committed), zxidHex(p.lastProposed), source)
+	p.finishSync(h, txns)
+}
+
+// syncTxn is a txn a synchronization sends, encoded as its PROPOSAL
+// carries it.
+type syncTxn struct {
+	zxid  int64
+	entry []byte
+}
+
+// syncCommitted is what a learner synchronized now may take as committed:
+// before establishment, the whole history (the initial history, which
+// establishment commits); after, what a quorum acknowledged.
+func (p *Peer) syncCommitted() int64 {
+	if p.lead.established {
+		return p.commitPoint()
+	}
+	return p.lastProposed
+}
+
+// lastSentTo is the last txn a synchronization sends h: an observer is
+// sent only what is committed (it learns later commits by INFORM), a
+// follower also what was proposed since.
+func (p *Peer) lastSentTo(h *learnerHandler, committed int64) int64 {
+	if h.observer {
+		return committed
+	}
+	return p.lastProposed
+}
+
+// appendTxnsAfter appends to txns, encoded, the leader's txns after zxid
+// up to end, from the window and the unapplied proposals, in zxid order.
+func (p *Peer) appendTxnsAfter(txns []syncTxn, zxid, end int64) []syncTxn {
+	for _, t := range p.txnsAfter(zxid) {
+		if z := t.Header.Zxid; z <= end {
+			txns = append(txns, syncTxn{zxid: z, entry: EncodeTxnEntry(t)})
+		}
+	}
+	return txns
+}
+
+// finishSync sends a learner, after its DIFF or TRUNC or the last piece of
+// its SNAP, the txns that make its log the leader's, then NEWLEADER. The
+// committed ones go first, each as PROPOSAL and COMMIT (ZooKeeper's
+// learners apply a synchronization's txns through those COMMITs, and leave
+// the epoch at any later COMMIT that does not match their oldest pending
+// txn); TRUNC never cuts below them, and a learner applies nothing before
+// UPTODATE but what a SNAP's tree needs (learnerNewLeader). The proposals
+// still outstanding follow NEWLEADER as PROPOSAL alone, as if forwarded
+// after it: ZooKeeper 3.8.0's learner logs and forgets at NEWLEADER the
+// proposals it was sent before, and fails on a COMMIT that arrives before
+// UPTODATE with nothing proposed since NEWLEADER (ZOOKEEPER-4394: a
+// NullPointerException in Learner.syncWithLeader, and the follower drops
+// out of the epoch). Its ACK of NEWLEADER then vouches for the committed
+// history only; the outstanding proposals are ACKed one by one, like any
+// forwarded later. From here on the learner is forwarded every new
+// proposal (a follower) and commit.
+func (p *Peer) finishSync(h *learnerHandler, txns []syncTxn) {
+	l := p.lead
+	committed := p.syncCommitted()
+	sent := 0
+	for ; sent < len(txns) && txns[sent].zxid <= committed; sent++ {
+		p.sendToLearner(h, wire.PacketProposal, txns[sent].zxid, txns[sent].entry)
+		p.sendToLearner(h, wire.PacketCommit, txns[sent].zxid, nil)
+	}
+	h.committedUpTo, h.syncedUpTo = committed, committed
+	p.sendToLearner(h, wire.PacketNewLeader, makeZxid(l.epoch, 0), p.cfg.Ensemble.quorumConfig())
+	end := p.lastSentTo(h, committed)
+	for _, t := range txns[sent:] {
+		if t.zxid <= end {
+			p.sendToLearner(h, wire.PacketProposal, t.zxid, t.entry)
+		}
+	}
+	h.proposedUpTo = end
 }
 
 // readLogForSync reads from the txn log what a learner behind the
@@ -252,22 +283,7 @@ func (e *Ensemble) quorumConfig() []byte {
 	return e.Election.QuorumConfig
 }
 
-// encodeSyncSnapshot serializes what follows a SNAP packet: the session
-// table (count, then id and timeout each), the tree in ZooKeeper's
-// DataTree serialization, then the signature.
-func encodeSyncSnapshot(t *datatree.Tree, table []sessions.Session) []byte {
-	e := wire.NewEncoder(nil)
-	e.WriteInt(int32(len(table)))
-	for _, s := range table {
-		e.WriteLong(s.ID)
-		e.WriteInt(s.Timeout)
-	}
-	t.WriteSnapshot(e)
-	e.WriteString(wire.SnapshotSignature)
-	return e.Bytes()
-}
-
-// decodeSyncSnapshot reads what encodeSyncSnapshot wrote: a tree whose last
+// decodeSyncSnapshot reads what follows a SNAP (snapStream writes it): a tree whose last
 // zxid is zxid, and its session table.
 func decodeSyncSnapshot(cfg datatree.Config, b []byte, zxid int64) (*datatree.Tree, []sessions.Session, error) {
 	d := wire.NewDecoder(b)

@@ -71,15 +71,9 @@ func (s *Server) stepWaiting() {
 	}
 }
 
-// stepPeer feeds one event from the peer transport to the Peer. A SNAP is
-// noted: the snapshot the Peer writes of the tree it installs is the
-// log's new starting point, and goes to the log goroutine (flushReady).
+// stepPeer feeds one event from the peer transport to the Peer.
 func (s *Server) stepPeer(ev zab.Event) {
 	if pp, ok := ev.(zab.PeerPacket); ok {
-		if pp.Packet.Type == wire.PacketSnap {
-			z := pp.Packet.Zxid
-			s.snapAt = &z
-		}
 		s.measurePeerTraffic(nil, &pp.Packet)
 	}
 	s.peer.Step(s.now(), ev)
@@ -181,22 +175,15 @@ func (s *Server) flushReady(timer *time.Timer) {
 }
 
 // routeSnapshot hands a snapshot chunk to the snapshot writer, or, for the
-// snapshot of a tree installed from the leader's SNAP (the first one to
-// begin, at the SNAP's zxid, after the SNAP was stepped), to the log
-// goroutine, which installs it in order with the appends.
+// snapshot of a tree installed from the leader's SNAP (the Peer marks its
+// chunks Installed), to the log goroutine, which installs it in order with
+// the appends.
 func (s *Server) routeSnapshot(c *zab.SnapshotChunk) {
-	if c.First && s.snapAt != nil && *s.snapAt == c.Zxid {
-		z := c.Zxid
-		s.installing, s.snapAt = &z, nil
-	}
-	if s.installing == nil || *s.installing != c.Zxid {
-		s.snapshots.in <- *c
+	if c.Installed {
+		s.disk.in <- diskOp{chunk: c}
 		return
 	}
-	if c.Last {
-		s.installing = nil
-	}
-	s.disk.in <- diskOp{chunk: c}
+	s.snapshots.in <- *c
 }
 
 // roleChanged logs the member's new role (one line per change of role or

@@ -97,11 +97,6 @@ type Server struct {
 	// it serves), syncStart when its last synchronization began: for the
 	// ensemble metrics (measureRole).
 	unavailableSince, syncStart time.Time
-	// snapAt is the zxid of a SNAP handed to the Peer whose snapshot it
-	// has not yet started writing; installing is the zxid of the one it
-	// is writing: those chunks go to the log goroutine (see flushReady).
-	snapAt     *int64
-	installing *int64
 
 	admission admission
 	// slowReaders counts connections closed for not reading their replies.

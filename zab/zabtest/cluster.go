@@ -86,6 +86,7 @@ type Node struct {
 	Current   int64
 	Snapshots []Snapshot
 	partial   *Snapshot
+	snaps     zab.SnapJoiner // the SNAPs being streamed to learners
 	// Hold keeps appends from becoming durable until Release.
 	Hold bool
 	// HoldSnapshots keeps written snapshots from becoming durable (and
@@ -417,7 +418,11 @@ func (c *Cluster) send(from int64, m *zab.PeerMessage) {
 		l.quorum = append(l.quorum, item{closed: true, conn: conn, sent: c.nextSent()})
 		return
 	}
-	mm := *m
+	whole := c.Node(from).snaps.Add(m)
+	if whole == nil {
+		return // a piece of a SNAP's stream: it leaves whole, with its last piece
+	}
+	mm := *whole
 	it := item{packet: &mm, conn: c.conns.sendOn(from, m.To), sent: c.nextSent()}
 	c.logf("%d: send to %d: %s", from, m.To, describeItem(&it))
 	l.quorum = append(l.quorum, it)
@@ -628,6 +633,7 @@ func (c *Cluster) Crash(id int64) {
 	n.Peer = nil
 	n.Log = slices.DeleteFunc(n.Log, func(t datatree.Txn) bool { return t.Header.Zxid > n.Durable })
 	n.partial, n.heldSnaps = nil, nil
+	n.snaps = zab.SnapJoiner{}
 	n.Replies = nil
 	n.Hold = false // the stalled writes are lost; the disk works after restart
 	c.logf("%d: crashed (durable up to %s)", id, hex(n.Durable))

@@ -79,7 +79,9 @@ func messageSize(m *zab.PeerMessage) int { return 32 + len(m.Packet.Data) + len(
 
 // SendPeer queues the Peer's quorum messages, in order per peer; it never
 // blocks. A peer whose queue would pass MaxQueuedBytes loses its
-// connection and what was queued.
+// connection and what was queued. A SNAP's stream goes as its pieces come
+// (zab.PeerSnapshotPart), written after their SNAP as the bytes that
+// follow it.
 func (n *Net) SendPeer(msgs []zab.PeerMessage) {
 	for i := range msgs {
 		m := msgs[i]
@@ -90,7 +92,9 @@ func (n *Net) SendPeer(msgs []zab.PeerMessage) {
 		p := n.quorumPeer(m.To)
 		size := messageSize(&m)
 		p.mu.Lock()
-		if p.queued+size > n.cfg.MaxQueuedBytes && len(p.queue) > 0 {
+		// The pieces of a SNAP's stream count as one message, which may
+		// exceed the bound alone, as a SNAP sent whole did.
+		if p.queued+size > n.cfg.MaxQueuedBytes && len(p.queue) > 0 && m.Kind != zab.PeerSnapshotPart {
 			clear(p.queue)
 			p.queue, p.queued = p.queue[:0], 0
 			if c := p.conn; c != nil && c.why == nil {
@@ -164,11 +168,13 @@ func (p *quorumPeer) sendNext() bool {
 // write encodes one message on c; it flushes unless more is queued.
 func (p *quorumPeer) write(c *quorumConn, m *zab.PeerMessage, more bool) error {
 	c.nc.SetWriteDeadline(time.Now().Add(p.n.cfg.WriteTimeout))
-	if _, err := c.w.Write(wire.Marshal(&m.Packet)); err != nil {
-		return fmt.Errorf("write %s: %w", m.Packet.Type, err)
+	if m.Kind != zab.PeerSnapshotPart { // a part is more of the SNAP's stream
+		if _, err := c.w.Write(wire.Marshal(&m.Packet)); err != nil {
+			return fmt.Errorf("write %s: %w", m.Packet.Type, err)
+		}
 	}
 	if _, err := c.w.Write(m.Snapshot); err != nil {
-		return fmt.Errorf("write the snapshot after %s: %w", m.Packet.Type, err)
+		return fmt.Errorf("write the snapshot after SNAP: %w", err)
 	}
 	if more && c.w.Buffered() < c.w.Size()/2 {
 		return nil

@@ -72,6 +72,31 @@ func TestLearnerAndLeaderExchangePacketsAndASnapshot(t *testing.T) {
 	leader.noEventQueued(t)
 }
 
+// A SNAP streamed in pieces (the leader serving between them) arrives as
+// one packet with the whole stream, and what follows the last piece comes
+// after it.
+func TestSnapStreamedInPiecesArrivesWhole(t *testing.T) {
+	nodes, _, _ := startNets(t, []int64{1, 2}, nil, nil)
+	leader, learner := nodes[1], nodes[2]
+	leader.SetRole(zab.RoleLeading)
+	learner.SendPeer([]zab.PeerMessage{followerInfo(1, 2)})
+	require.Equal(t, wire.PacketFollowerInfo, leader.nextQuorum(t).(zab.PeerPacket).Packet.Type)
+
+	snap := syncSnapshot(t, 40)
+	third := len(snap) / 3
+	leader.SendPeer([]zab.PeerMessage{{To: 2, Packet: wire.QuorumPacket{Type: wire.PacketSnap, Zxid: 7}, Snapshot: snap[:third]}})
+	leader.SendPeer([]zab.PeerMessage{{To: 2, Kind: zab.PeerSnapshotPart, Snapshot: snap[third : 2*third]}})
+	leader.SendPeer([]zab.PeerMessage{
+		{To: 2, Kind: zab.PeerSnapshotPart, Snapshot: snap[2*third:], SnapshotEnd: true},
+		packet(2, wire.PacketNewLeader, 2<<32),
+	})
+	got := learner.nextQuorum(t).(zab.PeerPacket)
+	assert.Equal(t, wire.PacketSnap, got.Packet.Type)
+	assert.Equal(t, snap, got.Snapshot, "the pieces arrive as one stream")
+	assert.Equal(t, wire.PacketNewLeader, learner.nextQuorum(t).(zab.PeerPacket).Packet.Type)
+	learner.noEventQueued(t)
+}
+
 // A learner that reaches a member still looking waits until it leads; one
 // that reaches a follower is refused and hears of it.
 func TestLearnerHeldWhileLookingRefusedByFollower(t *testing.T) {
