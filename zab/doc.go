@@ -16,7 +16,8 @@
 //	// append rd.Appends to the txn log and make them durable, then
 //	//   p.Step(now, zab.LogDurable{Zxid: <last zxid made durable>})
 //	// write rd.Messages to their connections, in slice order
-//	// write rd.Snapshots to the snapshot file, then step SnapshotWritten
+//	// write rd.Snapshots to the snapshot file (or, marked Installed, in
+//	//   place of the log), then step SnapshotWritten
 //	// deliver a Tick no later than rd.Wakeup
 //
 // The Peer never reads a clock, sleeps, starts a goroutine, touches a file or
@@ -83,7 +84,9 @@
 //     it, ACKEPOCH from a quorum (with each learner's last zxid) lets the
 //     leader make it its currentEpoch. Synchronization (sync.go, per
 //     learner, with learner_handler.go's record of each): DIFF, TRUNC or
-//     SNAP, the txns that follow, NEWLEADER; a quorum's NEWLEADER ACKs
+//     SNAP (a fuzzy stream of the live tree, a bounded step per Ready,
+//     while the leader serves: snapstream.go), the txns that follow,
+//     NEWLEADER; a quorum's NEWLEADER ACKs
 //     commit the initial history and establish the epoch, and UPTODATE
 //     lets each learner serve. Broadcast: PROPOSAL, ACK, COMMIT (INFORM to
 //     observers) strictly in zxid order; PINGs every half tick, and a

@@ -25,6 +25,9 @@ type ensembleResult struct {
 	// With -sync-nodes: a follower restarted without its data (SNAP) and
 	// one restarted after missing a few writes (DIFF), until each serves.
 	snapSync, diffSync time.Duration
+	// snapWrites: a client's writes to the leader, one in flight, while
+	// the follower took its SNAP (latencies, sorted).
+	snapWrites []time.Duration
 }
 
 // runEnsemble measures zabd and ZooKeeper 3.8 as o.members-member
@@ -125,7 +128,7 @@ func measureEnsemble(o options, name string, e *localens.Ensemble) (ensembleResu
 		return r, err
 	}
 	if o.syncNodes > 0 {
-		if r.snapSync, r.diffSync, err = syncTimes(ctx, o, name, e); err != nil {
+		if r.snapSync, r.diffSync, r.snapWrites, err = syncTimes(ctx, o, name, e); err != nil {
 			return r, err
 		}
 	}
@@ -135,17 +138,18 @@ func measureEnsemble(o options, name string, e *localens.Ensemble) (ensembleResu
 // syncTimes grows the tree to o.syncNodes znodes, then times a follower
 // brought back without its data (the leader sends a SNAP) and one brought
 // back after missing 1000 writes (DIFF), each from its restart until it
-// serves.
-func syncTimes(ctx context.Context, o options, name string, e *localens.Ensemble) (snap, diff time.Duration, err error) {
+// serves. During the SNAP a client writes to the leader, one request in
+// flight: snapWrites are those writes' latencies.
+func syncTimes(ctx context.Context, o options, name string, e *localens.Ensemble) (snap, diff time.Duration, snapWrites []time.Duration, err error) {
 	fmt.Fprintf(os.Stderr, "%s: growing the tree to %d znodes\n", name, o.syncNodes)
 	if err := createNodes(ctx, e.ClientAddrs(), "/sync", o.syncNodes); err != nil {
-		return 0, 0, err
+		return 0, 0, nil, err
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	leader, err := e.WaitServing(waitCtx)
 	cancel()
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, nil, err
 	}
 	follower := leader%int64(len(e.Members)) + 1
 	rejoin := func() (time.Duration, error) {
@@ -164,18 +168,42 @@ func syncTimes(ctx context.Context, o options, name string, e *localens.Ensemble
 	fmt.Fprintf(os.Stderr, "%s: SNAP of server %d\n", name, follower)
 	e.Member(follower).Stop(syscall.SIGTERM)
 	if err := e.Wipe(follower); err != nil {
-		return 0, 0, err
+		return 0, 0, nil, err
 	}
-	if snap, err = rejoin(); err != nil {
-		return 0, 0, err
+	writer, err := dialAll(ctx, []string{e.Member(leader).ClientAddr}, 1)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	defer closeAll(writer)
+	rejoined := make(chan struct{})
+	written := make(chan error, 1)
+	go func() {
+		var err error
+		snapWrites, err = latencies(ctx, writer[0], wire.OpSetData, func() bool {
+			select {
+			case <-rejoined:
+				return false
+			default:
+				return true
+			}
+		})
+		written <- err
+	}()
+	snap, err = rejoin()
+	close(rejoined)
+	if werr := <-written; err == nil {
+		err = werr
+	}
+	if err != nil {
+		return 0, 0, nil, err
 	}
 	fmt.Fprintf(os.Stderr, "%s: DIFF of server %d\n", name, follower)
 	e.Member(follower).Stop(syscall.SIGTERM)
 	if err := createNodes(ctx, []string{e.Member(leader).ClientAddr}, "/diff", 1000); err != nil {
-		return 0, 0, err
+		return 0, 0, nil, err
 	}
 	diff, err = rejoin()
-	return snap, diff, err
+	return snap, diff, snapWrites, err
 }
 
 // createNodes creates n znodes parent/<i> (10 bytes each) under a new
@@ -335,10 +363,13 @@ func printEnsembleTable(o options, results []ensembleResult) {
 	}
 	if o.syncNodes > 0 {
 		fmt.Printf("\nA follower rejoining a tree of %d znodes, from its restart until it serves:\n\n", o.syncNodes)
-		fmt.Println("| servers | without its data (SNAP) | after missing 1000 writes (DIFF) |")
-		fmt.Println("|---|---:|---:|")
+		fmt.Println("| servers | without its data (SNAP) | the leader's writes meanwhile: p50 / p99 / max | after missing 1000 writes (DIFF) |")
+		fmt.Println("|---|---:|---:|---:|")
 		for _, r := range results {
-			fmt.Printf("| %s | %v | %v |\n", r.name, r.snapSync.Round(time.Millisecond), r.diffSync.Round(time.Millisecond))
+			w := r.snapWrites
+			fmt.Printf("| %s | %v | %v / %v / %v (%d writes) | %v |\n", r.name, r.snapSync.Round(time.Millisecond),
+				w[len(w)/2].Round(time.Microsecond), w[len(w)*99/100].Round(time.Microsecond), w[len(w)-1].Round(time.Millisecond), len(w),
+				r.diffSync.Round(time.Millisecond))
 		}
 	}
 }

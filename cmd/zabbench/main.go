@@ -279,22 +279,32 @@ func latency(ctx context.Context, addr string, op wire.OpCode, d time.Duration) 
 		return 0, 0, err
 	}
 	defer closeAll(conns)
-	c := conns[0]
+	stop := time.Now().Add(d)
+	samples, err := latencies(ctx, conns[0], op, func() bool { return time.Now().Before(stop) })
+	if err != nil {
+		return 0, 0, err
+	}
+	return samples[len(samples)/2], samples[len(samples)*99/100], nil
+}
+
+// latencies sends op on c, one request in flight, while more says so (at
+// least once), and returns each request's latency, sorted.
+func latencies(ctx context.Context, c *client.Conn, op wire.OpCode, more func() bool) ([]time.Duration, error) {
 	req := request(op, "/bench-0")
 	var samples []time.Duration
-	for stop := time.Now().Add(d); time.Now().Before(stop); {
+	for len(samples) == 0 || more() {
 		start := time.Now()
 		r, err := c.Do(ctx, op, req)
 		if err == nil && r.Header.Err != wire.ErrOK {
 			err = r.Header.Err
 		}
 		if err != nil {
-			return 0, 0, err
+			return nil, err
 		}
 		samples = append(samples, time.Since(start))
 	}
 	slices.Sort(samples)
-	return samples[len(samples)/2], samples[len(samples)*99/100], nil
+	return samples, nil
 }
 
 var payload = make([]byte, 100)
