@@ -388,6 +388,82 @@ func (m *mixedEnsemble) sameChildren(leader int64, parent string) {
 	}
 }
 
+// snapWhileWriting restarts learner without its data under a tree of
+// several thousand znodes, so that the leader streams its SNAP in several
+// pieces (zabd: 1024 znodes a step), while a client writes to the leader
+// without pause: the learner installs a fuzzy stream and replays the txns
+// that follow it. It must end with the leader's znodes and data. The bulk
+// is created outside the recorded history (nothing recorded reads it); the
+// znodes the writer sets sort after it, so the stream reaches them after
+// some of the writes.
+func (m *mixedEnsemble) snapWhileWriting(leader, learner int64) {
+	t := m.t
+	t.Helper()
+	const bulk, written = 5000, 20
+	plain := connect(t, m.Member(leader).ClientAddr)
+	_, err := plain.Create("/snapstream-bulk", nil, 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+	for from := 0; from < bulk; from += 500 {
+		var ops []any
+		for i := from; i < from+500; i++ {
+			ops = append(ops, &zk.CreateRequest{Path: fmt.Sprintf("/snapstream-bulk/n%05d", i), Data: []byte("bulk"), Acl: zk.WorldACL(zk.PermAll)})
+		}
+		_, err := plain.Multi(ops...)
+		require.NoError(t, err)
+	}
+	parent := "/snapstream-written"
+	m.createMany(leader, parent, 0, written)
+	m.Member(learner).Stop(syscall.SIGKILL)
+	require.NoError(t, m.Wipe(learner))
+	leaderFrom, learnerFrom := logSize(t, m.Member(leader)), logSize(t, m.Member(learner))
+	w := m.client(leader)
+	defer w.Close()
+	stop, done := make(chan struct{}), make(chan int)
+	go func() {
+		n := 0
+		for ; ; n++ {
+			select {
+			case <-stop:
+				done <- n
+				return
+			default:
+			}
+			if _, err := w.Set(fmt.Sprintf("%s/n%04d", parent, n%written), []byte(fmt.Sprint(n)), -1); err != nil {
+				t.Errorf("write %d during the SNAP: %v", n, err)
+				done <- n
+				return
+			}
+		}
+	}()
+	require.NoError(t, m.Restart(learner))
+	m.expectSync(leader, learner, leaderFrom, learnerFrom, "SNAP")
+	for m.Mode(context.Background(), learner) == "" {
+		time.Sleep(10 * time.Millisecond) // polling srvr until the learner serves
+	}
+	close(stop)
+	t.Logf("%d writes to the leader while server %d took its SNAP", <-done, learner)
+	m.sameChildren(leader, parent)
+	read := func(id int64) []string {
+		c := m.client(id)
+		defer c.Close()
+		require.NoError(t, c.Sync(parent))
+		var values []string
+		for i := range written {
+			data, err := c.Get(fmt.Sprintf("%s/n%04d", parent, i), false)
+			require.NoError(t, err)
+			values = append(values, string(data))
+		}
+		return values
+	}
+	assert.Equal(t, read(leader), read(learner), "the data under %s on server %d", parent, learner)
+	learnerConn := connect(t, m.Member(learner).ClientAddr)
+	_, err = learnerConn.Sync("/snapstream-bulk")
+	require.NoError(t, err)
+	kids, _, err := learnerConn.Children("/snapstream-bulk")
+	require.NoError(t, err)
+	assert.Len(t, kids, bulk, "the bulk on server %d", learner)
+}
+
 // restartBehind lets learner see a few txns, kills it, optionally wipes
 // its data, lets the leader commit writes txns without it, restarts it and
 // checks that it was synchronized by mode and holds what the leader holds.
@@ -575,6 +651,10 @@ func TestMixedSync(t *testing.T) {
 		leader := m.leadBy(zabdKind)
 		m.restartBehind(leader, 3, false, 10, "DIFF")
 		m.restartBehind(leader, 3, true, 100, "SNAP")
+	})
+	t.Run("ZooKeeper learner takes a SNAP a zabd leader streams while it serves", func(t *testing.T) {
+		m.t = t
+		m.snapWhileWriting(m.leadBy(zabdKind), 3)
 	})
 	t.Run("ZooKeeper leader, zabd learner", func(t *testing.T) {
 		m.t = t
