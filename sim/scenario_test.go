@@ -40,6 +40,17 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		// learner's tree is as fuzzy until the txns apply again.
 		require.Greater(t, r.Stats.FuzzySyncs, 0, "a SNAP carried a fuzzy tree")
 	},
+	"snap-streamed-while-serving": func(t *testing.T, r *Result) {
+		// A follower down for 4 s misses more than the leader's window
+		// and its log would send: the leader streams it a SNAP one znode
+		// a step while its clients write, so the learner installs a
+		// fuzzy tree; it crashes right after writing its snapshot of that
+		// tree, and its restart loads it as fuzzy (without the
+		// simulator's memory of it, OneDigestPerZxid fails).
+		require.Greater(t, r.Stats.FuzzySyncs, 0, "a SNAP carried a fuzzy tree")
+		require.Greater(t, r.Stats.FuzzyRecoveries, 0, "a restart loaded the snapshot of an installed fuzzy tree")
+		require.Equal(t, 2, r.Stats.Crashes)
+	},
 	"fuzzy-snapshot-damaged-log": func(t *testing.T, r *Result) {
 		// Hunt seed 17562, shrunk: a bit flip cuts an observer's log
 		// before the last txn its newest (fuzzy) snapshot holds; it starts
