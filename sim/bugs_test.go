@@ -23,6 +23,14 @@ var bugSearch = map[string]int{
 	"ack-newleader-before-durable": 3000,
 }
 
+// bugCaughtBy names the failure kind the sweep must catch a broken core
+// with, where a checker other than the obvious one would hide a gap: a
+// leader that never closes the sessions it tells are expired passes the
+// history checkers in an ensemble.
+var bugCaughtBy = map[string]string{
+	"expire-without-close-txn": KindInvariant + "ExpiryCarriedOut",
+}
+
 // TestBrokenCoresAreCaught switches on each deliberately broken behaviour
 // and sweeps seeds until one fails that passes without it; that failure is
 // shrunk, written as a schedule file, read back and replayed: the replay
@@ -44,6 +52,9 @@ func TestBrokenCoresAreCaught(t *testing.T) {
 			})
 			require.NotNil(t, caught, "no seed in 1..%d caught %s", bugSearch[name], name)
 			res := caught.res
+			if kind, ok := bugCaughtBy[name]; ok {
+				require.Equal(t, kind, res.Failures[0].Kind, "seed %d: %v", caught.seed, res.Failures)
+			}
 			sched := res.Schedule
 			shrunk := Shrink(res, buggy, ShrinkBudget{Runs: 200})
 			path := filepath.Join(t.TempDir(), "shrunk.json")
@@ -58,6 +69,26 @@ func TestBrokenCoresAreCaught(t *testing.T) {
 			require.LessOrEqual(t, back.Clients*back.OpsPerClient, sched.Clients*sched.OpsPerClient)
 			t.Logf("seed %d caught it: %s\nshrunk in %d runs to %d clients × %d ops, %d faults",
 				caught.seed, res.Failures[0], shrunk.Runs, back.Clients, back.OpsPerClient, len(back.Faults))
+		})
+	}
+}
+
+// TestExpiryCarriedOutCatchesAnExpiryWithoutClose: a leader that tells a
+// client its session expired and never proposes the closeSession
+// (expire-without-close-txn) fails ExpiryCarriedOut, standalone and in an
+// ensemble, where the history checkers pass it: the client on a follower
+// is told Expired only when it reconnects, and a close told before it is
+// durable may rightly be lost with a leader change (docs/simulator.md).
+func TestExpiryCarriedOutCatchesAnExpiryWithoutClose(t *testing.T) {
+	bugs, err := ParseBugs("expire-without-close-txn")
+	require.NoError(t, err)
+	for _, name := range []string{"ensemble-expiry-carried-out", "pause-past-timeout-expires"} {
+		t.Run(name, func(t *testing.T) {
+			sched, err := faults.Load(filepath.Join("testdata", "scenarios", name+".json"))
+			require.NoError(t, err)
+			res := Run(sched, Options{Bugs: bugs})
+			require.True(t, res.Failed())
+			require.Equal(t, KindInvariant+"ExpiryCarriedOut", res.Failures[0].Kind, "%v", res.Failures)
 		})
 	}
 }

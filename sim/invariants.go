@@ -37,6 +37,8 @@ const KindInvariant = "invariant: "
 //   - A reply to a client carries a zxid durable on a quorum of voters
 //     (a standalone server: on its own disk), so an acknowledged write
 //     survives any crash pattern that leaves a quorum's disks intact.
+//   - ExpiryCarriedOut: a session a server told its client was expired
+//     is closed by a closeSession txn within a bound (expiry.go).
 //
 // A violation names the invariant, the servers and the zxids.
 type invariants struct {
@@ -57,10 +59,15 @@ type invariants struct {
 	maxReplied int64
 	// holders is scratch space for durableOnQuorumWithout.
 	holders []int64
+	// expiries are the sessions told expired whose close is not yet
+	// committed, in the order they were told; closedSessions, the
+	// sessions a closeSession txn was applied for somewhere.
+	expiries       []expiryWatch
+	closedSessions map[int64]bool
 }
 
 func newInvariants(w *world, servers int) *invariants {
-	return &invariants{w: w, leaders: map[int64]int64{},
+	return &invariants{w: w, leaders: map[int64]int64{}, closedSessions: map[int64]bool{},
 		at: make([]int, servers), lastApp: make([]int64, servers)}
 }
 
@@ -112,6 +119,9 @@ func (inv *invariants) applied(s *server) {
 	lo, _ := slices.BinarySearch(s.logged, before+1)
 	hi, _ := slices.BinarySearch(s.logged, now+1)
 	for _, z := range s.logged[lo:hi] {
+		if session, ok := s.closeAt[z]; ok {
+			inv.sessionClosed(session, z)
+		}
 		i := inv.at[s.id]
 		if i < len(inv.delivered) {
 			if inv.delivered[i] != z {

@@ -112,6 +112,28 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		require.NotEmpty(t, stateEvents(r, 1, wire.StateExpired), "client 1 was paused past its timeout")
 		require.Empty(t, stateEvents(r, 2, wire.StateExpired), "client 2 kept its session alive")
 	},
+	"ensemble-expiry-carried-out": func(t *testing.T, r *Result) {
+		// Client 1 is paused past its timeout: the leader expires its
+		// session and commits the closeSession; a drop after the pause
+		// makes the client reconnect and be told Expired.
+		// TestExpiryCarriedOutCatchesAnExpiryWithoutClose runs it with
+		// the close left out.
+		require.NotEmpty(t, stateEvents(r, 1, wire.StateExpired), "client 1 was paused past its timeout")
+		for c := 2; c <= r.Schedule.Clients; c++ {
+			require.Empty(t, stateEvents(r, c, wire.StateExpired), "client %d kept its session alive", c)
+		}
+	},
+	"expiry-lost-with-leader": func(t *testing.T, r *Result) {
+		// The bug class of hunt seed 54063, on the fixed core: the leader
+		// expires client 1's paused session and is cut off before the
+		// closeSession reaches anyone; a thief presenting the session's
+		// password to it meanwhile is told the session expired. The next
+		// leader holds the session open with a fresh timeout, expires it
+		// again and commits the close within ExpiryCarriedOut's bound.
+		require.Equal(t, 1, r.Stats.ExpiriesTold, "told before the close committed")
+		require.Equal(t, 1, r.Stats.ExpiriesDecidedAgain, "closed by the next leader")
+		require.NotEmpty(t, stateEvents(r, 1, wire.StateExpired))
+	},
 	"wall-clock-jumps": func(t *testing.T, r *Result) {
 		for c := 1; c <= r.Schedule.Clients; c++ {
 			require.Empty(t, stateEvents(r, c, wire.StateExpired), "a wall-clock jump expired client %d", c)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	mathrand "math/rand"
 	mathrand2 "math/rand/v2"
 	"slices"
@@ -96,6 +97,13 @@ type server struct {
 	slowUntil    time.Duration
 	slowDelay    time.Duration
 	restarting   bool // a restart is scheduled
+
+	// closeAt maps each closeSession txn the log holds (durable or not)
+	// to its session (ExpiryCarriedOut).
+	closeAt map[int64]int64
+	// decidingSince is when this server last began to decide expiry: it
+	// established its epoch as leader, or started standalone.
+	decidingSince time.Duration
 }
 
 // flippedBit remembers a corruption so that it can be undone after the
@@ -107,7 +115,7 @@ type flippedBit struct {
 }
 
 func newServer(w *world, id int) *server {
-	s := &server{w: w, id: id, sid: int64(id + 1), cfg: healthyDisk}
+	s := &server{w: w, id: id, sid: int64(id + 1), cfg: healthyDisk, closeAt: map[int64]int64{}}
 	rng := mathrand.New(mathrand.NewSource(w.streams.DeriveSeed(fmt.Sprintf("disk/%d", id))))
 	s.disk = vfs.NewSim(healthyDisk, rng)
 	s.fsyncRng = w.streams.Stream(fmt.Sprintf("fsync/%d", id))
@@ -240,6 +248,7 @@ func (s *server) start() {
 	s.conns = map[zab.ConnID]*conn{}
 	s.tickAt = 0
 	s.role = zab.SoftState{}
+	s.decidingSince = w.clock.Mono() // standalone: it decides from now (see roleChanged)
 	if acc, cur := peer.Epochs(); acc < cur {
 		w.violate("EpochOrder", "server %d starts with acceptedEpoch %d below currentEpoch %d", s.sid, acc, cur)
 	}
@@ -313,6 +322,7 @@ func (s *server) recoverStore(treeCfg datatree.Config, allowLoss bool) (*storage
 // readLogged lists the zxids the recovered log holds.
 func (s *server) readLogged(rec *storage.Recovery) error {
 	s.logged = s.logged[:0]
+	clear(s.closeAt)
 	it, err := rec.Log.Iterator(rec.Snapshot.Zxid + 1)
 	if err != nil {
 		return err
@@ -320,6 +330,14 @@ func (s *server) readLogged(rec *storage.Recovery) error {
 	defer it.Close()
 	for it.Next() {
 		s.logged = append(s.logged, it.Zxid())
+		var hdr wire.TxnHeader
+		d := wire.NewDecoder(it.Entry())
+		if hdr.Decode(d); d.Err() != nil {
+			return fmt.Errorf("txn header at 0x%x: %w", it.Zxid(), d.Err())
+		}
+		if hdr.Type == wire.OpCloseSession {
+			s.closeAt[it.Zxid()] = hdr.ClientID
+		}
 	}
 	return it.Err()
 }
@@ -586,6 +604,7 @@ func (s *server) connect(cn *conn, req wire.ConnectRequest) {
 	}
 	id := zab.ConnID(cn.id)
 	s.conns[id] = cn
+	cn.session = req.SessionID
 	if cn.intruded != nil {
 		s.intruderArrived(cn)
 	}
@@ -707,6 +726,7 @@ func (s *server) truncate(zxid int64) bool {
 	s.appended = min(s.appended, zxid)
 	s.durable = min(s.durable, zxid)
 	s.logged = slices.DeleteFunc(s.logged, func(z int64) bool { return z > zxid })
+	maps.DeleteFunc(s.closeAt, func(z, _ int64) bool { return z > zxid })
 	s.digests.deleteAbove(zxid)
 	return true
 }
@@ -736,6 +756,9 @@ func (s *server) roleChanged(st zab.SoftState) {
 	s.role = st
 	if st.Phase == zab.PhaseBroadcast {
 		s.damaged = false // synchronized: the leader restored what it lost
+	}
+	if st.Role == zab.RoleLeading && st.Phase == zab.PhaseBroadcast && was != st {
+		s.decidingSince = s.w.clock.Mono()
 	}
 	if s.w.tr.on() {
 		from := "start"
@@ -791,6 +814,7 @@ func (s *server) appendTxns(txns []datatree.Txn) bool {
 		}
 		if t.Header.Type == wire.OpCloseSession {
 			s.w.closing[t.Header.ClientID] = true
+			s.closeAt[z] = t.Header.ClientID
 		}
 		if t.Digest.Version != 0 {
 			s.digests.put(z, t.Digest.TreeDigest)
@@ -988,6 +1012,13 @@ func (s *server) send(m *zab.Message) {
 	if cn == nil || !cn.open {
 		return
 	}
+	if m.Kind == zab.Connect {
+		if _, ok := m.Body.(*wire.ConnectResponse); !ok {
+			w.fail(KindProtocol, "server %d: connect response body is %T", s.sid, m.Body)
+			return
+		}
+	}
+	s.expiryAnnounced(cn, m)
 	switch m.Kind {
 	case zab.Reply:
 		w.inv.maxReplied = max(w.inv.maxReplied, m.Header.Zxid)
@@ -1000,12 +1031,7 @@ func (s *server) send(m *zab.Message) {
 		}
 		w.sendFrame(frame{w: w, cn: cn, reply: m.Header, body: m.Body})
 	case zab.Connect:
-		resp, ok := m.Body.(*wire.ConnectResponse)
-		if !ok {
-			w.fail(KindProtocol, "server %d: connect response body is %T", s.sid, m.Body)
-			return
-		}
-		r, id := *resp, cn.id
+		r, id := *m.Body.(*wire.ConnectResponse), cn.id // checked above
 		if w.tr.on() {
 			w.tr.logf("server %d -> client %d connect %s", s.sid, cn.client.ID(), wire.Describe(&r))
 		}

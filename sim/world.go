@@ -74,6 +74,12 @@ type Stats struct {
 	FuzzySnapshots  int
 	FuzzyRecoveries int
 	FuzzySyncs      int
+	// ExpiriesTold counts sessions a server told a client were expired
+	// before their closeSession committed (ExpiryCarriedOut watched
+	// them); ExpiriesDecidedAgain, those closed only by a leader
+	// established after the telling (the close was lost with its leader).
+	ExpiriesTold         int
+	ExpiriesDecidedAgain int
 	// NotPromised counts history-checker violations of what ZooKeeper does
 	// not promise (linearizability.NotPromised: a sync across a leader
 	// change); they are traced, not failures.
@@ -106,6 +112,9 @@ type conn struct {
 	// intruded: an intruder's connection; the owner's connections that
 	// were open on its server when its connect arrived (see intrusion.go).
 	intruded *intrusion
+	// session is the session the connection asked for (0: a new one),
+	// then the one the server established on it (ExpiryCarriedOut).
+	session int64
 }
 
 // world is one simulation run.
@@ -218,11 +227,12 @@ func (w *world) run() {
 	}
 	for {
 		at, ok := w.q.NextAt()
-		if !ok || at > end || (w.clock.Mono() >= lastFault && w.allDone() && w.converged()) {
+		if !ok || at > end || (w.clock.Mono() >= lastFault && w.allDone() && w.converged() && w.inv.expiriesSettled()) {
 			break
 		}
 		w.q.Step()
 		w.stats.Events++
+		w.inv.checkExpiries()
 		if len(w.failures) > 0 {
 			return // the first failure is the interesting one; its trace ends here
 		}
