@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/zabd/zabd/sessions"
 	"github.com/zabd/zabd/sim/faults"
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
@@ -37,6 +36,7 @@ type expiryWatch struct {
 	told    time.Duration // when a server first told a client (monotonic)
 	by      int64         // the server that told
 	client  int           // the client it told
+	bound   time.Duration // expiryBound of the session's timeout
 }
 
 // announcedExpired records that server s told client that session was
@@ -50,14 +50,21 @@ func (inv *invariants) announcedExpired(s *server, client int, session int64) {
 			return // the first announcement counts: the client stopped then
 		}
 	}
-	inv.expiries = append(inv.expiries, expiryWatch{session: session, told: inv.w.clock.Mono(), by: s.sid, client: client})
+	inv.expiries = append(inv.expiries, expiryWatch{session: session, told: inv.w.clock.Mono(), by: s.sid, client: client,
+		bound: inv.expiryBound(inv.timeouts[session])})
 	inv.w.stats.ExpiriesTold++
 	inv.w.tr.logf("server %d: told client %d that session %s expired before its closeSession committed: the close must follow (ExpiryCarriedOut)", s.sid, client, wire.SessionString(session))
 }
 
-// sessionServed records that a server established a connection on session:
-// it lives again (see expiryWatch).
-func (inv *invariants) sessionServed(session int64) {
+// sessionServed records that a server established a connection on session
+// with timeout: it lives again (see expiryWatch).
+func (inv *invariants) sessionServed(session int64, timeout time.Duration) {
+	inv.timeouts[session] = max(inv.timeouts[session], timeout)
+	inv.unwatch(session)
+}
+
+// unwatch ends the watch on session.
+func (inv *invariants) unwatch(session int64) {
 	for i, e := range inv.expiries {
 		if e.session == session {
 			inv.expiries = append(inv.expiries[:i], inv.expiries[i+1:]...)
@@ -70,18 +77,18 @@ func (inv *invariants) sessionServed(session int64) {
 // for session.
 func (inv *invariants) sessionClosed(session, zxid int64) {
 	inv.closedSessions[session] = true
+	l := inv.decider()
 	for _, e := range inv.expiries {
 		// A close proposed in an epoch established after the telling: the
 		// one told was lost with its leader (ensembles; a standalone
 		// server's restart replays a close that survived in the same
 		// epoch as one proposed again).
-		l := inv.decider()
 		if e.session == session && l != nil && inv.w.ensemble != nil && l.decidingSince > e.told && zxid>>32 == l.role.Epoch {
 			inv.w.stats.ExpiriesDecidedAgain++
 			inv.w.tr.logf("session %s is closed by server %d, leader since %s, after its close told at %s was lost with its leader", wire.SessionString(session), l.sid, fmtMono(l.decidingSince), fmtMono(e.told))
 		}
 	}
-	inv.sessionServed(session)
+	inv.unwatch(session)
 }
 
 // expiriesSettled reports whether every session announced expired has been
@@ -92,7 +99,9 @@ func (inv *invariants) expiriesSettled() bool { return len(inv.expiries) == 0 }
 // expiryBound is how long after the later of the announcement and the
 // leader's establishment the leader has to propose the closeSession:
 //
-//   - a full session timeout: a leader gives every session that is not
+//   - a full session timeout (the longest any server negotiated with a
+//     client for the session, and at least what the clients ask for): a
+//     leader gives every session that is not
 //     closing a full timeout when it establishes its epoch
 //     (sessions.Tracker.RestartExpiry in maybeEstablish), and so does a
 //     standalone server at start (the restored table's sessions are Added
@@ -113,10 +122,9 @@ func (inv *invariants) expiriesSettled() bool { return len(inv.expiries) == 0 }
 //     closeSession is appended to the leader's own log as it is proposed,
 //     so neither slow disks nor slow links delay it; a leader that cannot
 //     append stops, and its successor starts the clock again.
-func (inv *invariants) expiryBound() time.Duration {
-	tick := ms(inv.w.sched.TickMs)
-	timeout := sessions.DefaultLimits(tick).Negotiate(int32(inv.w.sched.SessionTimeoutMs))
-	return time.Duration(timeout)*time.Millisecond + CheckerOptions(inv.w.sched).TouchLag + 2*tick
+func (inv *invariants) expiryBound(timeout time.Duration) time.Duration {
+	timeout = max(timeout, ms(inv.w.sched.SessionTimeoutMs))
+	return timeout + CheckerOptions(inv.w.sched).TouchLag + 2*ms(inv.w.sched.TickMs)
 }
 
 // decider is the server that decides expiry now: the established leader of
@@ -144,9 +152,9 @@ func (inv *invariants) checkExpiries() {
 	if l == nil {
 		return // nobody decides expiry now; the next leader restarts the clock
 	}
-	now, bound := inv.w.clock.Mono(), inv.expiryBound()
+	now := inv.w.clock.Mono()
 	for _, e := range inv.expiries {
-		if now < max(e.told, l.decidingSince)+bound {
+		if now < max(e.told, l.decidingSince)+e.bound {
 			continue
 		}
 		if l.logsCloseOf(e.session) {
@@ -163,7 +171,7 @@ func (inv *invariants) checkExpiries() {
 			who = fmt.Sprintf("the leader of epoch %d", l.role.Epoch)
 		}
 		inv.w.violate("ExpiryCarriedOut", "server %d told client %d at %s that session %s expired, but %s later server %d, %s since %s, has proposed no closeSession for it and none was committed; the session is %s",
-			e.by, e.client, fmtMono(e.told), wire.SessionString(e.session), bound, l.sid, who, fmtMono(l.decidingSince), state)
+			e.by, e.client, fmtMono(e.told), wire.SessionString(e.session), e.bound, l.sid, who, fmtMono(l.decidingSince), state)
 		return
 	}
 }
@@ -182,7 +190,7 @@ func (s *server) expiryAnnounced(cn *conn, m *zab.Message) {
 		switch {
 		case resp.TimeOut > 0:
 			cn.session = resp.SessionID
-			inv.sessionServed(resp.SessionID)
+			inv.sessionServed(resp.SessionID, ms(int64(resp.TimeOut)))
 		case cn.intruded == nil || cn.intruded.fault.Passwd == faults.StolenPasswd:
 			// The session's own password: a refusal says the session is
 			// gone (a wrong password is refused the same way, and says

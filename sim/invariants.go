@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/zabd/zabd/zab"
 )
@@ -64,11 +65,13 @@ type invariants struct {
 	// sessions a closeSession txn was applied for somewhere.
 	expiries       []expiryWatch
 	closedSessions map[int64]bool
+	// timeouts is the longest timeout negotiated for each session.
+	timeouts map[int64]time.Duration
 }
 
 func newInvariants(w *world, servers int) *invariants {
 	return &invariants{w: w, leaders: map[int64]int64{}, closedSessions: map[int64]bool{},
-		at: make([]int, servers), lastApp: make([]int64, servers)}
+		timeouts: map[int64]time.Duration{}, at: make([]int, servers), lastApp: make([]int64, servers)}
 }
 
 // violate records a broken invariant.
