@@ -20,6 +20,7 @@ var bugSwitches = []struct {
 	{"watch-after-reply", func(b *Bugs) *bool { return &b.EventAfterReply }},
 	{"expire-without-close-txn", func(b *Bugs) *bool { return &b.ExpireWithoutTxn }},
 	{"read-overtakes-write", func(b *Bugs) *bool { return &b.ReadOvertakesWrite }},
+	{"closing-survives-stepdown", func(b *Bugs) *bool { return &b.ClosingSurvivesStepDown }},
 	{"diff-instead-of-trunc", func(b *Bugs) *bool { return &b.DiffInsteadOfTrunc }},
 	{"epoch-not-persisted", func(b *Bugs) *bool { return &b.EpochNotPersisted }},
 	{"ack-newleader-before-durable", func(b *Bugs) *bool { return &b.AckNewLeaderBeforeDurable }},

@@ -134,6 +134,19 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		require.Equal(t, 1, r.Stats.ExpiriesDecidedAgain, "closed by the next leader")
 		require.NotEmpty(t, stateEvents(r, 1, wire.StateExpired))
 	},
+	"expiry-lost-leader-leads-again": func(t *testing.T, r *Result) {
+		// Hunt seed 54063's shape: as in expiry-lost-with-leader the
+		// leader expires client 1's session, tells a thief so and loses
+		// the close with its leadership; the next leader commits nothing
+		// (clients 2 and 3 are paused) and crashes, so the old leader
+		// leads again (epoch 3). It must have forgotten that the session
+		// was closing: the owner resumes it there.
+		// TestExpiryCarriedOutCatchesAnExpiryWithoutClose runs it with
+		// closing-survives-stepdown.
+		require.Equal(t, 1, r.Stats.ExpiriesTold, "the thief was told before the close committed")
+		require.GreaterOrEqual(t, r.Stats.Epochs, 3)
+		require.Empty(t, stateEvents(r, 1, wire.StateExpired), "client 1 resumed its session under the old leader")
+	},
 	"wall-clock-jumps": func(t *testing.T, r *Result) {
 		for c := 1; c <= r.Schedule.Clients; c++ {
 			require.Empty(t, stateEvents(r, c, wire.StateExpired), "a wall-clock jump expired client %d", c)

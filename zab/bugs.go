@@ -18,6 +18,13 @@ type Bugs struct {
 	// ReadOvertakesWrite answers a read at once even while its own
 	// session's earlier writes are pending, breaking FIFO client order.
 	ReadOvertakesWrite bool
+	// ClosingSurvivesStepDown (zabd's own, hunt seed 54063) keeps a
+	// leader's closing marks and session owners when it steps down: a
+	// session whose closeSession was lost with the leadership stays
+	// closing there, so leading again the member tells its client
+	// Expired and never closes it (its ephemerals outlive it), and
+	// following it drops the session's requests.
+	ClosingSurvivesStepDown bool
 
 	// The historical bugs of ZooKeeper's ensemble, put back one at a time.
 

@@ -42,7 +42,9 @@ func (p *Peer) resetRole(role Role, leader int64) {
 		p.tree.DiscardPending()
 		// Likewise the sessions it decided to close (their closeSession
 		// txns may be lost with its leadership) and their owners.
-		p.sessions.StepDown()
+		if !p.cfg.Bugs.ClosingSurvivesStepDown {
+			p.sessions.StepDown()
+		}
 	case p.learn != nil:
 		p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: p.learn.leader, Kind: PeerClose})
 	}

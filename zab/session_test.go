@@ -267,6 +267,28 @@ func TestLostCloseSessionDoesNotLeaveTheSessionClosing(t *testing.T) {
 	c := checkedCluster(t, zabtest.ClusterConfig{Voters: 3, Tweak: func(_ int64, cfg *zab.Config) {
 		cfg.Ensemble.SyncLimit = 50 // the leader outlives the session's timeout while cut off
 	}})
+	l, answered := resumeAfterLostClose(t, c)
+	require.True(t, answered, "server %d dropped the resumed session's request\n%s\n%s", l, c.Status(), strings.Join(c.Trace[len(c.Trace)-40:], "\n"))
+}
+
+// TestBugClosingSurvivesStepDown: with the closing mark kept, the old
+// leader drops the resumed session's request (the simulator's scenario
+// expiry-lost-leader-leads-again shows the leading side).
+func TestBugClosingSurvivesStepDown(t *testing.T) {
+	c := zabtest.NewCluster(t, zabtest.ClusterConfig{Voters: 3, Tweak: func(_ int64, cfg *zab.Config) {
+		cfg.Ensemble.SyncLimit = 50
+		cfg.Bugs.ClosingSurvivesStepDown = true
+	}}, 1)
+	l, answered := resumeAfterLostClose(t, c)
+	require.False(t, answered, "server %d answered the session it still marks closing", l)
+}
+
+// resumeAfterLostClose cuts the leader off until it has expired a session
+// and proposed its close, which nobody acknowledges; the others elect a
+// leader without that txn, the old leader rejoins, and the session resumes
+// on it with one request. It returns the old leader and whether that
+// request was answered (a refused reconnect fails the test).
+func resumeAfterLostClose(t *testing.T, c *zabtest.Cluster) (oldLeader int64, answered bool) {
 	l := serving(t, c)
 	f, g := l%3+1, (l+1)%3+1
 	cl := session(t, c, f)
@@ -302,13 +324,12 @@ func TestLostCloseSessionDoesNotLeaveTheSessionClosing(t *testing.T) {
 	l2 := serving(t, c)
 	require.NotEqual(t, l, l2)
 
-	// The session is alive under the new leader: resumed on the old
-	// leader, its requests are answered.
+	// The session is alive under the new leader: resume it on the old
+	// leader.
 	resumed := c.Connect(l, cl.Session, cl.Passwd, 30000)
 	c.Stabilize(10000)
 	xid := resumed.Send(wire.OpExists, &wire.PathWatchRequest{Path: "/alive"})
 	c.Stabilize(10000)
-	answered := false
 	for _, m := range resumed.TakeMessages() {
 		if r, ok := m.Body.(*wire.ConnectResponse); ok {
 			require.Positive(t, r.TimeOut, "the session was refused as expired on server %d", l)
@@ -318,5 +339,5 @@ func TestLostCloseSessionDoesNotLeaveTheSessionClosing(t *testing.T) {
 			require.Equal(t, wire.ErrOK, m.Header.Err)
 		}
 	}
-	require.True(t, answered, "server %d dropped the resumed session's request\n%s\n%s", l, c.Status(), strings.Join(c.Trace[len(c.Trace)-40:], "\n"))
+	return l, answered
 }
