@@ -21,9 +21,11 @@ import (
 // establishment, the established leader (a standalone server: the server)
 // must hold a closeSession txn for the session in its log — proposed, and
 // committed if it keeps the lead — unless one was already committed. A
-// leader that answers Expired and never proposes the close (the bug class
-// of hunt seed 54063, zab.Bugs.ExpireWithoutTxn) fails it, while its
-// ephemerals live on.
+// leader that answers Expired and never proposes the close fails it, while
+// the session's ephemerals live on: one that forgets expired sessions
+// (zab.Bugs.ExpireWithoutTxn), or one that kept a closing mark across
+// losing and regaining the lead (hunt seed 54063,
+// zab.Bugs.ClosingSurvivesStepDown).
 //
 // A session announced expired is watched until a closeSession for it is
 // applied somewhere (then it is closed for good: a committed txn is never
