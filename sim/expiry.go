@@ -28,7 +28,7 @@ import (
 // zab.Bugs.ClosingSurvivesStepDown).
 //
 // A session announced expired is watched until a closeSession for it is
-// applied somewhere (then it is closed for good: a committed txn is never
+// delivered (then it is closed for good: a committed txn is never
 // undone), or until a server establishes a connection on it again: only an
 // intruder with the stolen password (the owner starts a new session once
 // told), whose connect rightly revives a session whose close was lost; a
@@ -75,8 +75,8 @@ func (inv *invariants) unwatch(session int64) {
 	}
 }
 
-// sessionClosed records that a server applied the closeSession txn zxid
-// for session.
+// sessionClosed records that the closeSession txn zxid for session was
+// delivered (applied for the first time anywhere).
 func (inv *invariants) sessionClosed(session, zxid int64) {
 	inv.closedSessions[session] = true
 	l := inv.decider()
@@ -203,10 +203,10 @@ func (s *server) expiryAnnounced(cn *conn, m *zab.Message) {
 }
 
 // logsCloseOf reports whether s's log holds a closeSession txn for
-// session.
+// session. It reads the whole log, but only for a session past its bound.
 func (s *server) logsCloseOf(session int64) bool {
-	for _, closed := range s.closeAt {
-		if closed == session {
+	for _, z := range s.logged {
+		if t, ok := s.witnessed.get(z); ok && t.op == wire.OpCloseSession && t.session == session {
 			return true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
 )
 
@@ -62,7 +63,7 @@ type invariants struct {
 	holders []int64
 	// expiries are the sessions told expired whose close is not yet
 	// committed, in the order they were told; closedSessions, the
-	// sessions a closeSession txn was applied for somewhere.
+	// sessions a closeSession txn was delivered for.
 	expiries       []expiryWatch
 	closedSessions map[int64]bool
 	// timeouts is the longest timeout negotiated for each session.
@@ -122,9 +123,6 @@ func (inv *invariants) applied(s *server) {
 	lo, _ := slices.BinarySearch(s.logged, before+1)
 	hi, _ := slices.BinarySearch(s.logged, now+1)
 	for _, z := range s.logged[lo:hi] {
-		if session, ok := s.closeAt[z]; ok {
-			inv.sessionClosed(session, z)
-		}
 		i := inv.at[s.id]
 		if i < len(inv.delivered) {
 			if inv.delivered[i] != z {
@@ -135,6 +133,9 @@ func (inv *invariants) applied(s *server) {
 		} else {
 			inv.delivered = append(inv.delivered, z)
 			inv.w.delivered(s, z)
+			if t, ok := s.witnessed.get(z); ok && t.op == wire.OpCloseSession {
+				inv.sessionClosed(t.session, z)
+			}
 		}
 		inv.at[s.id] = i + 1
 	}

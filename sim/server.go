@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	mathrand "math/rand"
 	mathrand2 "math/rand/v2"
 	"slices"
@@ -98,9 +97,6 @@ type server struct {
 	slowDelay    time.Duration
 	restarting   bool // a restart is scheduled
 
-	// closeAt maps each closeSession txn the log holds (durable or not)
-	// to its session (ExpiryCarriedOut).
-	closeAt map[int64]int64
 	// decidingSince is when this server last began to decide expiry: it
 	// established its epoch as leader, or started standalone.
 	decidingSince time.Duration
@@ -115,7 +111,7 @@ type flippedBit struct {
 }
 
 func newServer(w *world, id int) *server {
-	s := &server{w: w, id: id, sid: int64(id + 1), cfg: healthyDisk, closeAt: map[int64]int64{}}
+	s := &server{w: w, id: id, sid: int64(id + 1), cfg: healthyDisk}
 	rng := mathrand.New(mathrand.NewSource(w.streams.DeriveSeed(fmt.Sprintf("disk/%d", id))))
 	s.disk = vfs.NewSim(healthyDisk, rng)
 	s.fsyncRng = w.streams.Stream(fmt.Sprintf("fsync/%d", id))
@@ -322,7 +318,6 @@ func (s *server) recoverStore(treeCfg datatree.Config, allowLoss bool) (*storage
 // readLogged lists the zxids the recovered log holds.
 func (s *server) readLogged(rec *storage.Recovery) error {
 	s.logged = s.logged[:0]
-	clear(s.closeAt)
 	it, err := rec.Log.Iterator(rec.Snapshot.Zxid + 1)
 	if err != nil {
 		return err
@@ -330,14 +325,6 @@ func (s *server) readLogged(rec *storage.Recovery) error {
 	defer it.Close()
 	for it.Next() {
 		s.logged = append(s.logged, it.Zxid())
-		var hdr wire.TxnHeader
-		d := wire.NewDecoder(it.Entry())
-		if hdr.Decode(d); d.Err() != nil {
-			return fmt.Errorf("txn header at 0x%x: %w", it.Zxid(), d.Err())
-		}
-		if hdr.Type == wire.OpCloseSession {
-			s.closeAt[it.Zxid()] = hdr.ClientID
-		}
 	}
 	return it.Err()
 }
@@ -726,7 +713,6 @@ func (s *server) truncate(zxid int64) bool {
 	s.appended = min(s.appended, zxid)
 	s.durable = min(s.durable, zxid)
 	s.logged = slices.DeleteFunc(s.logged, func(z int64) bool { return z > zxid })
-	maps.DeleteFunc(s.closeAt, func(z, _ int64) bool { return z > zxid })
 	s.digests.deleteAbove(zxid)
 	return true
 }
@@ -814,7 +800,6 @@ func (s *server) appendTxns(txns []datatree.Txn) bool {
 		}
 		if t.Header.Type == wire.OpCloseSession {
 			s.w.closing[t.Header.ClientID] = true
-			s.closeAt[z] = t.Header.ClientID
 		}
 		if t.Digest.Version != 0 {
 			s.digests.put(z, t.Digest.TreeDigest)
