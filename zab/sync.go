@@ -233,7 +233,7 @@ func (p *Peer) appendTxnsAfter(txns []syncTxn, zxid, end int64) []syncTxn {
 // learners apply a synchronization's txns through those COMMITs, and leave
 // the epoch at any later COMMIT that does not match their oldest pending
 // txn); TRUNC never cuts below them, and a learner applies nothing before
-// UPTODATE but what a SNAP's tree needs (learnerNewLeader). The proposals
+// UPTODATE (a SNAP's tree aside). The proposals
 // still outstanding follow NEWLEADER as PROPOSAL alone, as if forwarded
 // after it: ZooKeeper 3.8.0's learner logs and forgets at NEWLEADER the
 // proposals it was sent before, and fails on a COMMIT that arrives before
