@@ -121,3 +121,56 @@ func TestSnapStreamsWhileTheLeaderServes(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapStreamCutShort: a learner that crashes while its SNAP streams
+// loses the stream with its connection; the leader drops it (and the
+// stream) and goes on serving, and the learner, restarted, is synchronized
+// afresh and ends with the leader's tree.
+func TestSnapStreamCutShort(t *testing.T) {
+	c := zabtest.NewCluster(t, zabtest.ClusterConfig{Voters: 3, Tweak: func(_ int64, cfg *zab.Config) {
+		cfg.CommittedWindow = 5
+		cfg.SnapshotStepNodes = 1
+	}}, 8)
+	for _, n := range c.Nodes {
+		n.LogReadLimit = 1
+	}
+	c.Run(time.Second, 50*time.Millisecond)
+	leader := c.Leader()
+	require.NotZero(t, leader, c.Status())
+	behind := leader%3 + 1
+	cl := c.Connect(leader, 0, nil, 30000)
+	c.Stabilize(1000)
+	for i := range 40 {
+		cl.Send(wire.OpCreate, &wire.CreateRequest{Path: fmt.Sprintf("/n%02d", i), ACL: wire.OpenACLUnsafe})
+		c.Stabilize(1000)
+	}
+	c.Crash(behind)
+	for i := range 10 {
+		cl.Send(wire.OpSetData, &wire.SetDataRequest{Path: fmt.Sprintf("/n%02d", i), Data: []byte("x"), Version: -1})
+		c.Stabilize(1000)
+	}
+	c.Notices = nil
+	c.Restart(behind)
+	began := fmt.Sprintf("synchronizing server %d by SNAP", behind)
+	for i := 0; !slices.ContainsFunc(c.Notices, func(n string) bool { return strings.Contains(n, began) }); i++ {
+		require.Less(t, i, 5000, "no SNAP began")
+		c.Stabilize(100000)
+		c.Advance(time.Millisecond)
+	}
+	c.Advance(time.Millisecond) // a step or two of the stream
+	require.False(t, slices.ContainsFunc(c.Trace, func(l string) bool { return strings.Contains(l, fmt.Sprintf("send to %d: SNAP", behind)) }),
+		"the stream of 40 znodes one a step has not ended yet")
+	c.Crash(behind)
+	cl.Take()
+	cl.Send(wire.OpSetData, &wire.SetDataRequest{Path: "/n39", Data: []byte("after"), Version: -1})
+	c.Stabilize(100000)
+	require.Len(t, cl.Take(), 1, "the leader goes on serving")
+	c.Restart(behind)
+	c.Run(5*time.Second, 50*time.Millisecond)
+	notices := strings.Join(c.Notices, "\n")
+	require.Equal(t, 2, strings.Count(notices, began), notices)
+	l, b := c.Node(leader), c.Node(behind)
+	require.Equal(t, zab.PhaseBroadcast, b.Peer.State().Phase, c.Status())
+	require.Equal(t, l.Peer.LastZxid(), b.Peer.LastZxid(), c.Status())
+	require.Equal(t, l.Peer.Digest(), b.Peer.Digest(), "the learner ends with the leader's tree")
+}
