@@ -150,3 +150,43 @@ func TestSequentialNumbers(t *testing.T) {
 	h.mustCreate("/r")
 	assert.Equal(t, "/r/x0000000000", h.create(1, "/r/x", "", wire.ModePersistentSequential).Path)
 }
+
+// TestStaleReapDeletesOnlyTheNodeChosen: the reaper chooses from the
+// applied tree, which lags the txns already accepted. A reap decided
+// before the node was deleted and made again at its path — as a never-used
+// container, or as a client's persistent node — must not delete the new
+// node, nor a TTL node refreshed since (ZooKeeper's prepare would: it
+// checks only children and the ephemeral kind; simulator hunt seeds 38940
+// and 35633). The node chosen, unchanged, still goes.
+func TestStaleReapDeletesOnlyTheNodeChosen(t *testing.T) {
+	h := newHarness(t, Config{ExtendedTypesEnabled: true})
+	h.createContainer("/c")
+	h.mustCreate("/c/x")
+	h.delete("/c/x", -1)
+	stale := h.tree.ReapCandidates(h.now, 0)
+	require.Len(t, stale, 1)
+
+	h.delete("/c", -1)
+	h.createContainer("/c") // never used
+	r, _ := h.write(&stale[0])
+	assert.Equal(t, wire.ErrBadVersion, r.Err, "a new container at the path")
+	h.delete("/c", -1)
+	h.mustCreate("/c") // persistent
+	r, _ = h.write(&stale[0])
+	assert.Equal(t, wire.ErrBadVersion, r.Err, "a persistent node at the path")
+
+	r, _ = h.write(&Request{Op: wire.OpCreateTTL, Body: &wire.CreateRequest{Path: "/t", ACL: wire.OpenACLUnsafe, Flags: wire.ModePersistentWithTTL, TTL: 100, HasTTL: true}})
+	require.Equal(t, wire.ErrOK, r.Err)
+	h.now += 1000
+	stale = h.tree.ReapCandidates(h.now, 0)
+	require.Len(t, stale, 1)
+	h.write(&Request{Op: wire.OpSetData, Body: &wire.SetDataRequest{Path: "/t", Data: []byte("x"), Version: -1}})
+	r, _ = h.write(&stale[0])
+	assert.Equal(t, wire.ErrBadVersion, r.Err, "a TTL node refreshed since")
+
+	h.now += 1000
+	fresh := h.tree.ReapCandidates(h.now, 0)
+	require.Len(t, fresh, 1)
+	r, _ = h.write(&fresh[0])
+	assert.Equal(t, wire.ErrOK, r.Err, "the node chosen, unchanged, goes")
+}

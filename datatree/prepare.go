@@ -191,6 +191,13 @@ func (t *Tree) prepareOp(op wire.OpCode, body wire.Record, req *Request, hdr *wi
 		if !ok {
 			return 0, nil, wire.ErrMarshallingError
 		}
+		if req.ReapCzxid != 0 {
+			// Only the node the reaper chose (Request.ReapCzxid).
+			if n, ok := t.record(b.Path); ok && (n.stat.czxid != req.ReapCzxid ||
+				(t.kindOf(n.stat.owner) == kindTTL && n.stat.mzxid != req.ReapMzxid)) {
+				return op, nil, wire.ErrBadVersion
+			}
+		}
 		rec, err := t.prepareDelete(b.Path, -1, nil, true, hdr.Zxid)
 		return op, rec, err
 	case wire.OpSetData:

@@ -11,11 +11,12 @@ import (
 // path: containers without children that have had one (stored cversion > 0),
 // or that never had one and are older than maxNeverUsedMs (0 disables that,
 // ZooKeeper's default), and TTL nodes without children whose mtime + ttl has
-// passed. The requests are Internal, with session 0 and cxid 0; they go
-// through Prepare like any write, which checks again against pending
-// changes. Nested containers empty out in successive passes.
+// passed. The requests are Internal, with session 0 and cxid 0, and name
+// the node chosen (ReapCzxid, ReapMzxid); they go through Prepare like any
+// write, which checks again against pending changes that it is still that
+// node, childless. Nested containers empty out in successive passes.
 func (t *Tree) ReapCandidates(nowMs, maxNeverUsedMs int64) []Request {
-	var paths []string
+	var paths []string // chosen, each named by its node in the request
 	for p := range t.containers {
 		n := t.nodes[p]
 		if n == nil || len(n.kids()) > 0 {
@@ -37,7 +38,9 @@ func (t *Tree) ReapCandidates(nowMs, maxNeverUsedMs int64) []Request {
 	sort.Strings(paths)
 	reqs := make([]Request, len(paths))
 	for i, p := range paths {
-		reqs[i] = Request{Op: wire.OpDeleteContainer, Body: &wire.PathRequest{Path: p}, Internal: true}
+		n := t.nodes[p]
+		reqs[i] = Request{Op: wire.OpDeleteContainer, Body: &wire.PathRequest{Path: p}, Internal: true,
+			ReapCzxid: n.stat.czxid, ReapMzxid: n.stat.mzxid}
 	}
 	return reqs
 }

@@ -40,6 +40,16 @@ type Request struct {
 	// Internal marks a request the server issues itself (ReapCandidates):
 	// only those may use OpDeleteContainer; a client's gets BadArguments.
 	Internal bool
+	// ReapCzxid and ReapMzxid name the node ReapCandidates chose for an
+	// Internal deleteContainer: Prepare deletes only that node, and a TTL
+	// node only unmodified since. The reaper chooses from the applied tree,
+	// which lags the txns already accepted; ZooKeeper's prepare checks only
+	// that the node has no children and is no ephemeral, so a reap decided
+	// before a delete and create at the same path deletes the new node —
+	// a never-used container, or a client's persistent node (found by the
+	// simulator's hunt, seeds 38940 and 35633). zabd answers such a reap
+	// BadVersion (an error txn), as ZooKeeper answers one for an ephemeral.
+	ReapCzxid, ReapMzxid int64
 }
 
 // MultiRequest is the body of a multi or multiRead request: its ops in order.

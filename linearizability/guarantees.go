@@ -125,14 +125,29 @@ func ephemeralAt(ws []pathWrite, last *pathWrite, unknownEphemeral bool) bool {
 	return unknownEphemeral
 }
 
-// reapableAt reports whether the node at path as last written by ws up to
-// last was made by an acknowledged create of a container or TTL node,
-// which the server may delete by itself (Options.Reaping; whether it had
-// children is left to the replaying checkers).
+// reapableAt reports whether the node at path, as the acknowledged write
+// last (of ws, its path's writes) left it, may have been deleted by the
+// server since (Options.Reaping; whether it had children is left to the
+// replaying checkers): a container or TTL node, or any node other than an
+// ephemeral where one was made before — the server picks what to reap from
+// a tree that lags the txns it has accepted, and prepares a deleteContainer
+// checking only children and that the node is not an ephemeral, so a reap
+// decided for the old node deletes whatever non-ephemeral node was created
+// at its path since (ZooKeeper's PrepRequestProcessor does the same; hunt
+// seeds 35633, 43981).
 func reapableAt(ws []pathWrite, last *pathWrite) bool {
+	lastCreate := true // no ephemeral made it, as far as the replies show
 	for i := len(ws) - 1; i >= 0; i-- {
-		if w := &ws[i]; w.zxid <= last.zxid && (w.op == OpCreate || w.deleted) {
-			return w.op == OpCreate && w.reap != reapNever
+		w := &ws[i]
+		if w.zxid > last.zxid || w.op != OpCreate {
+			continue
+		}
+		if lastCreate && w.ephemeral {
+			return false // the server never reaps an ephemeral
+		}
+		lastCreate = false
+		if w.reap != reapNever {
+			return true
 		}
 	}
 	return false
@@ -467,8 +482,8 @@ func mayBeGoneAt(ws []pathWrite, path string, zxid int64, u uncertainPaths, reap
 	if i == 0 || ws[i-1].deleted {
 		return true
 	}
-	last := ws[i-1]
-	return u.deleted[path] || last.ephemeral || (reaping && last.reap != reapNever)
+	last := &ws[i-1]
+	return u.deleted[path] || last.ephemeral || (reaping && reapableAt(ws, last))
 }
 
 func firstDelete(ws []pathWrite, z int64) *pathWrite {

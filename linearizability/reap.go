@@ -1,6 +1,10 @@
 package linearizability
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/zabd/zabd/wire"
+)
 
 // Server-made deletions: ZooKeeper's ContainerManager (zabd's
 // datatree.ReapCandidates) deletes a container once it is childless after
@@ -28,49 +32,69 @@ func (tl *timeline) addReaps(h History, observed map[string]bool) {
 			keys: pathKeys(OpDelete, name, "", "", observed),
 			deps: []string{nodeKey(name), kidsKey(name)}, mods: mods})
 	}
-	for _, op := range tl.ops {
-		if op.e == nil || !op.e.IsWrite() || (op.kind == tlWrite && op.e.Err != ErrOK) {
-			continue
-		}
-		e := op.e
-		subs := []SubOp{{Op: e.Op, Path: e.Path, Mode: e.Mode}}
-		created := []string{e.Created}
-		if e.Op == OpMulti {
-			subs, created = e.Ops, make([]string, len(e.Ops))
-			for i := range e.Ops {
-				if i < len(e.Results) {
-					created[i] = e.Results[i].Created
-				}
-			}
-		}
-		for i, s := range subs {
-			mode := modeNames[s.Mode]
-			if s.Op != OpCreate || reapKindOf(mode) == reapNever {
+	// creates calls fn with every create of the history that may have taken
+	// effect, the name it made ("" when unknown) and its operation.
+	creates := func(fn func(op *tlOp, mode wire.CreateMode, path, name string)) {
+		for _, op := range tl.ops {
+			if op.e == nil || !op.e.IsWrite() || (op.kind == tlWrite && op.e.Err != ErrOK) {
 				continue
 			}
-			name := created[i]
-			if name == "" && !mode.Sequential() {
-				name = s.Path
-			}
-			if name == "" {
-				if seen == nil {
-					seen = sequentialNamesSeen(h)
-				}
-				for _, n := range seen[s.Path] {
-					if lo, ok := unnamedFrom[n]; !ok || op.lo < lo {
-						unnamedFrom[n] = op.lo
+			e := op.e
+			subs := []SubOp{{Op: e.Op, Path: e.Path, Mode: e.Mode}}
+			created := []string{e.Created}
+			if e.Op == OpMulti {
+				subs, created = e.Ops, make([]string, len(e.Ops))
+				for i := range e.Ops {
+					if i < len(e.Results) {
+						created[i] = e.Results[i].Created
 					}
 				}
-				continue
 			}
-			lo := op.lo
-			if op.kind == tlWrite {
-				lo = op.lo + 1
+			for i, s := range subs {
+				if s.Op != OpCreate {
+					continue
+				}
+				mode := modeNames[s.Mode]
+				name := created[i]
+				if name == "" && !mode.Sequential() {
+					name = s.Path
+				}
+				fn(op, mode, s.Path, name)
 			}
-			named[name] = true
-			add(name, lo)
 		}
 	}
+	// A reap decided while a container or TTL node was applied may delete
+	// any non-ephemeral node made at its name since (tree.reapable): such
+	// creates get a possible deletion too, which the model allows only once
+	// a reapable node was deleted there.
+	reapNames := map[string]bool{}
+	creates(func(_ *tlOp, mode wire.CreateMode, _, name string) {
+		if name != "" && reapKindOf(mode) != reapNever {
+			reapNames[name] = true
+		}
+	})
+	creates(func(op *tlOp, mode wire.CreateMode, path, name string) {
+		if reapKindOf(mode) == reapNever && (name == "" || mode.Ephemeral() || !reapNames[name]) {
+			return
+		}
+		if name == "" {
+			if seen == nil {
+				seen = sequentialNamesSeen(h)
+			}
+			for _, n := range seen[path] {
+				if lo, ok := unnamedFrom[n]; !ok || op.lo < lo {
+					unnamedFrom[n] = op.lo
+				}
+			}
+			return
+		}
+		lo := op.lo
+		if op.kind == tlWrite {
+			lo = op.lo + 1
+		}
+		named[name] = true
+		add(name, lo)
+	})
 	names := make([]string, 0, len(unnamedFrom))
 	for n := range unnamedFrom {
 		if !named[n] {

@@ -54,3 +54,56 @@ func TestReapedSequentialOfUnknownName(t *testing.T) {
 		})
 	}
 }
+
+// TestStaleReapTakesWhatWasMadeSince: the server decides what to reap from
+// a tree that lags the txns it has accepted, and prepares a deleteContainer
+// checking only that the node has no children and is no ephemeral (as
+// ZooKeeper does). A reap decided while an empty container or a TTL node
+// was still applied therefore deletes whatever non-ephemeral node was
+// created at its path since (hunt seeds 38940, 35633). That passes with
+// reaping; a node vanishing where nothing reapable was deleted before, or
+// an ephemeral, is still a violation.
+func TestStaleReapTakesWhatWasMadeSince(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		first, then string // the modes of the two creates of /a/c
+		reaping     bool
+		ok          bool
+	}{
+		{name: "container, then a never used container", first: "container", then: "container", reaping: true, ok: true},
+		{name: "TTL node, then a persistent node", first: "persistent_with_ttl", then: "persistent", reaping: true, ok: true},
+		{name: "persistent, then a never used container", first: "persistent", then: "container", reaping: true},
+		{name: "container, then an ephemeral", first: "container", then: "ephemeral", reaping: true},
+		{name: "container, then a persistent node, no reaping", first: "container", then: "persistent"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := newBuilder()
+			createA(b)
+			create := func(zxid int64, mode string) {
+				b.op(1, 0x1, OpCreate, "/a/c", ErrOK, zxid, func(e *Entry) {
+					e.Data, e.Mode, e.Created = str(""), mode, "/a/c"
+					if strings.Contains(mode, "ttl") {
+						e.TTL = 10
+					}
+				})
+			}
+			create(3, c.first)
+			// a child comes and goes, so that a container is reapable
+			b.op(1, 0x1, OpCreate, "/a/c/k", ErrOK, 4, func(e *Entry) { e.Data, e.Mode, e.Created = str(""), "persistent", "/a/c/k" })
+			b.op(1, 0x1, OpDelete, "/a/c/k", ErrOK, 5, func(e *Entry) { e.Version = ver(-1) })
+			if c.first != "persistent" {
+				b.op(2, 0x2, OpExists, "/a/c", "NoNode", 6, nil) // reaped at 6
+			} else {
+				b.op(1, 0x1, OpDelete, "/a/c", ErrOK, 6, func(e *Entry) { e.Version = ver(-1) })
+			}
+			create(7, c.then)
+			b.op(2, 0x2, OpExists, "/a/c", ErrOK, 7, func(e *Entry) { e.Stat = st(7, 7, 7, 0, "") })
+			b.op(2, 0x2, OpExists, "/a/c", "NoNode", 8, nil) // reaped again at 8
+			b.op(2, 0x2, OpCreate, "/d", ErrOK, 9, func(e *Entry) { e.Data, e.Mode, e.Created = str("d"), "persistent", "/d" })
+			r := CheckAll(b.h, Options{Reaping: c.reaping})
+			var out strings.Builder
+			require.NoError(t, r.Print(&out))
+			require.Equal(t, c.ok, r.OK(), out.String())
+		})
+	}
+}

@@ -673,7 +673,7 @@ func stepNondet(t *tree, op *tlOp) []*tree {
 		return []*tree{t, gone}
 	case tlReap:
 		n := t.nodes[op.path]
-		if n == nil || !n.reapable() {
+		if n == nil || !t.reapable(op.path, n) {
 			return []*tree{t}
 		}
 		x := &txn{base: t, changed: map[string]*node{}}

@@ -47,18 +47,32 @@ func reapKindOf(m wire.CreateMode) reapKind {
 	return reapNever
 }
 
-// reapable reports whether the server may delete n now: a container
-// without children that has had one (ZooKeeper's default; zabd's
+// reapable reports whether the server may delete n, the node at p, now: a
+// container without children that has had one (ZooKeeper's default; zabd's
 // maxNeverUsed setting is not modelled), or a TTL node without children
 // (whose TTL may have passed: the model knows no times).
-func (n *node) reapable() bool {
+//
+// Also any other childless node but an ephemeral at a path where a
+// reapable node was deleted before (staleReap): the server picks what to
+// reap from its applied tree, which lags the txns it has accepted, and a
+// deleteContainer is prepared checking only that the node has no children
+// and is no ephemeral (ZooKeeper's PrepRequestProcessor; zabd's alike). So
+// a reap decided while the old node was still applied deletes whatever was
+// created at its path since: hunt seed 38940 (a container made again,
+// never used, reaped 0.35 s later by a scan that still saw the old one
+// behind a slow fsync), 35633 (a persistent node made where a TTL node was
+// reaped, and reaped in turn).
+func (t *tree) reapable(p string, n *node) bool {
+	if len(n.kids) > 0 || n.owner != 0 || n.opaque {
+		return false
+	}
 	switch n.reap {
 	case reapContainer:
-		return len(n.kids) == 0 && n.cversion > 0
+		return n.cversion > 0 || t.staleReap[p]
 	case reapTTL:
-		return len(n.kids) == 0
+		return true
 	}
-	return false
+	return t.staleReap[p]
 }
 
 func (n *node) clone() *node {
@@ -97,6 +111,11 @@ type tree struct {
 	// made (node.reap). Otherwise they do not, so that a container and a
 	// persistent node that no observation can tell apart stay one state.
 	reaping bool
+	// staleReap holds the paths where a reapable container was deleted:
+	// a reap decided before that deletion applied may yet delete a
+	// container created there since (see reapable). Never changed in
+	// place once shared (nil: none).
+	staleReap map[string]bool
 }
 
 // keptData is what the model stores as the data of the node at path.
@@ -169,6 +188,9 @@ func (t *tree) markDead(session int64) {
 	}
 }
 
+// staleReapHash is what a staleReap mark adds to a tree's fingerprint.
+func staleReapHash(p string) uint64 { return fnvWord(nodeHash(p, &node{}), 0x5ea1) }
+
 // freshTree is the tree of a new ZooKeeper server: "/" and the /zookeeper
 // subtree, all opaque.
 func freshTree(dataRead map[string]bool, reaping bool) *tree {
@@ -184,14 +206,14 @@ func freshTree(dataRead map[string]bool, reaping bool) *tree {
 }
 
 func (t *tree) clone() *tree {
-	return &tree{nodes: maps.Clone(t.nodes), dead: maps.Clone(t.dead), fp: t.fp, dataRead: t.dataRead, reaping: t.reaping}
+	return &tree{nodes: maps.Clone(t.nodes), dead: maps.Clone(t.dead), fp: t.fp, dataRead: t.dataRead, reaping: t.reaping, staleReap: t.staleReap}
 }
 
 func (t *tree) equal(o *tree) bool {
 	if t == o {
 		return true
 	}
-	if t.fp != o.fp || len(t.nodes) != len(o.nodes) || len(t.dead) != len(o.dead) {
+	if t.fp != o.fp || len(t.nodes) != len(o.nodes) || len(t.dead) != len(o.dead) || !maps.Equal(t.staleReap, o.staleReap) {
 		return false
 	}
 	for s := range t.dead {
@@ -269,6 +291,14 @@ func (x *txn) commit(t *tree) {
 	for _, p := range x.order {
 		if old := t.nodes[p]; old != nil {
 			t.fp ^= nodeHash(p, old)
+			if x.changed[p] == nil && !t.staleReap[p] && t.reapable(p, old) {
+				t.staleReap = maps.Clone(t.staleReap) // shared with the trees cloned from t
+				if t.staleReap == nil {
+					t.staleReap = map[string]bool{}
+				}
+				t.staleReap[p] = true
+				t.fp ^= staleReapHash(p)
+			}
 		}
 		if n := x.changed[p]; n != nil {
 			t.nodes[p] = n

@@ -252,7 +252,7 @@ func (tl *timeline) replayWitnessed(w Witness) string {
 			t = closeSessionInto(t, op.session, p.zxid)
 		case tlReap:
 			n := t.nodes[op.path]
-			if n == nil || !n.reapable() {
+			if n == nil || !t.reapable(op.path, n) {
 				return fmt.Sprintf("it reaps %s at zxid %v, where the model holds no empty container or TTL node", op.path, Hex64(p.zxid))
 			}
 			x := &txn{base: t, changed: map[string]*node{}}
