@@ -561,6 +561,32 @@ func TestUnknownEphemeralCreateEndsWithItsSession(t *testing.T) {
 	}
 }
 
+// TestLostDeleteAndEphemeralCreateReplaceANode (hunt seed 66425): an
+// acknowledged persistent /a/x, then a delete and an ephemeral create of
+// it, both of unknown outcome, may have made /a/x an ephemeral; written
+// to and gone with that session's close, it is no lost write. Without the
+// lost delete the persistent node could not have been replaced.
+func TestLostDeleteAndEphemeralCreateReplaceANode(t *testing.T) {
+	for _, lostDelete := range []bool{true, false} {
+		b := newBuilder()
+		createA(b)
+		b.op(1, 0x1, OpCreate, "/a/x", ErrOK, 3, func(e *Entry) { e.Data, e.Mode, e.Created = str("p"), "persistent", "/a/x" })
+		if lostDelete {
+			b.lost(3, 0x3, OpDelete, "/a/x", func(e *Entry) { e.Version = ver(-1) })
+		}
+		b.lost(3, 0x3, OpCreate, "/a/x", func(e *Entry) { e.Data, e.Mode = str("c3"), "ephemeral" })
+		b.op(2, 0x2, OpSetData, "/a/x", ErrOK, 6, func(e *Entry) { e.Data, e.Version = str("c2"), ver(-1) })
+		b.op(3, 0x3, OpClose, "", ErrOK, 7, nil)
+		b.op(2, 0x2, OpExists, "/a/x", errNoNode, 7, nil)
+		vs := CheckDurability(b.h, Options{})
+		if lostDelete {
+			assert.Empty(t, vs)
+		} else {
+			assert.NotEmpty(t, vs, "a persistent node does not go with another session")
+		}
+	}
+}
+
 // TestSessionEndsOnce: a session that held an ephemeral and whose close got
 // ConnectionLoss may have ended by that close or by its expiry, whichever
 // came first; once it has ended, the other changes nothing. Nine such

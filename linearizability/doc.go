@@ -46,12 +46,10 @@
 //     steps before one exact operation) the replay goes on with a
 //     deterministic sample of 256 states, up to three different samples: a
 //     legal order found in a sample is a legal order, but a sample that
-//     explains nothing leaves the component undecided, never failed. Three
+//     explains nothing leaves the component undecided, never failed. Two
 //     shortcuts keep the set small without changing a verdict: a failed
-//     acknowledged write orders no pending operation, a pending operation
-//     that can have no effect before an exact one is not settled for it,
-//     and data no read of the component returns is kept as its length
-//     only. Once a
+//     acknowledged write orders no pending operation, and data no read of
+//     the component returns is kept as its length only. Once a
 //     session has ended in a possible state, its pending expiry, close and
 //     writes leave that state (they can no longer change it). The history
 //     is partitioned only where no reply ties paths together: a create or

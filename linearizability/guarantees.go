@@ -112,14 +112,19 @@ func (u uncertainPaths) mayBeEphemeral(path string) bool {
 // last may be an ephemeral: its session's end may have removed it since.
 // When no acknowledged create made it (the last create or delete before is
 // a delete, or there is none), a create of unknown outcome did, which may
-// have been an ephemeral one (unknownEphemeral).
-func ephemeralAt(ws []pathWrite, last *pathWrite, unknownEphemeral bool) bool {
+// have been an ephemeral one (u.mayBeEphemeral). So may it have when a
+// delete of unknown outcome may have removed the node an acknowledged
+// create made (hunt seed 66425: a persistent /a/x, deleted and made again
+// as an ephemeral by two lost requests, then written to, went with the
+// ephemeral's session).
+func ephemeralAt(ws []pathWrite, last *pathWrite, path string, u uncertainPaths) bool {
+	unknownEphemeral := u.mayBeEphemeral(path)
 	for i := len(ws) - 1; i >= 0; i-- {
 		if w := &ws[i]; w.zxid <= last.zxid && (w.op == OpCreate || w.deleted) {
 			if w.deleted {
 				return unknownEphemeral
 			}
-			return w.ephemeral
+			return w.ephemeral || (unknownEphemeral && u.deleted[path])
 		}
 	}
 	return unknownEphemeral
@@ -273,7 +278,7 @@ func staleAfter(ws []pathWrite, last *pathWrite, r *Entry, uncertain uncertainPa
 	}
 	switch {
 	case r.Err == errNoNode && !last.deleted:
-		if ephemeralAt(ws, last, uncertain.mayBeEphemeral(r.Path)) || uncertain.deleted[r.Path] || (reaping && reapableAt(ws, last)) {
+		if ephemeralAt(ws, last, r.Path, uncertain) || uncertain.deleted[r.Path] || (reaping && reapableAt(ws, last)) {
 			return "" // its session may have ended since, or a delete of unknown outcome took effect
 		}
 		for _, w := range ws {
@@ -804,7 +809,7 @@ func CheckDurability(h History, opt Options) []Violation {
 		if finalMatches(last, exists, e) || unknownExplains(tl, e.Path, last, exists, e) {
 			continue
 		}
-		if last != nil && !exists && ephemeralAt(ws, last, uncertain.mayBeEphemeral(e.Path)) {
+		if last != nil && !exists && ephemeralAt(ws, last, e.Path, uncertain) {
 			continue // its session may have ended (closed, expired) since
 		}
 		if last != nil && !exists && opt.Reaping && reapableAt(ws, last) {

@@ -773,9 +773,11 @@ func (u gapUse) take(op *tlOp) (gapUse, bool) {
 
 // searchShortcuts switches on what makes the set replay smaller without
 // changing a verdict: an acknowledged write that failed orders no pending
-// operation (buildTimeline), pending operations that cannot take effect are
-// not settled (inertPending), and data no read returns is not told apart
+// operation (buildTimeline), and data no read returns is not told apart
 // (dataReadIn). Tests switch them off to compare with the plain search.
+// (A third, leaving unsettled the pending operations that could have no
+// effect before an exact one, was dropped: TestSearchShortcutsKeepVerdicts
+// found a history whose reads it failed and the plain search passed.)
 var searchShortcuts = true
 
 // maxStates bounds the set replay's states (beyond it, sampleStates of them
@@ -1058,7 +1060,6 @@ func relevantPending(st *pstate, ops []*tlOp, x *tlOp) (rel, rest []int) {
 	if x == nil {
 		return slices.Clone(st.pending), nil
 	}
-	inert := inertTest(st, ops)
 	deps, mods := map[string]bool{}, map[string]bool{}
 	take := func(op *tlOp) {
 		for _, k := range op.deps {
@@ -1088,14 +1089,8 @@ func relevantPending(st *pstate, ops []*tlOp, x *tlOp) (rel, rest []int) {
 			if !meets && !sentEarlier {
 				continue
 			}
-			noEffect := inert(j)
-			if noEffect && !sentEarlier {
-				continue // it can change nothing before x: leave it pending
-			}
 			in[j], grew = true, true
-			if !noEffect {
-				take(ops[k])
-			}
+			take(ops[k])
 		}
 	}
 	for j, k := range st.pending {
@@ -1106,42 +1101,6 @@ func relevantPending(st *pstate, ops []*tlOp, x *tlOp) (rel, rest []int) {
 		}
 	}
 	return rel, rest
-}
-
-// inertTest tells which pending operations of st (by index into
-// st.pending) can have no effect before the next exact operation: one that
-// changes nothing in st.t and depends on nothing another pending operation
-// may change changes nothing in any state the pending operations lead to.
-// Such an operation need not be settled and ties nothing to the
-// resolution; an exact operation that changes what it depends on leaves it
-// pending, to take effect after that operation or never. Each answer is
-// worked out once, when first asked for.
-func inertTest(st *pstate, ops []*tlOp) func(j int) bool {
-	if !searchShortcuts {
-		return func(int) bool { return false }
-	}
-	known := make([]int8, len(st.pending)) // 0: not worked out, 1: inert, -1: not
-	return func(j int) bool {
-		if known[j] != 0 {
-			return known[j] > 0
-		}
-		op := ops[st.pending[j]]
-		inert := op.kind == tlUnknown
-		if inert {
-			x, closes, _ := stepWrite(st.t, op.e, 0, false)
-			inert = !closes && len(x.order) == 0
-		}
-		for i := 0; inert && i < len(st.pending); i++ {
-			if i != j && slices.ContainsFunc(ops[st.pending[i]].mods, func(key string) bool { return slices.Contains(op.deps, key) }) {
-				inert = false
-			}
-		}
-		known[j] = -1
-		if inert {
-			known[j] = 1
-		}
-		return inert
-	}
 }
 
 // resolveAll resolves every pending operation of every state at slot;
