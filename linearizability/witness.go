@@ -202,6 +202,9 @@ func (tl *timeline) witnessOrder(w Witness) ([]placedOp, string) {
 			// replaced by the witness's own deletions below
 		}
 	}
+	if len(ix.reaps) > 0 && !tl.reaping {
+		return nil, fmt.Sprintf("it holds the server's deletion of %s, and the history is judged without reaping (Options.Reaping)", ix.reaps[0].Path)
+	}
 	for _, t := range ix.reaps {
 		op := &tlOp{kind: tlReap, path: t.Path, lo: -1, hi: slotInfinity, zxid: int64(t.Zxid)}
 		if why := place(op, t); why != "" {
@@ -232,7 +235,7 @@ func (tl *timeline) replayWitnessed(w Witness) string {
 	if why != "" {
 		return why
 	}
-	t := freshTree(nil, tl.reaping || len(indexWitness(w).reaps) > 0)
+	t := freshTree(nil, tl.reaping)
 	for _, p := range order {
 		op := p.op
 		switch op.kind {
