@@ -100,6 +100,12 @@ type SoftState struct {
 	Phase  Phase
 	Leader int64 // the leader's id; 0 while looking
 	Epoch  int64 // the epoch being established or served
+	// Elections counts the elections this member has begun (entries into
+	// LOOKING) since it started. A whole election can begin and end
+	// within one Ready — every vote it needs already queued, and no final
+	// wait — so a shell that sees LOOKING only between Readys counts them
+	// from this.
+	Elections int64
 }
 
 // PeerMessageKind says what a PeerMessage asks of the shell.

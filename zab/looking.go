@@ -21,6 +21,7 @@ const never = time.Duration(math.MaxInt64)
 // because a member that is not in broadcast serves nothing.
 func (p *Peer) becomeLooking() {
 	p.resetRole(RoleLooking, 0)
+	p.elections++
 	p.phase = PhaseElection
 	p.election.Start(p.now.Mono, p.lastProposed, p.currentEpoch)
 	p.collectVotes()
@@ -149,13 +150,7 @@ func (p *Peer) epochsChanged() {
 
 // reportState hands the shells the role as it is now.
 func (p *Peer) reportState() {
-	s := SoftState{Role: p.role, Phase: p.phase, Leader: p.leaderID}
-	switch {
-	case p.lead != nil:
-		s.Epoch = p.lead.epoch
-	case p.learn != nil:
-		s.Epoch = p.learn.newEpoch
-	}
+	s := p.State()
 	if p.role == RoleLooking {
 		p.lookingSince = p.now.Mono
 	}

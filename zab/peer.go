@@ -164,6 +164,7 @@ type Peer struct {
 	election       *election.Election // nil when standalone
 	electionWakeup time.Duration
 	lookingSince   time.Duration
+	elections      int64 // elections begun (SoftState.Elections)
 
 	started bool // Start has run
 	// damaged: the log lost txns at recovery; cleared once synchronized.
@@ -401,7 +402,7 @@ func (p *Peer) commitPoint() int64 {
 
 // State returns the member's role, as Ready.State last reported it.
 func (p *Peer) State() SoftState {
-	s := SoftState{Role: p.role, Phase: p.phase, Leader: p.leaderID}
+	s := SoftState{Role: p.role, Phase: p.phase, Leader: p.leaderID, Elections: p.elections}
 	switch {
 	case p.lead != nil:
 		s.Epoch = p.lead.epoch

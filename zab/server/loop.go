@@ -192,6 +192,9 @@ func (s *Server) roleChanged(st zab.SoftState) {
 	prev := s.role
 	s.role = st
 	now := time.Now()
+	if st.Elections > prev.Elections && st.Role != zab.RoleLooking {
+		s.electionStart = now // a whole election within one Ready
+	}
 	if s.net != nil {
 		s.net.SetRole(st.Role)
 		s.measureRole(prev, st, now)

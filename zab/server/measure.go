@@ -71,6 +71,13 @@ func (s *Server) measureRole(prev, st zab.SoftState, now time.Time) {
 		if s.unavailableSince.IsZero() {
 			s.unavailableSince = now
 		}
+	case st.Elections > prev.Elections:
+		// A whole election within one Ready: it began and ended now.
+		m.lookingCount.Add(1)
+		if s.unavailableSince.IsZero() {
+			s.unavailableSince = now
+		}
+		m.electionTime.Observe(0)
 	case prev.Role == zab.RoleLooking && st.Role != zab.RoleLooking:
 		m.electionTime.Observe(ms(s.electionStart))
 	}
