@@ -355,28 +355,42 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // maxLine bounds one history line (data is at most 1 MiB, escaped up to 6×).
 const maxLine = 8 << 20
 
+// readLines calls each with every line of r that is not blank (numbered from
+// 1, trimmed), stopping at its first error; a line r cannot give (too long,
+// a read error) is reported through readErr with the number it would have.
+func readLines(r io.Reader, each func(line int, b []byte) error, readErr func(line int, err error) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		if b := bytes.TrimSpace(sc.Bytes()); len(b) > 0 {
+			if err := each(line, b); err != nil {
+				return err
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return readErr(line+1, err)
+	}
+	return nil
+}
+
 // ReadHistory reads a whole history strictly: unknown fields, missing
 // required fields, misspelt names and impossible combinations are errors that
 // name the line and the field. name is used in error messages only.
 func ReadHistory(r io.Reader, name string) (History, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
 	var h History
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err := readLines(r, func(line int, b []byte) error {
 		e, field, err := parseEntry(b)
 		if err != nil {
-			return nil, &ParseError{Name: name, Line: line, Field: field, Err: err}
+			return &ParseError{Name: name, Line: line, Field: field, Err: err}
 		}
 		h = append(h, e)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &ParseError{Name: name, Line: line + 1, Err: err}
+		return nil
+	}, func(line int, err error) error { return &ParseError{Name: name, Line: line, Err: err} })
+	if err != nil {
+		return nil, err
 	}
 	if err := validateSeqs(h); err != nil {
 		return nil, fmt.Errorf("history %s: %w", name, err)

@@ -71,32 +71,25 @@ func WriteWitness(out io.Writer, w Witness) error {
 // ReadWitness reads a witness that WriteWitness wrote; name is used in
 // errors. Lines must be in increasing zxid order.
 func ReadWitness(r io.Reader, name string) (Witness, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
 	var w Witness
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err := readLines(r, func(line int, b []byte) error {
 		var t WitnessTxn
 		d := json.NewDecoder(bytes.NewReader(b))
 		d.DisallowUnknownFields()
 		if err := d.Decode(&t); err != nil {
-			return nil, fmt.Errorf("witness %s:%d: %w", name, line, err)
+			return fmt.Errorf("witness %s:%d: %w", name, line, err)
 		}
 		if t.Op == "" {
-			return nil, fmt.Errorf("witness %s:%d: field \"op\": missing", name, line)
+			return fmt.Errorf("witness %s:%d: field \"op\": missing", name, line)
 		}
 		if n := len(w); n > 0 && t.Zxid <= w[n-1].Zxid {
-			return nil, fmt.Errorf("witness %s:%d: field \"zxid\": %v does not follow %v", name, line, t.Zxid, w[n-1].Zxid)
+			return fmt.Errorf("witness %s:%d: field \"zxid\": %v does not follow %v", name, line, t.Zxid, w[n-1].Zxid)
 		}
 		w = append(w, t)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("witness %s:%d: %w", name, line+1, err)
+		return nil
+	}, func(line int, err error) error { return fmt.Errorf("witness %s:%d: %w", name, line, err) })
+	if err != nil {
+		return nil, err
 	}
 	return w, nil
 }
