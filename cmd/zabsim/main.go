@@ -135,6 +135,7 @@ func one(s *faults.Schedule, replay string, opts sim.Options, shrink bool, histo
 			fmt.Fprintln(stderr, "zabsim:", err)
 			return 1
 		}
+		fmt.Fprintf(stdout, "check: %s\n", checkCommand(historyFile, s))
 	}
 	st := res.Stats
 	fmt.Fprintf(stdout, "%s: %s simulated in %s (%.0f× real time), %d ops, %d events, %d crashes, %d refusals, %d damaged starts, %d snapshots\n",
@@ -301,6 +302,21 @@ func writeHistory(path string, res *sim.Result) error {
 		return fmt.Errorf("witness: %w", err)
 	}
 	return nil
+}
+
+// checkCommand is the zabsim check command that judges a history written
+// from a run of sched as the simulator judged it (sim.CheckerOptions), with
+// its witness.
+func checkCommand(historyFile string, sched *faults.Schedule) string {
+	opts := sim.CheckerOptions(sched)
+	cmd := "go run ./cmd/zabsim check"
+	if opts.Reaping {
+		cmd += " -reaping"
+	}
+	if opts.TouchLag > 0 {
+		cmd += " -touch-lag " + opts.TouchLag.String()
+	}
+	return cmd + " -witness " + witnessFile(historyFile) + " " + historyFile
 }
 
 // witnessFile names the witness written beside a history file:

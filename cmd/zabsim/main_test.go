@@ -56,6 +56,8 @@ func TestScheduleHistoryAndCheck(t *testing.T) {
 	code, out, errOut := zabsim("-schedule", "../../sim/testdata/scenarios/drops-keep-session.json", "-history", hist)
 	require.Equal(t, 0, code, out+errOut)
 	require.Contains(t, out, "ok\n")
+	require.Contains(t, out, "check: go run ./cmd/zabsim check -witness "+filepath.Join(filepath.Dir(hist), "h.witness.jsonl")+" "+hist+"\n",
+		"the command that judges the history as the run was judged")
 	code, out, _ = zabsim("check", hist)
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, "ok    linearizable writes")
