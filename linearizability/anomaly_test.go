@@ -725,16 +725,9 @@ func TestReapedNodesMayVanish(t *testing.T) {
 			b.op(2, 0x2, OpExists, "/c", "NoNode", zxid+1, nil)
 			// a later write, so that the read is not a final one
 			b.op(1, 0x1, OpCreate, "/d", ErrOK, zxid+2, func(e *Entry) { e.Data, e.Mode, e.Created = str("d"), "persistent", "/d" })
-			var buf bytes.Buffer
-			require.NoError(t, WriteHistory(&buf, b.h))
-			h, err := ReadHistory(&buf, "test")
-			require.NoError(t, err)
-			r := CheckAll(h, Options{Reaping: c.reaping})
-			var out strings.Builder
-			require.NoError(t, r.Print(&out))
-			require.Equal(t, c.ok, r.OK(), out.String())
+			r, out := checkReaping(t, b.h, c.reaping, c.ok)
 			if !c.ok {
-				assert.NotEmpty(t, r.Violations[GuaranteeReads], out.String())
+				assert.NotEmpty(t, r.Violations[GuaranteeReads], out)
 			}
 		})
 	}

@@ -40,16 +40,9 @@ func TestReapedSequentialOfUnknownName(t *testing.T) {
 			b.op(2, 0x2, OpGetChildren, "/a", ErrOK, 4, func(e *Entry) { e.Children = []string{} })
 			// a later write, so that the reads are not final ones
 			b.op(2, 0x2, OpCreate, "/d", ErrOK, 5, func(e *Entry) { e.Data, e.Mode, e.Created = str("d"), "persistent", "/d" })
-			var buf bytes.Buffer
-			require.NoError(t, WriteHistory(&buf, b.h))
-			h, err := ReadHistory(&buf, "test")
-			require.NoError(t, err)
-			r := CheckAll(h, Options{Reaping: c.reaping})
-			var out strings.Builder
-			require.NoError(t, r.Print(&out))
-			require.Equal(t, c.ok, r.OK(), out.String())
+			r, out := checkReaping(t, b.h, c.reaping, c.ok)
 			if !c.ok {
-				assert.NotEmpty(t, r.Violations[GuaranteeReads], out.String())
+				assert.NotEmpty(t, r.Violations[GuaranteeReads], out)
 			}
 		})
 	}
@@ -100,10 +93,23 @@ func TestStaleReapTakesWhatWasMadeSince(t *testing.T) {
 			b.op(2, 0x2, OpExists, "/a/c", ErrOK, 7, func(e *Entry) { e.Stat = st(7, 7, 7, 0, "") })
 			b.op(2, 0x2, OpExists, "/a/c", "NoNode", 8, nil) // reaped again at 8
 			b.op(2, 0x2, OpCreate, "/d", ErrOK, 9, func(e *Entry) { e.Data, e.Mode, e.Created = str("d"), "persistent", "/d" })
-			r := CheckAll(b.h, Options{Reaping: c.reaping})
-			var out strings.Builder
-			require.NoError(t, r.Print(&out))
-			require.Equal(t, c.ok, r.OK(), out.String())
+			checkReaping(t, b.h, c.reaping, c.ok)
 		})
 	}
+}
+
+// checkReaping writes h as a history file, reads it back, checks it with
+// or without reaping and requires the verdict ok; it returns the report
+// and its printout.
+func checkReaping(t *testing.T, h History, reaping, ok bool) (Report, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, WriteHistory(&buf, h))
+	back, err := ReadHistory(&buf, "test")
+	require.NoError(t, err)
+	r := CheckAll(back, Options{Reaping: reaping})
+	var out strings.Builder
+	require.NoError(t, r.Print(&out))
+	require.Equal(t, ok, r.OK(), out.String())
+	return r, out.String()
 }
