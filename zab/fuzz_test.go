@@ -50,7 +50,10 @@ func FuzzRequestFrames(f *testing.F) {
 
 // FuzzDecodeTxnEntry: any bytes either fail to decode or give a txn that
 // encodes back to bytes that decode to the same txn, and replaying it never
-// panics.
+// panics. The one change a round trip may make is jute's: a string holding a
+// character beyond the BMP is written as two surrogates and read back as two
+// U+FFFD (see wire's javastring.go), so the first round may change such a
+// txn, and from the second round on nothing changes.
 func FuzzDecodeTxnEntry(f *testing.F) {
 	seed := []datatree.Txn{
 		{Header: wire.TxnHeader{ClientID: 5, Cxid: 1, Zxid: 1, Time: 9, Type: wire.OpCreateSession}, Body: &wire.CreateSessionTxn{TimeOut: 4000}},
@@ -66,14 +69,34 @@ func FuzzDecodeTxnEntry(f *testing.F) {
 		if err != nil {
 			return
 		}
-		again, err := zab.DecodeTxnEntry(zab.EncodeTxnEntry(&txn))
+		first := zab.EncodeTxnEntry(&txn)
+		again, err := zab.DecodeTxnEntry(first)
 		if err != nil {
 			t.Fatalf("re-encoded txn does not decode: %v", err)
 		}
-		if string(zab.EncodeTxnEntry(&again)) != string(zab.EncodeTxnEntry(&txn)) {
-			t.Fatalf("txn changed across a round trip")
+		second := zab.EncodeTxnEntry(&again)
+		if string(second) != string(first) && !holdsBeyondBMP(b) {
+			t.Fatalf("txn without a character beyond the BMP changed across a round trip: %x -> %x", first, second)
+		}
+		third, err := zab.DecodeTxnEntry(second)
+		if err != nil {
+			t.Fatalf("twice re-encoded txn does not decode: %v", err)
+		}
+		if string(zab.EncodeTxnEntry(&third)) != string(second) {
+			t.Fatalf("txn changed across a second round trip: %x", second)
 		}
 		h := zabtest.New(t, zab.Config{ServerID: 1}, 1)
 		_ = h.Peer.Replay(txn) // an error is fine; a panic is not
 	})
+}
+
+// holdsBeyondBMP reports whether b holds a well-formed UTF-8 encoding of a
+// character beyond the BMP: the only thing jute does not write back as read.
+func holdsBeyondBMP(b []byte) bool {
+	for _, r := range string(b) {
+		if r > 0xffff {
+			return true
+		}
+	}
+	return false
 }
