@@ -114,6 +114,10 @@ type Election struct {
 	// record): the adaptive final wait ends once every voter that may lead
 	// is in it.
 	heard map[int64]ballot
+	// unreachable holds the voters the shell could not reach
+	// (SetUnreachable) and has heard nothing from since: the adaptive
+	// final wait does not wait for them.
+	unreachable map[int64]bool
 
 	// While finalizing, a quorum agrees with the proposal and the server
 	// decides at finalizeAt unless a better vote arrives first.
@@ -174,6 +178,7 @@ func New(cfg Config) (*Election, error) {
 		recv:          make(map[int64]ballot, len(voters)),
 		outOfElection: make(map[int64]ballot, len(voters)),
 		heard:         make(map[int64]ballot, len(voters)),
+		unreachable:   make(map[int64]bool, len(voters)),
 	}
 	e.minInterval = orDefault(cfg.MinNotificationInterval, e.finalizeWait)
 	if e.finalizeWait < 0 || e.minInterval < 0 || e.maxInterval < e.minInterval {
@@ -224,11 +229,32 @@ func (e *Election) Start(now time.Duration, lastLoggedZxid, currentEpoch int64) 
 // leader that lacks txns it once held (Alagappan et al., FAST 2018).
 func (e *Election) SetAbstain(on bool) { e.abstain = on }
 
+// SetUnreachable records that the shell could not reach voter sid's
+// election port because nothing listens there (its dial was refused): sid's
+// process is gone, and no notification can come from it until it starts
+// again — when it begins a new round, whose votes arrive like any others.
+// Until a notification from sid arrives, the adaptive final wait does not
+// wait for sid (a failover then costs no FinalizeWait when the old leader
+// is dead rather than cut off). A silent peer — a partition, a dial that
+// times out — is not unreachable in this sense: its vote may yet arrive.
+// Deciding without sid's vote is what deciding after the wait would do
+// when its vote never arrives: the decision still needs a quorum behind
+// the proposal, so safety does not depend on it. FixedFinalizeWait
+// ignores it, as ZooKeeper has no such input.
+func (e *Election) SetUnreachable(sid int64) {
+	if sid == e.id || !e.isVoter(sid) {
+		return
+	}
+	e.unreachable[sid] = true
+	e.maybeDecideEarly()
+}
+
 // Step hands the machine a notification that arrived from server from.
 func (e *Election) Step(now time.Duration, from int64, n wire.Notification) {
 	if !e.started || n.State < wire.PeerLooking || n.State > wire.PeerObserving {
 		return // ZooKeeper drops notifications with an unknown state
 	}
+	delete(e.unreachable, from) // it is back
 	// A server outside the voters (an observer) does not vote: it is
 	// ignored, except that while it is LOOKING it is told the vote we stand
 	// by. (ZooKeeper 3.8 answers whatever state it reports; an OBSERVING
@@ -410,7 +436,8 @@ func (e *Election) maybeDecideEarly() {
 }
 
 // nothingBetterCanArrive reports whether every voter that may lead has
-// been heard from in this round and nothing recorded beats the proposal.
+// been heard from in this round (or is unreachable: SetUnreachable) and
+// nothing recorded beats the proposal.
 //
 // Why that suffices: a vote is born as some voter's own initial vote, and a
 // voter's vote only changes, within a round, to a better one. So what a
@@ -425,7 +452,7 @@ func (e *Election) maybeDecideEarly() {
 // vote does, at most a split decision, which ZAB's discovery resolves.
 func (e *Election) nothingBetterCanArrive() bool {
 	for _, sid := range e.voters {
-		if _, ok := e.heard[sid]; !ok && e.quorum.Weight(sid) > 0 {
+		if _, ok := e.heard[sid]; !ok && e.quorum.Weight(sid) > 0 && !e.unreachable[sid] {
 			return false
 		}
 	}

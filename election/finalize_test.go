@@ -145,3 +145,53 @@ func TestOlderRoundVoteIsNotHeard(t *testing.T) {
 	e.Step(3, 3, looking(1, 5, 3, 0))
 	require.NotNil(t, e.Ready().Decision, "3 in round 3: all heard")
 }
+
+// Reference: the failover aim (docs/benchmarks.md) — a voter whose process
+// is gone cannot bring a better vote. 3 holds the best vote with 2's
+// agreement; 1's dial was refused, so 3 decides at once rather than wait
+// out finalizeWait for 1. A notification from 1 makes it reachable again,
+// and in the next round 3 waits for it as before; FixedFinalizeWait never
+// looks at reachability.
+func TestUnreachableVoterIsNotWaitedFor(t *testing.T) {
+	e := adaptive(t, 3, 1, 2, 3)
+	e.Start(0, 5, 0)
+	e.Ready()
+	e.SetUnreachable(1)
+	e.Step(10, 2, looking(3, 5, 1, 0))
+	rd := e.Ready()
+	require.Equal(t, &Decision{State: wire.PeerLeading, Vote: Vote{Leader: 3, Zxid: 5, ElectionEpoch: 1}}, rd.Decision)
+
+	// Unreachable while already waiting: the wait ends then.
+	f := adaptive(t, 3, 1, 2, 3)
+	f.Start(0, 5, 0)
+	f.Step(10, 2, looking(3, 5, 1, 0))
+	require.Equal(t, 10+fw, f.Ready().Wakeup)
+	f.SetUnreachable(1)
+	require.NotNil(t, f.Ready().Decision)
+
+	// Heard from again: waited for again.
+	g := adaptive(t, 3, 1, 2, 3)
+	g.SetUnreachable(1)
+	g.Start(0, 5, 0)
+	g.Step(5, 1, looking(1, 4, 0, 0)) // an older round's vote: not counted, but 1 is alive
+	g.Ready()
+	g.Step(10, 2, looking(3, 5, 1, 0))
+	rd = g.Ready()
+	require.Nil(t, rd.Decision)
+	require.Equal(t, 10+fw, rd.Wakeup)
+
+	// ZooKeeper's own wait ignores it.
+	z := mustNew(t, Config{ID: 3, Voters: []int64{1, 2, 3}, FixedFinalizeWait: true, MinNotificationInterval: time.Second})
+	z.Start(0, 5, 0)
+	z.SetUnreachable(1)
+	z.Step(10, 2, looking(3, 5, 1, 0))
+	rd = z.Ready()
+	require.Nil(t, rd.Decision)
+	require.Equal(t, 10+fw, rd.Wakeup)
+
+	// Neither itself nor a non-voter is ever unreachable.
+	h := adaptive(t, 3, 1, 2, 3)
+	h.SetUnreachable(3)
+	h.SetUnreachable(9)
+	require.Empty(t, h.unreachable)
+}

@@ -34,7 +34,9 @@ package sim
 //   - Election notifications travel on their own connection per pair, as
 //     ZooKeeper's QuorumCnxManager has them: FIFO per direction, lost
 //     across a cut or to a server that is down (fast leader election sends
-//     them again).
+//     them again). A notification to a server that is down (and not cut
+//     off) is refused: nothing listens on its port, and the sender learns
+//     that at once (zab.PeerUnreachable); across a cut it is silence.
 //
 // Crashes and restarts of servers, with the disk faults, are server.go's;
 // wall-clock jumps are per server.
@@ -319,7 +321,18 @@ func (net *network) sendVote(from int, v *zab.Vote) {
 	n := v.Notification
 	net.w.q.At(at, func() {
 		s := net.w.servers[to]
-		if !s.up || net.cut(from, to) {
+		if net.cut(from, to) {
+			return
+		}
+		if !s.up {
+			// Nothing listens on a stopped server's election port: the
+			// sender's dial is refused, which it learns at once.
+			net.w.q.After(breakNotice, func() {
+				if sender := net.w.servers[from]; sender.up && !net.w.servers[to].up {
+					net.w.tr.logf("server %d: election port of %d refused the connection", from+1, to+1)
+					sender.step(zab.PeerUnreachable{Peer: int64(to + 1)})
+				}
+			})
 			return
 		}
 		if net.w.tr.on() {

@@ -35,9 +35,13 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		require.Greater(t, r.Stats.FuzzyRecoveries, 0, "a member recovered from a fuzzy snapshot")
 	},
 	"fuzzy-snap-to-learner": func(t *testing.T, r *Result) {
-		// Hunt seed 9572, shrunk: a member restarted from a fuzzy snapshot
-		// leads before its tree is whole again and sends it by SNAP; the
-		// learner's tree is as fuzzy until the txns apply again.
+		// A leader whose tree is fuzzy (restarted from a fuzzy snapshot,
+		// its tree not whole again) sends it by SNAP; the learner's tree is
+		// as fuzzy until the txns apply again. First met by hunt seed 9572
+		// (the simulator held the SNAP to the snapshot zxid's digest); its
+		// shrunk schedule stopped reaching the case once elections stopped
+		// waiting for members whose port refuses connections, so this is
+		// seed 2572's schedule, the first of seeds 1..4000 that does.
 		require.Greater(t, r.Stats.FuzzySyncs, 0, "a SNAP carried a fuzzy tree")
 	},
 	"snap-streamed-while-serving": func(t *testing.T, r *Result) {

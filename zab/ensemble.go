@@ -181,12 +181,20 @@ type PeerVote struct {
 // flight on it is lost.
 type PeerDisconnected struct{ Peer int64 }
 
+// PeerUnreachable: the shell could not reach Peer's election port because
+// nothing listens there (its dial was refused): Peer's process is gone, and
+// the election stops waiting for its vote until a notification from it
+// arrives (election.Election.SetUnreachable). A shell that cannot tell a
+// refusal from silence never sends it; a partition is silence.
+type PeerUnreachable struct{ Peer int64 }
+
 // EpochDurable: the epochs of a Ready's EpochWrite are durable. It is
 // optional for a shell that persists them before carrying out the rest of
 // that Ready (the contract on Ready); the Peer never waits for it.
 func (PeerPacket) isEvent()       {}
 func (PeerVote) isEvent()         {}
 func (PeerDisconnected) isEvent() {}
+func (PeerUnreachable) isEvent()  {}
 
 // members is the ensemble as the Peer uses it.
 type members struct {

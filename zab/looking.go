@@ -77,6 +77,15 @@ func (p *Peer) stepVote(e PeerVote) {
 	p.collectVotes()
 }
 
+// stepUnreachable tells the election that a voter's process is gone.
+func (p *Peer) stepUnreachable(e PeerUnreachable) {
+	if p.election == nil {
+		return
+	}
+	p.election.SetUnreachable(e.Peer)
+	p.collectVotes()
+}
+
 // collectVotes takes the election's sends and, if it decided, enters the
 // role it decided on.
 func (p *Peer) collectVotes() {

@@ -439,6 +439,8 @@ func (p *Peer) Step(now Time, ev Event) {
 		p.stepPeerPacket(e)
 	case PeerVote:
 		p.stepVote(e)
+	case PeerUnreachable:
+		p.stepUnreachable(e)
 	case PeerDisconnected:
 		p.stepPeerGone(e)
 	case Tick:

@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/zabd/zabd/wire"
@@ -42,6 +43,9 @@ type electionPeer struct {
 	callBack bool
 	// configWarned: the peer's server list was reported differing once.
 	configWarned bool
+	// heardOn is the connection a notification last arrived on: a link
+	// known to work (see drop).
+	heardOn net.Conn
 }
 
 // electionPeer returns the link with id, starting its sender on first use.
@@ -155,6 +159,12 @@ func (p *electionPeer) connect() dialOutcome {
 	nc, err := n.dial(p.peer.ElectionAddr)
 	if err != nil {
 		n.log.Debug("election: cannot reach server", "server", p.peer.ID, "addr", p.peer.ElectionAddr, "err", err)
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			// Nothing listens there: the peer's process is gone, so the
+			// election need not wait for its vote (a timeout proves
+			// nothing of the kind and is not reported).
+			n.push(zab.PeerUnreachable{Peer: p.peer.ID})
+		}
 		return unreachable
 	}
 	hello := wire.InitialMessage{ProtocolVersion: wire.ElectionProtocolV2, ServerID: n.cfg.Self, Address: n.self.ElectionAddr}
@@ -193,12 +203,26 @@ func (p *electionPeer) install(nc net.Conn, br *bufio.Reader) {
 	p.signal()
 }
 
-// drop closes nc, if it is still the link's connection.
+// drop closes nc, if it is still the link's connection. When a link that
+// worked ends because the peer closed it (its process may have died), the
+// last notification is sent again on a new connection, at once, in case the
+// old one lost it: the dial that takes it tells whether the peer's process
+// is gone (a refused dial, reported to the Peer as PeerUnreachable, ends the
+// election's wait for that peer). A link that never carried a notification,
+// or one dropped for a protocol error, is not redialled until there is
+// something new to send, so a peer that keeps refusing our notifications
+// cannot make us redial in a loop.
 func (p *electionPeer) drop(nc net.Conn, err error) {
 	p.mu.Lock()
 	current := p.conn == nc
 	if current {
 		p.conn = nil
+		if p.heardOn == nc && p.pending == nil && p.last != nil && peerClosed(err) {
+			p.pending = p.last
+		}
+	}
+	if p.heardOn == nc {
+		p.heardOn = nil
 	}
 	p.mu.Unlock()
 	p.n.untrack(nc)
@@ -231,10 +255,19 @@ func (p *electionPeer) read(nc net.Conn, br *bufio.Reader) {
 			p.drop(nc, err)
 			return
 		}
+		p.mu.Lock()
+		p.heardOn = nc
+		p.mu.Unlock()
 		if !p.n.push(zab.PeerVote{From: p.peer.ID, Notification: note}) {
 			return
 		}
 	}
+}
+
+// peerClosed reports whether a read ended because the peer closed the
+// connection or its host reset it.
+func peerClosed(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // checkConfig refuses a notification whose server list disagrees with

@@ -172,3 +172,44 @@ func TestNewestVoteWinsAndIsResentOnReconnect(t *testing.T) {
 	assert.Equal(t, int64(7), readFrame(t, br2).Leader, "the last notification is sent again on the new connection")
 	_ = nc2
 }
+
+// A vote for a member whose election port refuses the connection (its
+// process is gone) tells the Peer so (zab.PeerUnreachable), so that its
+// election stops waiting for that member's vote.
+func TestRefusedElectionPortIsReported(t *testing.T) {
+	nodes, lns, _ := startNets(t, []int64{2}, []int64{3}, nil)
+	require.NoError(t, lns[3][1].Close()) // nothing listens on 3's election port now
+	nodes[2].SendVotes([]zab.Vote{vote(3, 2)})
+	for {
+		if ev, ok := nodes[2].next(t).(zab.PeerUnreachable); ok {
+			assert.Equal(t, zab.PeerUnreachable{Peer: 3}, ev)
+			return
+		}
+	}
+}
+
+// When a working election link ends because the peer's process died, the
+// last notification is sent again at once; the dial that takes it is
+// refused, and the Peer learns the peer is gone without sending anything
+// new (the case of a leader killed while its followers' votes go out on
+// links it has just closed).
+func TestDeadPeerIsReportedWhenItsLinkCloses(t *testing.T) {
+	nodes, lns, members := startNets(t, []int64{2}, []int64{3}, nil)
+	n2 := nodes[2]
+	nc, br := dialElection(t, n2.ElectionAddr().String(), 3, members[1].ElectionAddr)
+	note := wire.Notification{State: wire.PeerLooking, Leader: 3, Zxid: 9, ElectionEpoch: 2, PeerEpoch: 2, Version: 2, Config: []byte(dynamicConfig(members))}
+	_, err := nc.Write(wire.AppendFrame(nil, &note))
+	require.NoError(t, err)
+	n2.nextVote(t)
+	n2.SendVotes([]zab.Vote{vote(3, 2)})
+	readFrame(t, br) // the link works both ways
+
+	require.NoError(t, lns[3][1].Close()) // 3's process dies: its port closes,
+	require.NoError(t, nc.Close())        // and so does its end of the link
+	for {
+		if ev, ok := n2.next(t).(zab.PeerUnreachable); ok {
+			assert.Equal(t, zab.PeerUnreachable{Peer: 3}, ev)
+			return
+		}
+	}
+}
