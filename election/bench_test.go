@@ -59,8 +59,10 @@ func BenchmarkFiveVoterElection(b *testing.B) {
 // survivors noticing a dead leader) over FIFO links on which every message
 // takes up to 10ms (what is sent to a server not yet started waits, as
 // ZooKeeper's connection manager queues it, and arrives 1ms after it
-// starts, once connected); with every voter up, and
-// with one (random) voter down. The ZAB stand-in
+// starts, once connected); with every voter up, with one (random) voter
+// silent (its messages lost, as across a partition), and with one voter
+// dead (a message to it is refused, and the sender told: SetUnreachable,
+// as a dial to a dead process is refused). The ZAB stand-in
 // of property_test.go restarts the election of servers whose leader gets
 // no quorum of followers within 2s. Each iteration plays the same 500
 // seeded elections; the metrics are over those: the time from the first
@@ -72,9 +74,9 @@ func BenchmarkFiveVoterElection(b *testing.B) {
 //	go test ./election -run XXX -bench VirtualTimeToDecide -benchtime 1x
 func BenchmarkVirtualTimeToDecide(b *testing.B) {
 	for _, voters := range []int{3, 5} {
-		for _, down := range []int{0, 1} {
+		for _, down := range []downVoters{{0, false, "none"}, {1, false, "silent"}, {1, true, "dead"}} {
 			for _, rule := range finalWaitRules {
-				b.Run(fmt.Sprintf("voters=%d/down=%d/%s", voters, down, rule.name), func(b *testing.B) {
+				b.Run(fmt.Sprintf("voters=%d/down=%s/%s", voters, down.name, rule.name), func(b *testing.B) {
 					var m electionMeasures
 					for b.Loop() {
 						m = measureElections(b, voters, down, rule)
@@ -91,13 +93,21 @@ func BenchmarkVirtualTimeToDecide(b *testing.B) {
 	}
 }
 
+// downVoters is how many voters of a measured election never start, and
+// whether a message to one is refused (dead) or lost (silent).
+type downVoters struct {
+	n       int
+	refused bool
+	name    string
+}
+
 type electionMeasures struct {
 	settled   []time.Duration // per election, ascending
 	messages  int
 	restarted int
 }
 
-func measureElections(b *testing.B, n, down int, rule finalWaitRule) electionMeasures {
+func measureElections(b *testing.B, n int, down downVoters, rule finalWaitRule) electionMeasures {
 	var m electionMeasures
 	for seed := range uint64(500) {
 		rng := rand.New(rand.NewPCG(seed, 1))
@@ -111,10 +121,11 @@ func measureElections(b *testing.B, n, down int, rule finalWaitRule) electionMea
 			epoch := int64(rng.IntN(2) + 1)
 			p.locals[id] = local{zxid: epoch<<32 | int64(rng.IntN(4)), epoch: epoch}
 		}
-		for _, i := range rng.Perm(n)[down:] {
+		for _, i := range rng.Perm(n)[down.n:] {
 			p.startAt[p.voters[i]] = time.Duration(rng.IntN(21)) * time.Millisecond
 		}
 		c := newPlannedCluster(b, p)
+		c.refuse = down.refused
 		fifo := c.route
 		c.route = func(pk packet) []time.Duration {
 			at := fifo(pk)
@@ -132,7 +143,7 @@ func measureElections(b *testing.B, n, down int, rule finalWaitRule) electionMea
 			b.Fatalf("seed %d: not settled after a minute\n%s", seed, c.trace())
 		}
 		m.settled = append(m.settled, c.now-slices.Min(slices.Collect(maps.Values(p.startAt))))
-		if len(c.decisions) > n-down {
+		if len(c.decisions) > n-down.n {
 			m.restarted++
 		}
 		c.runFor(time.Second) // what is still in flight is part of the cost

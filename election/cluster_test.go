@@ -55,8 +55,12 @@ type cluster struct {
 	locals    map[int64]local
 	wakeup    map[int64]time.Duration
 	down      map[int64]bool
-	inflight  []packet
-	seq       int
+	// refuse: a message that reaches a down server is refused, and its
+	// sender told so (SetUnreachable), as a dial to a dead process is;
+	// otherwise it is lost without a word, as across a partition.
+	refuse   bool
+	inflight []packet
+	seq      int
 	// route returns the arrival times of a message sent now: none when
 	// it is lost, several when duplicated. nil routes every message to
 	// arrive after delay.
@@ -200,6 +204,11 @@ func (c *cluster) step(limit time.Duration) bool {
 		p := c.inflight[idx]
 		c.inflight = slices.Delete(c.inflight, idx, idx+1)
 		if c.down[p.to] {
+			if c.refuse && !c.down[p.from] {
+				c.logf("%d -> %d refused", p.from, p.to)
+				c.nodes[p.from].SetUnreachable(p.to)
+				c.flush(p.from)
+			}
 			return true
 		}
 		c.logf("%d -> %d %s", p.from, p.to, describe(p.n))

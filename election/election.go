@@ -40,11 +40,15 @@ type Config struct {
 	// Votes in a round only ever improve, and each starts as some voter's
 	// own vote, so no better vote exists then; a unanimous round is the
 	// simplest case. While some such voter is silent it waits, at most
-	// FinalizeWait from the moment the quorum formed. On deciding it also
-	// tells the LOOKING voters whose vote it heard differ what it decided,
+	// FinalizeWait from the moment the quorum formed, and meanwhile sends
+	// its vote again to the silent ones (FinalizeWait/8 after the quorum
+	// formed, then twice as long each time): a voter that missed the first
+	// one answers, and the dial to one whose process is gone is refused,
+	// which the shell reports (SetUnreachable). On deciding it also tells
+	// the LOOKING voters whose vote it heard differ what it decided,
 	// instead of leaving them to learn it at their next resend. Both rules
-	// put the same notifications on the wire, so servers of either kind
-	// (and ZooKeeper's) elect together; docs/election.md compares them.
+	// send the same kinds of notifications, so servers of either kind (and
+	// ZooKeeper's) elect together; docs/election.md compares them.
 	FixedFinalizeWait bool
 	// MinNotificationInterval is the first wait before a LOOKING server
 	// sends its vote again; 0 means FinalizeWait (as in ZooKeeper).
@@ -118,11 +122,26 @@ type Election struct {
 	// (SetUnreachable) and has heard nothing from since: the adaptive
 	// final wait does not wait for them.
 	unreachable map[int64]bool
+	// early holds, per voter, the latest LOOKING notification of a round
+	// later than the one we decided in, received while we were not
+	// LOOKING: the next election began at that voter before it began here
+	// (it saw the leader fail first). Start counts those received within
+	// FinalizeWait, as if they arrived just after it; otherwise the voter
+	// would not be heard until it sends again, a whole notification
+	// interval later (ZooKeeper drops them, and a failover waits for that
+	// resend). An older one is dropped: its sender has had time to decide
+	// since, and its claim will say so. FixedFinalizeWait keeps none, as
+	// ZooKeeper.
+	early map[int64]earlyVote
 
 	// While finalizing, a quorum agrees with the proposal and the server
 	// decides at finalizeAt unless a better vote arrives first.
 	finalizing bool
 	finalizeAt time.Duration
+	// While finalizing with the adaptive wait, the vote is sent again to
+	// the voters still silent at probeAt, and probeEvery doubles.
+	probeAt    time.Duration
+	probeEvery time.Duration
 	// Without a notification before resendAt the vote is sent again and
 	// interval doubles.
 	interval time.Duration
@@ -179,6 +198,7 @@ func New(cfg Config) (*Election, error) {
 		outOfElection: make(map[int64]ballot, len(voters)),
 		heard:         make(map[int64]ballot, len(voters)),
 		unreachable:   make(map[int64]bool, len(voters)),
+		early:         make(map[int64]earlyVote, len(voters)),
 	}
 	e.minInterval = orDefault(cfg.MinNotificationInterval, e.finalizeWait)
 	if e.finalizeWait < 0 || e.minInterval < 0 || e.maxInterval < e.minInterval {
@@ -218,6 +238,19 @@ func (e *Election) Start(now time.Duration, lastLoggedZxid, currentEpoch int64) 
 	e.broadcast()
 	e.resendAt = now + e.interval
 	e.countOwnVote(now)
+	for _, sid := range e.voters { // ascending: no map order in the output
+		if ev, ok := e.early[sid]; ok && now-ev.at <= e.finalizeWait {
+			e.Step(now, sid, ev.n)
+		}
+	}
+	clear(e.early)
+}
+
+// earlyVote is a LOOKING notification of the next round that arrived
+// before this server began it, and when it arrived.
+type earlyVote struct {
+	n  wire.Notification
+	at time.Duration
 }
 
 // SetAbstain makes the rounds that Start begins from now on abstain (on)
@@ -271,6 +304,9 @@ func (e *Election) Step(now time.Duration, from int64, n wire.Notification) {
 		// decided, so it can join us.
 		if n.State == wire.PeerLooking {
 			e.send(from, e.state, e.current, e.current.ElectionEpoch)
+			if n.ElectionEpoch > e.current.ElectionEpoch && !e.fixedWait {
+				e.early[from] = earlyVote{n: n, at: now}
+			}
 		}
 		return
 	}
@@ -300,8 +336,13 @@ func (e *Election) Tick(now time.Duration) {
 		return
 	}
 	if e.finalizing {
-		if now >= e.finalizeAt {
+		switch {
+		case now >= e.finalizeAt:
 			e.decide(e.proposalVote())
+		case !e.fixedWait && now >= e.probeAt:
+			e.probeSilentVoters()
+			e.probeEvery *= 2
+			e.probeAt = now + e.probeEvery
 		}
 		return
 	}
@@ -321,6 +362,9 @@ func (e *Election) Ready() Ready {
 		rd.Wakeup = e.resendAt
 		if e.finalizing {
 			rd.Wakeup = e.finalizeAt
+			if !e.fixedWait {
+				rd.Wakeup = min(rd.Wakeup, e.probeAt)
+			}
 		}
 	}
 	return rd
@@ -423,6 +467,8 @@ func (e *Election) receiveLooking(now time.Duration, from int64, v Vote) {
 	if e.hasQuorum(e.recv, ballot{vote: e.proposalVote(), state: wire.PeerLooking}) {
 		e.finalizing = true
 		e.finalizeAt = now + e.finalizeWait
+		e.probeEvery = max(e.finalizeWait/8, time.Millisecond)
+		e.probeAt = now + e.probeEvery
 		e.maybeDecideEarly()
 	}
 }
@@ -432,6 +478,20 @@ func (e *Election) receiveLooking(now time.Duration, from int64, v Vote) {
 func (e *Election) maybeDecideEarly() {
 	if !e.fixedWait && e.finalizing && e.nothingBetterCanArrive() {
 		e.decide(e.proposalVote())
+	}
+}
+
+// probeSilentVoters sends the proposal again to every voter the adaptive
+// final wait is still waiting for (nothingBetterCanArrive): its first
+// notification may have gone down a connection that died with the voter's
+// process, or to a voter that was not yet listening. A live voter answers
+// as it would the first one; for a dead one the shell's dial is refused
+// and reported (SetUnreachable), which ends the wait.
+func (e *Election) probeSilentVoters() {
+	for _, sid := range e.voters {
+		if _, ok := e.heard[sid]; !ok && sid != e.id && e.quorum.Weight(sid) > 0 && !e.unreachable[sid] {
+			e.send(sid, wire.PeerLooking, e.proposalVote(), e.logicalClock)
+		}
 	}
 }
 

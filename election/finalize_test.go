@@ -14,6 +14,9 @@ import (
 // TestWorseVoteDuringFinalizeWaitIsDroppedAndWaitRestarts has the inputs of
 // TestEveryVoterHeardAndNoneBetterDecidesAtOnce).
 
+// probe is the adaptive wait's first resend to the voters still silent.
+const probe = fw / 8
+
 func adaptive(t *testing.T, id int64, voters ...int64) *Election {
 	return mustNew(t, Config{ID: id, Voters: voters, MinNotificationInterval: time.Second})
 }
@@ -29,7 +32,7 @@ func TestUnanimousRoundDecidesAtOnce(t *testing.T) {
 	e.Step(10, 2, looking(3, 5, 1, 0))
 	rd := e.Ready()
 	require.Nil(t, rd.Decision)
-	require.Equal(t, 10+fw, rd.Wakeup, "1 is unheard: wait, at most finalizeWait")
+	require.Equal(t, 10+probe, rd.Wakeup, "1 is unheard: wait (at most finalizeWait), asking it again first")
 	e.Step(20, 1, looking(3, 5, 1, 0))
 	rd = e.Ready()
 	require.Equal(t, &Decision{State: wire.PeerLeading, Vote: Vote{Leader: 3, Zxid: 5, ElectionEpoch: 1}}, rd.Decision)
@@ -68,19 +71,30 @@ func TestEveryVoterHeardAndNoneBetterDecidesAtOnce(t *testing.T) {
 // Reference: issue 11, item 3 — FinalizeWait stays the bound while a voter
 // is silent; unlike ZooKeeper's wait
 // (TestWorseVoteDuringFinalizeWaitIsDroppedAndWaitRestarts), notifications
-// that are not better do not push the decision back.
+// that are not better do not push the decision back. Meanwhile the silent
+// voter is sent the vote again, FinalizeWait/8 after the quorum formed and
+// then twice as long each time: only it, and never past the bound.
 func TestSilentVoterBoundsTheWait(t *testing.T) {
 	e := adaptive(t, 5, 1, 2, 3, 4, 5)
 	e.Start(0, 5, 0)
 	e.Step(50, 1, looking(5, 5, 1, 0))
 	e.Step(100, 2, looking(5, 5, 1, 0))
-	require.Equal(t, 100+fw, e.Ready().Wakeup, "a quorum at 100: wait until 100+finalizeWait")
-	e.Step(150, 3, looking(3, 5, 1, 0))
+	require.Equal(t, 100+probe, e.Ready().Wakeup, "a quorum at 100: ask the silent voters again at 100+finalizeWait/8")
+	e.Step(110, 3, looking(3, 5, 1, 0))
 	rd := e.Ready()
 	require.Empty(t, rd.Messages)
-	require.Equal(t, 100+fw, rd.Wakeup, "3 heard, 4 silent: the bound stays")
+	require.Equal(t, 100+probe, rd.Wakeup, "3 heard, 4 silent")
+	for _, at := range []time.Duration{100 + probe, 100 + 3*probe, 100 + 7*probe} {
+		e.Tick(at)
+		rd = e.Ready()
+		require.Nil(t, rd.Decision)
+		require.Equal(t, []Message{to(4, looking(5, 5, 1, 0))}, votesSent(rd), "at %v only 4, still silent, is asked again", at)
+	}
+	require.Equal(t, 100+fw, rd.Wakeup, "the next probe would fall after the bound")
 	e.Tick(100 + fw - 1)
-	require.Nil(t, e.Ready().Decision)
+	rd = e.Ready()
+	require.Nil(t, rd.Decision)
+	require.Empty(t, rd.Messages)
 	e.Tick(100 + fw)
 	rd = e.Ready()
 	require.Equal(t, &Decision{State: wire.PeerLeading, Vote: Vote{Leader: 5, Zxid: 5, ElectionEpoch: 1}}, rd.Decision)
@@ -94,7 +108,7 @@ func TestBetterVoteEndsTheAdaptiveWait(t *testing.T) {
 	e.Start(0, 5, 0)
 	e.Step(10, 2, looking(1, 5, 1, 0))
 	e.Step(20, 3, looking(1, 5, 1, 0))
-	require.Equal(t, 20+fw, e.Ready().Wakeup)
+	require.Equal(t, 20+probe, e.Ready().Wakeup)
 	e.Step(30, 4, looking(4, 6, 1, 0))
 	rd := e.Ready()
 	require.Nil(t, rd.Decision)
@@ -113,7 +127,9 @@ func TestBetterClaimOfTheRoundKeepsTheWait(t *testing.T) {
 	e.Step(20, 2, looking(1, 5, 1, 0))
 	rd := e.Ready()
 	require.Nil(t, rd.Decision)
-	require.Equal(t, 20+fw, rd.Wakeup)
+	require.Equal(t, 20+probe, rd.Wakeup)
+	e.Tick(20 + probe)
+	require.Empty(t, e.Ready().Messages, "every voter is heard: no one to ask again")
 	e.Tick(20 + fw)
 	require.NotNil(t, e.Ready().Decision)
 }
@@ -165,7 +181,7 @@ func TestUnreachableVoterIsNotWaitedFor(t *testing.T) {
 	f := adaptive(t, 3, 1, 2, 3)
 	f.Start(0, 5, 0)
 	f.Step(10, 2, looking(3, 5, 1, 0))
-	require.Equal(t, 10+fw, f.Ready().Wakeup)
+	require.Equal(t, 10+probe, f.Ready().Wakeup)
 	f.SetUnreachable(1)
 	require.NotNil(t, f.Ready().Decision)
 
@@ -178,7 +194,7 @@ func TestUnreachableVoterIsNotWaitedFor(t *testing.T) {
 	g.Step(10, 2, looking(3, 5, 1, 0))
 	rd = g.Ready()
 	require.Nil(t, rd.Decision)
-	require.Equal(t, 10+fw, rd.Wakeup)
+	require.Equal(t, 10+probe, rd.Wakeup)
 
 	// ZooKeeper's own wait ignores it.
 	z := mustNew(t, Config{ID: 3, Voters: []int64{1, 2, 3}, FixedFinalizeWait: true, MinNotificationInterval: time.Second})
@@ -187,11 +203,71 @@ func TestUnreachableVoterIsNotWaitedFor(t *testing.T) {
 	z.Step(10, 2, looking(3, 5, 1, 0))
 	rd = z.Ready()
 	require.Nil(t, rd.Decision)
-	require.Equal(t, 10+fw, rd.Wakeup)
+	require.Equal(t, 10+fw, rd.Wakeup, "and asks no one again")
 
 	// Neither itself nor a non-voter is ever unreachable.
 	h := adaptive(t, 3, 1, 2, 3)
 	h.SetUnreachable(3)
 	h.SetUnreachable(9)
 	require.Empty(t, h.unreachable)
+}
+
+// Reference: the failover aim (docs/benchmarks.md). The survivor that sees
+// the leader fail first starts the next round and sends its vote to a
+// member still FOLLOWING, which answers with its old decision. When that
+// member starts looking in turn, the vote it was sent counts in its new
+// round, as if it had just arrived: with the dead leader unreachable, it
+// decides at once instead of waiting a notification interval for the vote
+// to be sent again. A LOOKING vote of the round it decided in, or of an
+// older one, is only answered, never kept, and one older than FinalizeWait
+// is forgotten.
+func TestEarlyVoteOfTheNextRoundCounts(t *testing.T) {
+	e := adaptive(t, 1, 1, 2, 3)
+	e.Start(0, 5, 0)
+	e.Step(1, 3, looking(3, 5, 1, 0))
+	e.Step(2, 2, looking(3, 5, 1, 0))
+	require.Equal(t, &Decision{State: wire.PeerFollowing, Vote: Vote{Leader: 3, Zxid: 5, ElectionEpoch: 1}}, e.Ready().Decision)
+
+	e.Step(10, 2, looking(2, 5, 1, 0)) // the decided round: answered only
+	e.Step(11, 2, looking(2, 6, 2, 0)) // the next round, begun at 2
+	rd := e.Ready()
+	require.Equal(t, []Message{to(2, note(wire.PeerFollowing, 3, 5, 1, 0)), to(2, note(wire.PeerFollowing, 3, 5, 1, 0))}, votesSent(rd),
+		"a FOLLOWING member answers LOOKING votes with its decision")
+	e.SetUnreachable(3) // the leader's process is gone
+	e.Start(20, 5, 0)
+	rd = e.Ready()
+	require.Equal(t, &Decision{State: wire.PeerFollowing, Vote: Vote{Leader: 2, Zxid: 6, ElectionEpoch: 2}}, rd.Decision,
+		"2's early vote is better, adopted, and 1 and 2 are a quorum")
+
+	// An early vote older than FinalizeWait is not counted: 2 may have
+	// decided since.
+	g := adaptive(t, 1, 1, 2, 3)
+	g.Start(0, 5, 0)
+	g.Step(1, 3, looking(3, 5, 1, 0))
+	g.Step(2, 2, looking(3, 5, 1, 0))
+	g.Ready()
+	g.Step(10, 2, looking(2, 6, 2, 0))
+	g.SetUnreachable(3)
+	g.Start(11+fw, 5, 0)
+	require.Nil(t, g.Ready().Decision)
+
+	// ZooKeeper's rule drops it.
+	z := mustNew(t, Config{ID: 1, Voters: []int64{1, 2, 3}, FixedFinalizeWait: true, MinNotificationInterval: time.Second})
+	z.Start(0, 5, 0)
+	z.Announce(wire.PeerFollowing, Vote{Leader: 3, Zxid: 5, ElectionEpoch: 1})
+	z.Step(10, 2, looking(2, 6, 2, 0))
+	z.Ready()
+	z.Start(20, 5, 0)
+	require.Equal(t, []Message{to(2, looking(1, 5, 2, 0)), to(3, looking(1, 5, 2, 0))}, votesSent(z.Ready()), "its own vote only: 2's is not counted")
+
+	// Without the early vote the round waits for 2 to send again.
+	f := adaptive(t, 1, 1, 2, 3)
+	f.Start(0, 5, 0)
+	f.Step(1, 3, looking(3, 5, 1, 0))
+	f.Step(2, 2, looking(3, 5, 1, 0))
+	f.Ready()
+	f.Step(10, 2, looking(2, 5, 1, 0))
+	f.SetUnreachable(3)
+	f.Start(20, 5, 0)
+	require.Nil(t, f.Ready().Decision)
 }

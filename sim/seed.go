@@ -22,8 +22,6 @@ func ScheduleForSeed(seed int64) *faults.Schedule {
 		s.SnapshotStepNodes = 1 + streams.Stream("snapshot-step").IntN(maxSnapshotStepNodes)
 	}
 	addIntruders(s, streams.Stream("intruders"))
-	// No reaping (reap_interval_ms) in generated runs yet: with it, some
-	// histories leave the checkers' search undecided (docs/simulator.md).
 	return s
 }
 

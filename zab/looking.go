@@ -23,9 +23,12 @@ func (p *Peer) becomeLooking() {
 	p.resetRole(RoleLooking, 0)
 	p.elections++
 	p.phase = PhaseElection
+	p.lookingSince = p.now.Mono
+	p.reportState()
+	// The round may be decided at once (votes that came early, an
+	// unreachable leader): then the role it decides on is the one reported.
 	p.election.Start(p.now.Mono, p.lastProposed, p.currentEpoch)
 	p.collectVotes()
-	p.reportState()
 }
 
 // resetRole leaves the current role for role: the role's state goes, its
@@ -151,9 +154,6 @@ func (p *Peer) epochsChanged() {
 // reportState hands the shells the role as it is now.
 func (p *Peer) reportState() {
 	s := p.State()
-	if p.role == RoleLooking {
-		p.lookingSince = p.now.Mono
-	}
 	p.out.State = &s
 }
 
