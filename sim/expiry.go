@@ -27,6 +27,13 @@ import (
 // losing and regaining the lead (hunt seed 54063,
 // zab.Bugs.ClosingSurvivesStepDown).
 //
+// An UnknownSession reply is not such an announcement: it says the leader
+// tracks no such session, and every member's tracker follows the session
+// txns it applies (createSession adds, closeSession removes, a SNAP or a
+// restart loads the tree's), so the leader's tree holds no such session
+// and there is nothing left for a closeSession to close. Nor does a client
+// library take it for an expiry: it is an error of the one operation.
+//
 // A session announced expired is watched until a closeSession for it is
 // delivered (then it is closed for good: a committed txn is never
 // undone), or until a server establishes a connection on it again: only an
