@@ -489,7 +489,7 @@ func (e *Election) maybeDecideEarly() {
 // and reported (SetUnreachable), which ends the wait.
 func (e *Election) probeSilentVoters() {
 	for _, sid := range e.voters {
-		if _, ok := e.heard[sid]; !ok && sid != e.id && e.quorum.Weight(sid) > 0 && !e.unreachable[sid] {
+		if sid != e.id && e.awaited(sid) {
 			e.send(sid, wire.PeerLooking, e.proposalVote(), e.logicalClock)
 		}
 	}
@@ -512,7 +512,7 @@ func (e *Election) probeSilentVoters() {
 // vote does, at most a split decision, which ZAB's discovery resolves.
 func (e *Election) nothingBetterCanArrive() bool {
 	for _, sid := range e.voters {
-		if _, ok := e.heard[sid]; !ok && e.quorum.Weight(sid) > 0 && !e.unreachable[sid] {
+		if e.awaited(sid) {
 			return false
 		}
 	}
@@ -522,6 +522,14 @@ func (e *Election) nothingBetterCanArrive() bool {
 		}
 	}
 	return true
+}
+
+// awaited reports whether the adaptive final wait waits for voter sid: it
+// may lead (weight above 0), has not been heard from in this round, and is
+// not known to be unreachable.
+func (e *Election) awaited(sid int64) bool {
+	_, heard := e.heard[sid]
+	return !heard && e.quorum.Weight(sid) > 0 && !e.unreachable[sid]
 }
 
 // countsInRound reports whether b carries its sender's vote in our round,
