@@ -39,7 +39,7 @@ func history(n int) []datatree.Txn {
 	return txns
 }
 
-func openStore(t *testing.T, dir string) *storage.Store {
+func openStore(t testing.TB, dir string) *storage.Store {
 	t.Helper()
 	store, err := storage.Open(storage.Options{FS: vfs.OS{}, Dir: dir, SnapCount: 1000, Rand: mathrand.New(mathrand.NewSource(1))})
 	require.NoError(t, err)
@@ -47,7 +47,7 @@ func openStore(t *testing.T, dir string) *storage.Store {
 }
 
 // logTxns appends txns to a fresh data directory's log and makes them durable.
-func logTxns(t *testing.T, store *storage.Store, txns []datatree.Txn) {
+func logTxns(t testing.TB, store *storage.Store, txns []datatree.Txn) {
 	t.Helper()
 	rec, err := store.Recover(func(*wire.Decoder, int64) error { return nil })
 	require.NoError(t, err)
@@ -71,7 +71,7 @@ func applied(txns []datatree.Txn) *datatree.Tree {
 }
 
 // start is what a shell does with Load's result.
-func start(t *testing.T, rec *storage.Recovery, restored zab.Restored) (*zab.Peer, int) {
+func start(t testing.TB, rec *storage.Recovery, restored zab.Restored) (*zab.Peer, int) {
 	t.Helper()
 	peer, err := zab.New(zab.Config{ServerID: zab.StandaloneServerID, Tree: treeCfg}, zab.Time{Wall: 2000}, rand.New(rand.NewPCG(1, 2)), restored)
 	require.NoError(t, err)
