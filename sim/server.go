@@ -1050,47 +1050,18 @@ func (s *server) armTick(at time.Duration) {
 }
 
 // simTxnLog reads the server's log back for a leader's synchronization,
-// bounded as ZooKeeper bounds it: at most a third of the newest snapshot's
-// size (zookeeper.snapshotSizeFactor 0.33), beyond which a SNAP is cheaper.
+// bounded as ZooKeeper bounds it (restore.SyncLogBudget).
 type simTxnLog struct{ s *server }
-
-// minSyncLogBytes stands in for the snapshot size before any snapshot.
-const minSyncLogBytes = 16 << 10
 
 func (l simTxnLog) ReadAfter(after, upTo int64) ([]datatree.Txn, bool) {
 	s := l.s
 	if s.log == nil {
 		return nil, false
 	}
-	if _, found := slices.BinarySearch(s.logged, after); !found && after != s.snapBase {
-		return nil, false
-	}
-	it, err := s.log.Iterator(after + 1)
+	it, err := s.log.Iterator(after)
 	if err != nil {
 		return nil, false
 	}
 	defer it.Close()
-	budget := max(s.snapBytes, minSyncLogBytes) / 3
-	var out []datatree.Txn
-	for it.Next() {
-		z := it.Zxid()
-		if z <= after {
-			continue
-		}
-		if z > upTo {
-			break
-		}
-		if budget -= len(it.Entry()); budget < 0 {
-			return nil, false
-		}
-		t, err := zab.DecodeTxnEntry(it.Entry())
-		if err != nil {
-			return nil, false
-		}
-		out = append(out, t)
-	}
-	if it.Err() != nil || len(out) == 0 || out[len(out)-1].Header.Zxid != upTo {
-		return nil, false
-	}
-	return out, true
+	return restore.ReadForSync(it, after, upTo, s.snapBase, restore.SyncLogBudget(int64(s.snapBytes)))
 }

@@ -94,3 +94,53 @@ func Replay(peer *zab.Peer, rec *storage.Recovery) (int, error) {
 	}
 	return n, peer.ReplayDone()
 }
+
+// minSyncLogBudget is the snapshot size SyncLogBudget assumes at least, so
+// that a member with no snapshot yet, or a tiny one, still sends a short
+// gap from its log.
+const minSyncLogBudget = 16 << 10
+
+// SyncLogBudget is how many bytes of log entries a leader reads to
+// synchronize a learner by DIFF rather than send its snapshot: a third of
+// the newest snapshot's size (ZooKeeper's zookeeper.snapshotSizeFactor,
+// 0.33), beyond which the snapshot is cheaper.
+func SyncLogBudget(snapshotBytes int64) int {
+	return int(max(snapshotBytes, minSyncLogBudget) / 3)
+}
+
+// ReadForSync reads from it, an iterator that starts at after, the txns a
+// leader sends a learner whose last zxid is after, up to upTo (the
+// zab.TxnLog contract): only when after is a logged txn, or base (the zxid
+// the log begins after: the newest snapshot's), so that the learner's
+// history is a prefix of the log's; only when the txns reach upTo; and only
+// when their entries total at most budget bytes. Otherwise it returns
+// false and the leader sends its snapshot.
+func ReadForSync(it *storage.Iterator, after, upTo, base int64, budget int) ([]datatree.Txn, bool) {
+	anchored := after == base
+	var out []datatree.Txn
+	for it.Next() {
+		z := it.Zxid()
+		if z <= after {
+			anchored = anchored || z == after
+			continue
+		}
+		if !anchored || z > upTo {
+			break
+		}
+		if budget -= len(it.Entry()); budget < 0 {
+			return nil, false
+		}
+		t, err := zab.DecodeTxnEntry(it.Entry())
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, t)
+		if z == upTo {
+			break
+		}
+	}
+	if it.Err() != nil || !anchored || len(out) == 0 || out[len(out)-1].Header.Zxid != upTo {
+		return nil, false
+	}
+	return out, true
+}

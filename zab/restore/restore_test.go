@@ -230,3 +230,44 @@ func TestLoadReadsTheEpochFiles(t *testing.T) {
 	require.ErrorContains(t, err, `currentEpoch`)
 	require.ErrorContains(t, err, `"three" is not an epoch`)
 }
+
+// ReadForSync sends a DIFF from the log only when the learner's last zxid
+// anchors it in the log (a logged txn, or the base the log begins after),
+// the txns reach upTo, and they fit the budget; SyncLogBudget is a third of
+// the snapshot, at least a third of 16 KiB.
+func TestReadForSync(t *testing.T) {
+	dir := t.TempDir()
+	store := openStore(t, dir)
+	txns := history(20)         // zxids 1..21
+	logTxns(t, store, txns[4:]) // the log holds 5..21: it begins after 4
+	read := func(after, upTo, base int64, budget int) ([]int64, bool) {
+		it, err := store.ReadLog(after, upTo)
+		require.NoError(t, err)
+		defer it.Close()
+		got, ok := restore.ReadForSync(it, after, upTo, base, budget)
+		var zxids []int64
+		for _, g := range got {
+			zxids = append(zxids, g.Header.Zxid)
+		}
+		return zxids, ok
+	}
+	zxids, ok := read(7, 10, 4, 1<<20)
+	require.True(t, ok)
+	require.Equal(t, []int64{8, 9, 10}, zxids, "after a logged txn, up to upTo")
+	zxids, ok = read(4, 6, 4, 1<<20)
+	require.True(t, ok, "the base the log begins after anchors it")
+	require.Equal(t, []int64{5, 6}, zxids)
+	_, ok = read(3, 6, 4, 1<<20)
+	require.False(t, ok, "before the log: not anchored")
+	_, ok = read(4, 6, 2, 1<<20)
+	require.False(t, ok, "4 is neither logged nor the base")
+	_, ok = read(7, 25, 4, 1<<20)
+	require.False(t, ok, "the log does not reach upTo")
+	entry := len(zab.EncodeTxnEntry(&txns[8]))
+	_, ok = read(7, 10, 4, 3*entry-1)
+	require.False(t, ok, "over the budget")
+	_, ok = read(7, 10, 4, 3*entry+3)
+	require.True(t, ok, "within it")
+	require.Equal(t, 1<<20/3, restore.SyncLogBudget(1<<20))
+	require.Equal(t, 16<<10/3, restore.SyncLogBudget(100), "at least a third of 16 KiB")
+}

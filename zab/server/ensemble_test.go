@@ -318,6 +318,48 @@ func TestEnsembleSnapSyncAndRestart(t *testing.T) {
 	assert.Len(t, readAfterSync(t, e.client(late), "/"), 602, "recovered from the installed snapshot and the log after it")
 }
 
+// A follower that missed more than the committed window (500 txns) is
+// synchronized by DIFF from the leader's txn log while the gap is at most a
+// third of the leader's newest snapshot, and by SNAP beyond that, as
+// ZooKeeper 3.8's leader decides (zookeeper.snapshotSizeFactor 0.33). The
+// leader's diff_count and snap_count say which it sent.
+func TestEnsembleDiffFromTheLog(t *testing.T) {
+	e := startEnsemble(t, 3, 0, func(c *config.Config) { c.SnapCount = 400 })
+	leader := e.waitServing()
+	c := e.client(leader)
+	big := make([]byte, 1000)
+	for i := range 1000 { // about 1 MB of tree: snapshots of about 1 MB
+		_, err := c.Create(fmt.Sprintf("/n%04d", i), big, 0, zk.WorldACL(zk.PermAll))
+		require.NoError(t, err)
+	}
+	count := func(name string) int {
+		n, err := strconv.Atoi(e.mntr(leader, name))
+		require.NoError(t, err, name)
+		return n
+	}
+	afters := 0
+	lag := func(writes, size int) {
+		late := leader%3 + 1
+		e.stop(late)
+		for i := range writes {
+			_, err := c.Set(fmt.Sprintf("/n%04d", i%1000), make([]byte, size), -1)
+			require.NoError(t, err)
+		}
+		e.restart(late)
+		require.Equal(t, leader, e.waitServing())
+		_, err := c.Create(fmt.Sprintf("/after-%d", afters), nil, 0, zk.WorldACL(zk.PermAll))
+		require.NoError(t, err)
+		afters++
+		assert.Len(t, readAfterSync(t, e.client(late), "/"), 1001+afters, "every node, /zookeeper and the new ones")
+	}
+	diffs, snaps := count("diff_count"), count("snap_count")
+	lag(600, 100) // 600 txns of about 150 bytes: 90 KB of log against 1 MB of snapshot
+	assert.Equal(t, diffs+1, count("diff_count"), "synchronized by DIFF from the log")
+	assert.Equal(t, snaps, count("snap_count"))
+	lag(1200, 1000) // 1.2 MB of log: more than a third of the snapshot
+	assert.Equal(t, snaps+1, count("snap_count"), "synchronized by SNAP")
+}
+
 // A standalone server has no leader and an empty voting view, as
 // ZooKeeper's standalone server answers.
 func TestStandaloneHasNoLeader(t *testing.T) {

@@ -83,6 +83,7 @@ type Server struct {
 	events    chan inbound
 	queries   chan func()
 	disk      *diskWriter
+	syncLog   *syncLog // an ensemble member's log as its leader reads it (nil standalone)
 	snapshots *snapshotWriter
 
 	// Owned by the event loop.
@@ -276,6 +277,8 @@ func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 	}
 	if cfg.Distributed() {
 		zcfg.ServerID, zcfg.Ensemble = cfg.MyID, ensembleOf(cfg)
+		s.syncLog = &syncLog{store: store}
+		zcfg.TxnLog = s.syncLog
 		if rec.Damaged != "" {
 			// Until a leader has synchronized it, this member may lack
 			// txns it acknowledged: it abstains from elections.
@@ -346,6 +349,9 @@ func (s *Server) now() zab.Time {
 // closed. It returns a fatal error (a failed log write) if one stopped it.
 func (s *Server) Serve(ctx context.Context) error {
 	s.disk = newDiskWriter(s.wal, s.store, s.log, s.measured)
+	if s.syncLog != nil {
+		s.syncLog.durable = &s.disk.durable
+	}
 	s.snapshots = newSnapshotWriter(s.store, s.disk, s.log, s.stopping, s.cfg.PurgeInterval, s.cfg.SnapRetainCount, s.measured.snapshotTime)
 	if s.cfg.PurgeInterval > 0 {
 		s.snapshots.purge() // ZooKeeper's autopurge also runs once at start

@@ -30,11 +30,26 @@ type Iterator struct {
 // replay at start, and for a leader's DIFF). The caller must Close it and
 // must not call Append, Sync, Truncate or Purge meanwhile.
 func (l *Log) Iterator(from int64) (*Iterator, error) {
-	files, err := listLogs(l.fs, l.dir)
+	return newIterator(l.fs, l.dir, from, l.durableZxid)
+}
+
+// ReadLog returns an iterator over the logged txns with zxids in [from,
+// upTo], from the files alone, for a reader running beside the Log's
+// writer (a leader's DIFF from the log, ZooKeeper's
+// getProposalsFromTxnLog): it reads no state of the open Log. upTo must be
+// durable, so that nothing the iterator reads is still being written; a
+// file that Purge removes before the iterator opens it ends the iteration
+// with an error.
+func (s *Store) ReadLog(from, upTo int64) (*Iterator, error) {
+	return newIterator(s.opts.FS, s.logDir, from, upTo)
+}
+
+func newIterator(fs vfs.FS, dir string, from, upTo int64) (*Iterator, error) {
+	files, err := listLogs(fs, dir)
 	if err != nil {
 		return nil, err
 	}
-	return &Iterator{fs: l.fs, dir: l.dir, files: filesFrom(files, from), from: from, upTo: l.durableZxid}, nil
+	return &Iterator{fs: fs, dir: dir, files: filesFrom(files, from), from: from, upTo: upTo}, nil
 }
 
 // filesFrom keeps the last file that starts at or before zxid and all later
@@ -126,4 +141,30 @@ func (it *Iterator) Close() error { return it.closeFile() }
 
 func sortByZxid[T any](s []T, zxid func(T) int64) {
 	slices.SortFunc(s, func(a, b T) int { return cmp.Compare(zxid(a), zxid(b)) })
+}
+
+// NewestSnapshot returns the zxid and size in bytes of the newest snapshot
+// file, as ZooKeeper's leader finds it to bound a DIFF from the log
+// (FileTxnSnapLog.findMostRecentSnapshot); ok is false when there is none.
+// It reads only the directory and the file's size, so it may run beside
+// the writers; a snapshot being written counts with its size so far.
+func (s *Store) NewestSnapshot() (zxid, size int64, ok bool, err error) {
+	names, err := s.opts.FS.List(s.dir)
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("list %s: %w", s.dir, err)
+	}
+	snaps := listSnapshots(names)
+	if len(snaps) == 0 {
+		return 0, 0, false, nil
+	}
+	newest := snaps[len(snaps)-1]
+	f, err := s.opts.FS.Open(join(s.dir, newest.name))
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("open %s: %w", newest.name, err)
+	}
+	defer f.Close()
+	if size, err = f.Size(); err != nil {
+		return 0, 0, false, fmt.Errorf("size of %s: %w", newest.name, err)
+	}
+	return newest.zxid, size, true, nil
 }
