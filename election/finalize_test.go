@@ -222,12 +222,16 @@ func TestUnreachableVoterIsNotWaitedFor(t *testing.T) {
 // older one, is only answered, never kept, and one older than FinalizeWait
 // is forgotten.
 func TestEarlyVoteOfTheNextRoundCounts(t *testing.T) {
-	e := adaptive(t, 1, 1, 2, 3)
-	e.Start(0, 5, 0)
-	e.Step(1, 3, looking(3, 5, 1, 0))
-	e.Step(2, 2, looking(3, 5, 1, 0))
-	require.Equal(t, &Decision{State: wire.PeerFollowing, Vote: Vote{Leader: 3, Zxid: 5, ElectionEpoch: 1}}, e.Ready().Decision)
-
+	// 1 follows 3, decided in round 1 with 2.
+	following := func() *Election {
+		e := adaptive(t, 1, 1, 2, 3)
+		e.Start(0, 5, 0)
+		e.Step(1, 3, looking(3, 5, 1, 0))
+		e.Step(2, 2, looking(3, 5, 1, 0))
+		require.Equal(t, &Decision{State: wire.PeerFollowing, Vote: Vote{Leader: 3, Zxid: 5, ElectionEpoch: 1}}, e.Ready().Decision)
+		return e
+	}
+	e := following()
 	e.Step(10, 2, looking(2, 5, 1, 0)) // the decided round: answered only
 	e.Step(11, 2, looking(2, 6, 2, 0)) // the next round, begun at 2
 	rd := e.Ready()
@@ -241,11 +245,7 @@ func TestEarlyVoteOfTheNextRoundCounts(t *testing.T) {
 
 	// An early vote older than FinalizeWait is not counted: 2 may have
 	// decided since.
-	g := adaptive(t, 1, 1, 2, 3)
-	g.Start(0, 5, 0)
-	g.Step(1, 3, looking(3, 5, 1, 0))
-	g.Step(2, 2, looking(3, 5, 1, 0))
-	g.Ready()
+	g := following()
 	g.Step(10, 2, looking(2, 6, 2, 0))
 	g.SetUnreachable(3)
 	g.Start(11+fw, 5, 0)
@@ -261,11 +261,7 @@ func TestEarlyVoteOfTheNextRoundCounts(t *testing.T) {
 	require.Equal(t, []Message{to(2, looking(1, 5, 2, 0)), to(3, looking(1, 5, 2, 0))}, votesSent(z.Ready()), "its own vote only: 2's is not counted")
 
 	// Without the early vote the round waits for 2 to send again.
-	f := adaptive(t, 1, 1, 2, 3)
-	f.Start(0, 5, 0)
-	f.Step(1, 3, looking(3, 5, 1, 0))
-	f.Step(2, 2, looking(3, 5, 1, 0))
-	f.Ready()
+	f := following()
 	f.Step(10, 2, looking(2, 5, 1, 0))
 	f.SetUnreachable(3)
 	f.Start(20, 5, 0)
