@@ -118,9 +118,15 @@ type Election struct {
 	// record): the adaptive final wait ends once every voter that may lead
 	// is in it.
 	heard map[int64]ballot
-	// unreachable holds the voters the shell could not reach
-	// (SetUnreachable) and has heard nothing from since: the adaptive
-	// final wait does not wait for them.
+	// unreachable holds the voters the shell could not reach in this
+	// round (SetUnreachable) and has heard nothing from since: the
+	// adaptive final wait does not wait for them. Start forgets them:
+	// a voter refused long ago may have restarted and be cut off now,
+	// and its vote may yet arrive (hunt seed 72310: a member kept a
+	// voter marked for a minute and decided 200 ms before the leader
+	// it chose, whose connection then bounced it back to looking, again
+	// and again). The round's first notifications dial every voter, so a
+	// dead one is refused again at once.
 	unreachable map[int64]bool
 	// early holds, per voter, the latest LOOKING notification of a round
 	// later than the one we decided in, received while we were not
@@ -232,6 +238,7 @@ func (e *Election) Start(now time.Duration, lastLoggedZxid, currentEpoch int64) 
 	e.proposal = e.initial
 	e.forgetRound()
 	clear(e.outOfElection)
+	clear(e.unreachable)
 	e.finalizing = false
 	e.decided = nil
 	e.interval = e.minInterval

@@ -187,13 +187,24 @@ func TestUnreachableVoterIsNotWaitedFor(t *testing.T) {
 
 	// Heard from again: waited for again.
 	g := adaptive(t, 3, 1, 2, 3)
-	g.SetUnreachable(1)
 	g.Start(0, 5, 0)
+	g.SetUnreachable(1)
 	g.Step(5, 1, looking(1, 4, 0, 0)) // an older round's vote: not counted, but 1 is alive
 	g.Ready()
 	g.Step(10, 2, looking(3, 5, 1, 0))
 	rd = g.Ready()
 	require.Nil(t, rd.Decision)
+	require.Equal(t, 10+probe, rd.Wakeup)
+
+	// A new round forgets it: 1 may have restarted since, and the round's
+	// first vote to it is refused again if not (hunt seed 72310).
+	n := adaptive(t, 3, 1, 2, 3)
+	n.Start(0, 5, 0)
+	n.SetUnreachable(1)
+	n.Start(1, 5, 0)
+	n.Step(10, 2, looking(3, 5, 2, 0))
+	rd = n.Ready()
+	require.Nil(t, rd.Decision, "1 is waited for in the new round")
 	require.Equal(t, 10+probe, rd.Wakeup)
 
 	// ZooKeeper's own wait ignores it.
@@ -237,8 +248,9 @@ func TestEarlyVoteOfTheNextRoundCounts(t *testing.T) {
 	rd := e.Ready()
 	require.Equal(t, []Message{to(2, note(wire.PeerFollowing, 3, 5, 1, 0)), to(2, note(wire.PeerFollowing, 3, 5, 1, 0))}, votesSent(rd),
 		"a FOLLOWING member answers LOOKING votes with its decision")
-	e.SetUnreachable(3) // the leader's process is gone
 	e.Start(20, 5, 0)
+	require.Nil(t, e.Ready().Decision, "2's early vote counts: 1 and 2 are a quorum for 2, and 3 may yet answer")
+	e.SetUnreachable(3) // the round's first vote to 3 is refused: its process is gone
 	rd = e.Ready()
 	require.Equal(t, &Decision{State: wire.PeerFollowing, Vote: Vote{Leader: 2, Zxid: 6, ElectionEpoch: 2}}, rd.Decision,
 		"2's early vote is better, adopted, and 1 and 2 are a quorum")
@@ -247,8 +259,8 @@ func TestEarlyVoteOfTheNextRoundCounts(t *testing.T) {
 	// decided since.
 	g := following()
 	g.Step(10, 2, looking(2, 6, 2, 0))
-	g.SetUnreachable(3)
 	g.Start(11+fw, 5, 0)
+	g.SetUnreachable(3)
 	require.Nil(t, g.Ready().Decision)
 
 	// ZooKeeper's rule drops it.
@@ -263,7 +275,7 @@ func TestEarlyVoteOfTheNextRoundCounts(t *testing.T) {
 	// Without the early vote the round waits for 2 to send again.
 	f := following()
 	f.Step(10, 2, looking(2, 5, 1, 0))
-	f.SetUnreachable(3)
 	f.Start(20, 5, 0)
+	f.SetUnreachable(3)
 	require.Nil(t, f.Ready().Decision)
 }

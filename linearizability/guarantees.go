@@ -61,24 +61,53 @@ func successfulWrites(h History) map[string][]pathWrite {
 }
 
 // uncertainPaths are the paths that writes of unknown outcome may have
-// deleted, or created ephemeral (and so left to their session's end).
+// deleted, or created ephemeral (and so left to their session's end), or
+// created as a container or TTL node (and so left to the server's reaper).
 type uncertainPaths struct {
-	deleted, ephemeral map[string]bool
-	// ephemeralSeq: prefixes of ephemeral sequential creates of unknown
-	// outcome, whose name is the prefix and a 10-digit counter
-	ephemeralSeq map[string]bool
+	deleted map[string]bool
+	// ephemeral and reapable: paths of such creates of unknown outcome; a
+	// sequential create is kept by its prefix, the name being the prefix
+	// and a 10-digit counter.
+	ephemeral, reapable createdPaths
+}
+
+// createdPaths are the paths creates may have made: exact ones, and the
+// prefixes of sequential ones.
+type createdPaths struct{ exact, seq map[string]bool }
+
+func (c createdPaths) add(path string, m wire.CreateMode) {
+	if m.Sequential() {
+		c.seq[path] = true
+	} else {
+		c.exact[path] = true
+	}
+}
+
+// holds reports whether one of the creates may have made path.
+func (c createdPaths) holds(path string) bool {
+	if c.exact[path] {
+		return true
+	}
+	const counterDigits = 10
+	if len(path) <= counterDigits {
+		return false
+	}
+	prefix, counter := path[:len(path)-counterDigits], path[len(path)-counterDigits:]
+	return c.seq[prefix] && strings.Trim(counter, "0123456789") == ""
 }
 
 func uncertainWrites(h History) uncertainPaths {
-	out := uncertainPaths{deleted: map[string]bool{}, ephemeral: map[string]bool{}, ephemeralSeq: map[string]bool{}}
+	out := uncertainPaths{deleted: map[string]bool{},
+		ephemeral: createdPaths{exact: map[string]bool{}, seq: map[string]bool{}},
+		reapable:  createdPaths{exact: map[string]bool{}, seq: map[string]bool{}}}
 	add := func(op, path, mode string) {
 		switch m := modeNames[mode]; {
 		case op == OpDelete:
 			out.deleted[path] = true
-		case op == OpCreate && m.Ephemeral() && m.Sequential():
-			out.ephemeralSeq[path] = true
 		case op == OpCreate && m.Ephemeral():
-			out.ephemeral[path] = true
+			out.ephemeral.add(path, m)
+		case op == OpCreate && reapKindOf(m) != reapNever:
+			out.reapable.add(path, m)
 		}
 	}
 	for i := range h {
@@ -96,17 +125,7 @@ func uncertainWrites(h History) uncertainPaths {
 
 // mayBeEphemeral reports whether a create of unknown outcome may have made
 // path as an ephemeral.
-func (u uncertainPaths) mayBeEphemeral(path string) bool {
-	if u.ephemeral[path] {
-		return true
-	}
-	const counterDigits = 10
-	if len(path) <= counterDigits {
-		return false
-	}
-	prefix, counter := path[:len(path)-counterDigits], path[len(path)-counterDigits:]
-	return u.ephemeralSeq[prefix] && strings.Trim(counter, "0123456789") == ""
-}
+func (u uncertainPaths) mayBeEphemeral(path string) bool { return u.ephemeral.holds(path) }
 
 // ephemeralAt reports whether the node at path as last written by ws up to
 // last may be an ephemeral: its session's end may have removed it since.
@@ -139,23 +158,35 @@ func ephemeralAt(ws []pathWrite, last *pathWrite, path string, u uncertainPaths)
 // checking only children and that the node is not an ephemeral, so a reap
 // decided for the old node deletes whatever non-ephemeral node was created
 // at its path since (ZooKeeper's PrepRequestProcessor does the same; hunt
-// seeds 35633, 43981).
-func reapableAt(ws []pathWrite, last *pathWrite) bool {
-	lastCreate := true // no ephemeral made it, as far as the replies show
+// seeds 35633, 43981). A container or TTL create of unknown outcome at the
+// path counts as one made before; and when no acknowledged create made the
+// node (the last create or delete before is a delete, or there is none), it
+// may be what made it (hunt seed 37680: a createContainer lost to a
+// ConnectionLoss made the node, reaped once its child went).
+func reapableAt(ws []pathWrite, last *pathWrite, path string, u uncertainPaths) bool {
+	unknownReapable := u.reapable.holds(path)
+	lastCreate := true // the newest create or delete not yet seen
 	for i := len(ws) - 1; i >= 0; i-- {
 		w := &ws[i]
-		if w.zxid > last.zxid || w.op != OpCreate {
+		if w.zxid > last.zxid || (w.op != OpCreate && !w.deleted) {
+			continue
+		}
+		if w.deleted {
+			if lastCreate && unknownReapable {
+				return true // a create of unknown outcome made the node
+			}
+			lastCreate = false
 			continue
 		}
 		if lastCreate && w.ephemeral {
 			return false // the server never reaps an ephemeral
 		}
 		lastCreate = false
-		if w.reap != reapNever {
+		if w.reap != reapNever || unknownReapable {
 			return true
 		}
 	}
-	return false
+	return unknownReapable
 }
 
 func multiSucceeded(e *Entry) bool {
@@ -278,7 +309,7 @@ func staleAfter(ws []pathWrite, last *pathWrite, r *Entry, uncertain uncertainPa
 	}
 	switch {
 	case r.Err == errNoNode && !last.deleted:
-		if ephemeralAt(ws, last, r.Path, uncertain) || uncertain.deleted[r.Path] || (reaping && reapableAt(ws, last)) {
+		if ephemeralAt(ws, last, r.Path, uncertain) || uncertain.deleted[r.Path] || (reaping && reapableAt(ws, last, r.Path, uncertain)) {
 			return "" // its session may have ended since, or a delete of unknown outcome took effect
 		}
 		for _, w := range ws {
@@ -488,7 +519,7 @@ func mayBeGoneAt(ws []pathWrite, path string, zxid int64, u uncertainPaths, reap
 		return true
 	}
 	last := &ws[i-1]
-	return u.deleted[path] || last.ephemeral || (reaping && reapableAt(ws, last))
+	return u.deleted[path] || last.ephemeral || (reaping && reapableAt(ws, last, path, u))
 }
 
 func firstDelete(ws []pathWrite, z int64) *pathWrite {
@@ -812,7 +843,7 @@ func CheckDurability(h History, opt Options) []Violation {
 		if last != nil && !exists && ephemeralAt(ws, last, e.Path, uncertain) {
 			continue // its session may have ended (closed, expired) since
 		}
-		if last != nil && !exists && opt.Reaping && reapableAt(ws, last) {
+		if last != nil && !exists && opt.Reaping && reapableAt(ws, last, e.Path, uncertain) {
 			continue // the server may have reaped it
 		}
 		if last == nil && !exists {

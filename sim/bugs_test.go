@@ -71,6 +71,7 @@ func TestBrokenCoresAreCaught(t *testing.T) {
 			}
 			require.NotNil(t, caught, "no seed in 1..%d caught %s", bugSearch[name], name)
 			res := caught.res
+			t.Logf("caught by seed %d (ensemble %v): %s", caught.seed, caught.ensemble, res.Failures[0].Kind)
 			if kind, ok := bugCaughtBy[name]; ok {
 				require.Equal(t, kind, res.Failures[0].Kind, "seed %d: %v", caught.seed, res.Failures)
 			}
