@@ -118,6 +118,15 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		require.NotEmpty(t, stateEvents(r, 1, wire.StateExpired), "client 1 was paused past its timeout")
 		require.Empty(t, stateEvents(r, 2, wire.StateExpired), "client 2 kept its session alive")
 	},
+	"stale-unreachable-mark": func(t *testing.T, r *Result) {
+		// Hunt seed 72310: voter 1 is refused while down, restarts with a
+		// damaged log (it abstains), and its notifications to 2 are lost
+		// to a one-way partition. With the unreachable mark kept across
+		// rounds, 2 decided 200 ms before the leader it chose, bounced
+		// off it while it still looked, and the ensemble never settled
+		// (liveness). Start forgets the marks.
+		require.Greater(t, r.Stats.DamagedStarts, 0, "voter 1 restarted with a damaged log")
+	},
 	"ensemble-expiry-carried-out": func(t *testing.T, r *Result) {
 		// Client 1 is paused past its timeout: the leader expires its
 		// session and commits the closeSession; a drop after the pause
