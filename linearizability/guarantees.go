@@ -165,24 +165,17 @@ func ephemeralAt(ws []pathWrite, last *pathWrite, path string, u uncertainPaths)
 // ConnectionLoss made the node, reaped once its child went).
 func reapableAt(ws []pathWrite, last *pathWrite, path string, u uncertainPaths) bool {
 	unknownReapable := u.reapable.holds(path)
-	lastCreate := true // the newest create or delete not yet seen
+	newest := true // the newest create or delete up to last
 	for i := len(ws) - 1; i >= 0; i-- {
 		w := &ws[i]
 		if w.zxid > last.zxid || (w.op != OpCreate && !w.deleted) {
 			continue
 		}
-		if w.deleted {
-			if lastCreate && unknownReapable {
-				return true // a create of unknown outcome made the node
-			}
-			lastCreate = false
-			continue
-		}
-		if lastCreate && w.ephemeral {
+		if newest && !w.deleted && w.ephemeral {
 			return false // the server never reaps an ephemeral
 		}
-		lastCreate = false
-		if w.reap != reapNever || unknownReapable {
+		newest = false
+		if unknownReapable || (!w.deleted && w.reap != reapNever) {
 			return true
 		}
 	}

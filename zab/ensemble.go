@@ -184,7 +184,7 @@ type PeerDisconnected struct{ Peer int64 }
 // PeerUnreachable: the shell could not reach Peer's election port because
 // nothing listens there (its dial was refused): Peer's process is gone, and
 // the election stops waiting for its vote until a notification from it
-// arrives (election.Election.SetUnreachable). A shell that cannot tell a
+// arrives or the round ends (election.Election.SetUnreachable). A shell that cannot tell a
 // refusal from silence never sends it; a partition is silence.
 type PeerUnreachable struct{ Peer int64 }
 

@@ -26,7 +26,7 @@ func (l *syncLog) ReadAfter(after, upTo int64) ([]datatree.Txn, bool) {
 	if l.durable == nil || upTo > l.durable.Load() {
 		return nil, false
 	}
-	base, size, _, err := l.store.NewestSnapshot()
+	base, size, err := l.store.NewestSnapshot()
 	if err != nil {
 		return nil, false
 	}

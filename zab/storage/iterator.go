@@ -145,26 +145,26 @@ func sortByZxid[T any](s []T, zxid func(T) int64) {
 
 // NewestSnapshot returns the zxid and size in bytes of the newest snapshot
 // file, as ZooKeeper's leader finds it to bound a DIFF from the log
-// (FileTxnSnapLog.findMostRecentSnapshot); ok is false when there is none.
+// (FileTxnSnapLog.findMostRecentSnapshot); both are 0 when there is none.
 // It reads only the directory and the file's size, so it may run beside
 // the writers; a snapshot being written counts with its size so far.
-func (s *Store) NewestSnapshot() (zxid, size int64, ok bool, err error) {
+func (s *Store) NewestSnapshot() (zxid, size int64, err error) {
 	names, err := s.opts.FS.List(s.dir)
 	if err != nil {
-		return 0, 0, false, fmt.Errorf("list %s: %w", s.dir, err)
+		return 0, 0, fmt.Errorf("list %s: %w", s.dir, err)
 	}
 	snaps := listSnapshots(names)
 	if len(snaps) == 0 {
-		return 0, 0, false, nil
+		return 0, 0, nil
 	}
 	newest := snaps[len(snaps)-1]
 	f, err := s.opts.FS.Open(join(s.dir, newest.name))
 	if err != nil {
-		return 0, 0, false, fmt.Errorf("open %s: %w", newest.name, err)
+		return 0, 0, fmt.Errorf("open %s: %w", newest.name, err)
 	}
 	defer f.Close()
 	if size, err = f.Size(); err != nil {
-		return 0, 0, false, fmt.Errorf("size of %s: %w", newest.name, err)
+		return 0, 0, fmt.Errorf("size of %s: %w", newest.name, err)
 	}
-	return newest.zxid, size, true, nil
+	return newest.zxid, size, nil
 }
