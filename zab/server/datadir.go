@@ -3,10 +3,12 @@ package server
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/zabd/zabd/zab/storage"
 )
@@ -17,6 +19,27 @@ import (
 // start, naming that pid. The kernel drops the lock when the process exits,
 // however it exits, so a crash leaves no stale lock behind.
 const LockFile = "zabd.lock"
+
+// DefaultLockWait is how long a starting zabd waits for the holder of a
+// data directory's lock to let go before it refuses to start.
+//
+// The kernel drops a flock only once the holder is gone: a process killed
+// with SIGKILL still holds it while the kernel tears it down (its memory,
+// then its files), and a supervisor that restarts zabd as soon as it has
+// sent the signal, without waiting to reap it, starts the new one in that
+// window. Every holder is waited for, not only one that looks to be
+// exiting, because from outside a dying holder cannot be told reliably
+// from a live one: the pid in the file may not be written yet, or be stale
+// or reused; a killed process shows state R or D while its address space
+// is freed, and its thread-group leader shows Z while other threads still
+// hold the files. Waiting costs nothing when the holder is gone within the
+// bound; when it is a live zabd (two servers configured on one directory,
+// an operator's mistake) the refusal comes the bound later, still in
+// seconds, and says how long it waited.
+const DefaultLockWait = 5 * time.Second
+
+// lockPoll is how often a held lock is tried again while waiting.
+const lockPoll = 20 * time.Millisecond
 
 // dataDirs lists dataDir and, if it is another directory, dataLogDir.
 func dataDirs(dataDir, dataLogDir string) []string {
@@ -62,10 +85,13 @@ func unwrapPath(err error) error {
 // dirLock holds the lock files of the data directories.
 type dirLock struct{ files []*os.File }
 
-// lockDataDirs takes LockFile in each directory, or says which process
-// holds it.
-func lockDataDirs(dirs []string) (*dirLock, error) {
+// lockDataDirs takes LockFile in each directory. A lock another process
+// holds is tried again until wait has passed (one deadline for all the
+// directories; see DefaultLockWait), with one log line naming the file and
+// its holder; after that it says which process holds it.
+func lockDataDirs(dirs []string, wait time.Duration, log *slog.Logger) (*dirLock, error) {
 	l := &dirLock{}
+	deadline := time.Now().Add(wait)
 	for _, dir := range dirs {
 		path := filepath.Join(dir, LockFile)
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
@@ -73,15 +99,12 @@ func lockDataDirs(dirs []string) (*dirLock, error) {
 			l.release()
 			return nil, fmt.Errorf("lock data directory %s: %w", dir, err)
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-			holder := "another process"
-			if pid, rerr := os.ReadFile(path); rerr == nil && len(strings.TrimSpace(string(pid))) > 0 {
-				holder = "pid " + strings.TrimSpace(string(pid))
-			}
+		if err := flockWaiting(f, path, deadline, wait, log); err != nil {
 			f.Close()
 			l.release()
 			if errors.Is(err, syscall.EWOULDBLOCK) {
-				return nil, fmt.Errorf("data directory %s is in use by another zabd (%s holds %s)", dir, holder, path)
+				return nil, fmt.Errorf("data directory %s is in use by another zabd (%s holds %s; waited %s for it to exit)",
+					dir, lockHolder(path), path, wait)
 			}
 			return nil, fmt.Errorf("lock data directory %s: %w", dir, err)
 		}
@@ -92,6 +115,36 @@ func lockDataDirs(dirs []string) (*dirLock, error) {
 		}
 	}
 	return l, nil
+}
+
+// flockWaiting takes f's exclusive flock, trying again every lockPoll while
+// another process holds it and deadline has not passed; it returns
+// EWOULDBLOCK if the lock is still held then.
+func flockWaiting(f *os.File, path string, deadline time.Time, wait time.Duration, log *slog.Logger) error {
+	logged := false
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EWOULDBLOCK) || !time.Now().Before(deadline) {
+			return err
+		}
+		if !logged {
+			log.Warn("data directory lock is held by another process; waiting for it to exit",
+				"lock", path, "holder", lockHolder(path), "wait", wait.String())
+			logged = true
+		}
+		time.Sleep(lockPoll)
+	}
+}
+
+// lockHolder names the process that holds the lock at path, from the pid
+// its holder wrote into it: "pid N", or "another process" before the
+// holder has written it.
+func lockHolder(path string) string {
+	b, err := os.ReadFile(path)
+	if pid := strings.TrimSpace(string(b)); err == nil && pid != "" {
+		return "pid " + pid
+	}
+	return "another process"
 }
 
 func writePid(f *os.File) error {

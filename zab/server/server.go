@@ -58,6 +58,9 @@ type Options struct {
 	// AllowDataLoss lets recovery start past damage that loses durable txns
 	// (zabd's -allow-data-loss, which recovery's refusals name).
 	AllowDataLoss bool
+	// LockWait overrides DefaultLockWait: how long to wait for another
+	// process to let go of a data directory's lock before refusing.
+	LockWait time.Duration
 	// Seed seeds the randomness handed to the core and the log (snapshot
 	// and roll points); 0 draws one.
 	Seed uint64
@@ -183,7 +186,11 @@ func (s *Server) start(opts Options, fsys vfs.FS, seed uint64) error {
 	if err := checkDataDirs(dirs); err != nil {
 		return err
 	}
-	lock, err := lockDataDirs(dirs)
+	wait := opts.LockWait
+	if wait <= 0 {
+		wait = DefaultLockWait
+	}
+	lock, err := lockDataDirs(dirs, wait, s.log)
 	if err != nil {
 		return err
 	}
