@@ -183,6 +183,7 @@ func (t *Tree) createNode(path string, data []byte, acl []wire.ACL, owner int64,
 	t.trackKind(path, owner)
 	t.quotaNodeCreated(parentPath, name)
 	t.updateQuotaUsage(path, int64(len(data)), 1)
+	t.countWrite(path, len(data))
 	events = t.fireCreated(path, t.acls.list(n.acl), t.acls.list(parent.acl), events)
 	return t.visibleStat(n), wire.ErrOK, events
 }
@@ -241,6 +242,7 @@ func (t *Tree) deleteNode(path string, zxid int64, events []WatchEvent) (wire.Er
 	}
 	acl := t.acls.list(n.acl)
 	t.removeNode(path, parentPath, name, n)
+	t.countWrite(path, 0)
 	return wire.ErrOK, t.fireDeleted(path, acl, t.acls.list(parent.acl), events)
 }
 
@@ -269,6 +271,7 @@ func (t *Tree) setData(path string, data []byte, version int32, zxid, time int64
 	n.stat.version = version
 	t.setDigest(canonical(path), n)
 	t.updateQuotaUsage(canonical(path), int64(len(data)-old), 0)
+	t.countWrite(path, len(data))
 	return t.visibleStat(n), wire.ErrOK, t.fireDataChanged(path, t.acls.list(n.acl), events)
 }
 

@@ -17,6 +17,7 @@ func (t *Tree) GetData(path string, auth []wire.Id, watch bool, w WatcherID) ([]
 	if watch {
 		t.watches.add(inData, path, w, modeStandard)
 	}
+	t.countRead(path, len(n.data))
 	return n.data, t.visibleStat(n), wire.ErrOK
 }
 
@@ -47,6 +48,7 @@ func (t *Tree) Exists(path string, watch bool, w WatcherID) (wire.Stat, wire.Err
 	if n == nil {
 		return wire.Stat{}, wire.ErrNoNode
 	}
+	t.countRead(path, 0)
 	return t.visibleStat(n), wire.ErrOK
 }
 
@@ -61,6 +63,9 @@ func (t *Tree) GetChildren(path string, auth []wire.Id, watch bool, w WatcherID)
 	}
 	if watch {
 		t.watches.add(inChild, path, w, modeStandard)
+	}
+	if t.cfg.Traffic != nil {
+		t.countRead(path, namesLength(n))
 	}
 	return childNames(n), t.visibleStat(n), wire.ErrOK
 }

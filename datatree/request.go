@@ -156,6 +156,9 @@ type Config struct {
 	X509SuperUser string
 	// Warn receives warnings (soft quota limits passed); nil discards them.
 	Warn func(msg string)
+	// Traffic, if set, is told the size of each read and write, for
+	// ZooKeeper's per-namespace metrics (see Traffic).
+	Traffic Traffic
 }
 
 // Encode writes the multi framing (wire.MultiRequest's).

@@ -32,6 +32,10 @@ type measured struct {
 	electionTime, unavailableTime, leaderUnavailableTime                 *metrics.Distribution
 	followerSyncTime, observerSyncTime                                   *metrics.Distribution
 
+	// ZooKeeper's per-namespace read and write sizes, which the tree
+	// reports (namespaceTraffic).
+	readPerNamespace, writePerNamespace *metrics.DistributionSet
+
 	// Gauges kept outside the event loop.
 	authFailed, nonMTLSRemote, nonMTLSLocal, handshaking atomic.Int64
 }
@@ -53,8 +57,18 @@ func newMeasured(r *metrics.Registry) *measured {
 		electionTime: r.Summary("election_time"), unavailableTime: r.Summary("unavailable_time"),
 		leaderUnavailableTime: r.Summary("leader_unavailable_time"),
 		followerSyncTime:      r.Summary("follower_sync_time"), observerSyncTime: r.Summary("observer_sync_time"),
+		readPerNamespace: r.SummarySet("read_per_namespace"), writePerNamespace: r.SummarySet("write_per_namespace"),
 	}
 }
+
+// namespaceTraffic feeds read_per_namespace and write_per_namespace from
+// the tree (datatree.Traffic), which measures each read and applied write
+// as ZooKeeper's DataTree does: on the event loop, and during recovery for
+// the txns replayed, as ZooKeeper counts those too.
+type namespaceTraffic struct{ m *measured }
+
+func (n namespaceTraffic) Read(ns string, bytes int64)  { n.m.readPerNamespace.Observe(ns, bytes) }
+func (n namespaceTraffic) Write(ns string, bytes int64) { n.m.writePerNamespace.Observe(ns, bytes) }
 
 // measureRole records an ensemble member's change of role or phase, as
 // ZooKeeper's QuorumPeer and Learner measure them (ms): looking_count on

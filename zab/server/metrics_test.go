@@ -71,10 +71,9 @@ func mntrLines(t *testing.T, answer string) map[string]string {
 }
 
 // TestMonitorCarriesZooKeepersMetricSet: after the same traffic, zabd's
-// mntr has every key Debian's ZooKeeper 3.8 prints (save the
-// per-namespace read and write summaries, a documented gap) and no other
-// but zabd's own zk_zabd_*; and the figures both measure the same way
-// agree.
+// mntr has every key Debian's ZooKeeper 3.8 prints and no other but zabd's
+// own zk_zabd_*; and the figures both measure the same way agree, every
+// per-namespace one among them.
 func TestMonitorCarriesZooKeepersMetricSet(t *testing.T) {
 	zk := zkprocess.ForTest(t, nil)
 	ts := startServer(t, nil)
@@ -85,10 +84,14 @@ func TestMonitorCarriesZooKeepersMetricSet(t *testing.T) {
 	want := mntrLines(t, word(t, zk.Addr, "mntr"))
 	got := mntrLines(t, word(t, ts.addr, "mntr"))
 	for key := range want {
-		if strings.HasSuffix(key, "_read_per_namespace") || strings.HasSuffix(key, "_write_per_namespace") {
-			continue // not measured yet: docs/zabd.md's gaps
-		}
 		assert.Contains(t, got, key, "ZooKeeper's mntr has %s", key)
+		if strings.HasSuffix(key, "_per_namespace") {
+			// Quotas, and the sizes of each namespace's reads and writes.
+			assert.Equal(t, want[key], got[key], "%s", key)
+		}
+	}
+	for _, key := range []string{"zk_cnt_a_read_per_namespace", "zk_cnt_a_write_per_namespace", "zk_cnt_zookeeper_write_per_namespace"} {
+		assert.Contains(t, want, key, "the traffic reads and writes in these namespaces")
 	}
 	for key := range got {
 		if !strings.HasPrefix(key, "zk_zabd_") {
@@ -131,6 +134,51 @@ func TestMetricsMeasureTraffic(t *testing.T) {
 	}
 	assert.Equal(t, "9", got["zk_cnt_updatelatency"], "the writes: 6 creates, setData, delete, closeSession")
 	assert.Equal(t, "6", got["zk_cnt_readlatency"], "the reads: getData, getChildren, 4 exists")
+
+	// Per namespace, as ZooKeeper measures them: a write is its path's
+	// length plus its data's, a read that finds its node its path's
+	// length, its data's or children's names' and 68 bytes of stat.
+	perNamespace := map[string][5]string{ // avg, min, max, cnt, sum
+		// creates of /a (1 byte) and /a/b (1), setData /a (2),
+		// create /a/e (3), delete /a/e
+		"a_write": {"4.6", "3", "7", "5", "23"},
+		// the quota's three nodes under /zookeeper/quota
+		"zookeeper_write": {"39.6667", "18", "52", "3", "119"},
+		// getData /a, getChildren /a, three exists of /a/e (not the one
+		// that found no node)
+		"a_read": {"71.6", "71", "72", "5", "358"},
+	}
+	for set, want := range perNamespace {
+		for i, stat := range []string{"avg", "min", "max", "cnt", "sum"} {
+			key := "zk_" + stat + "_" + set + "_per_namespace"
+			assert.Equal(t, want[i], got[key], key)
+		}
+	}
+	assert.NotContains(t, got, "zk_cnt_zookeeper_read_per_namespace", "nothing read under /zookeeper")
+}
+
+// TestReplayedTxnsCountAsWrites: the txns a restarted server replays from
+// its log count in write_per_namespace, as ZooKeeper's do (Debian's 3.8.0
+// restarted on its data directory reports the writes made before, and no
+// reads).
+func TestReplayedTxnsCountAsWrites(t *testing.T) {
+	cfg := testConfig(t.TempDir())
+	ts := startServer(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := dial(t, ctx, ts.addr)
+	_, err := c.Create(ctx, "/r", []byte("abc"), client.OpenACL, wire.ModePersistent)
+	require.NoError(t, err)
+	_, _, err = c.GetData(ctx, "/r", false)
+	require.NoError(t, err)
+	require.NoError(t, c.CloseSession(ctx))
+	ts.stop(t)
+
+	ts = startServer(t, cfg)
+	got := mntrLines(t, word(t, ts.addr, "mntr"))
+	assert.Equal(t, "1", got["zk_cnt_r_write_per_namespace"])
+	assert.Equal(t, "5", got["zk_sum_r_write_per_namespace"])
+	assert.NotContains(t, got, "zk_cnt_r_read_per_namespace")
 }
 
 // TestPrometheusEndpoint: /metrics is Prometheus text exposition with
@@ -182,6 +230,17 @@ func TestPrometheusEndpoint(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 10.0, families["quota_count_limit_per_namespace"].GetMetric()[0].GetGauge().GetValue())
+	for name, want := range map[string]map[string]uint64{
+		"read_per_namespace":  {"a": 5},
+		"write_per_namespace": {"a": 5, "zookeeper": 3},
+	} {
+		got := map[string]uint64{}
+		for _, m := range families[name].GetMetric() {
+			assert.Len(t, m.GetSummary().GetQuantile(), 1, name)
+			got[m.GetLabel()[0].GetValue()] = m.GetSummary().GetSampleCount()
+		}
+		assert.Equal(t, want, got, "%s: sample counts by key", name)
+	}
 	assert.Positive(t, families["updatelatency"].GetMetric()[0].GetSummary().GetSampleCount())
 	for _, name := range []string{"process_cpu_seconds_total", "process_open_fds", "process_resident_memory_bytes", "go_goroutines", "zabd_last_zxid"} {
 		assert.Contains(t, families, name)

@@ -254,7 +254,8 @@ func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 	treeCfg := datatree.Config{
 		SuperDigest: cfg.SuperDigest, ExtendedTypesEnabled: cfg.ExtendedTypesEnabled, EnforceQuota: cfg.EnforceQuota,
 		X509Enabled: cfg.X509AuthEnabled, X509SuperUser: cfg.X509SuperUser,
-		Warn: func(msg string) { s.log.Warn(msg) },
+		Warn:    func(msg string) { s.log.Warn(msg) },
+		Traffic: namespaceTraffic{s.measured},
 	}
 	loadStart := time.Now()
 	rec, restored, err := restore.Load(store, treeCfg)

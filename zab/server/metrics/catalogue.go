@@ -244,8 +244,8 @@ var Catalogue = []Def{
 	{Name: "write_commitproc_time_ms", Kind: PercentileSummary, Why: Internal},
 
 	// Summary sets.
-	{Name: "write_per_namespace", Kind: SummarySet, Why: NotYet},
-	{Name: "read_per_namespace", Kind: SummarySet, Why: NotYet},
+	{Name: "read_per_namespace", Kind: SummarySet},
+	{Name: "write_per_namespace", Kind: SummarySet},
 	{Name: "learner_handler_qp_size", Kind: SummarySet, Why: Ensemble},
 	{Name: "learner_handler_qp_time_ms", Kind: PercentileSummarySet, Why: Ensemble},
 	{Name: "ack_latency", Kind: PercentileSummarySet, Why: Ensemble},

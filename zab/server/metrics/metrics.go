@@ -20,6 +20,12 @@ import (
 // samples uniformly rather than keeping the latest).
 const windowSize = 4096
 
+// setWindowSize is the window of each key of a summary set without
+// percentiles, for its Prometheus median alone: a set has a key per
+// top-level namespace, of which a tree may have thousands, and 32 KiB of
+// window for each would cost more than the namespaces' nodes.
+const setWindowSize = 128
+
 // Registry holds the values of the catalogue's counters and summaries; the
 // gauges are read when reported (Reading). It renders both as ZooKeeper's
 // two metrics providers do: mntr lines (Monitor) and Prometheus metrics
@@ -28,7 +34,7 @@ type Registry struct {
 	counters    map[string]*Count
 	summaries   map[string]*Distribution
 	counterSets map[string]*keyed[Count]
-	summarySets map[string]*keyed[Distribution]
+	summarySets map[string]*DistributionSet
 }
 
 // New returns a registry with every counter and summary of the catalogue at
@@ -36,7 +42,7 @@ type Registry struct {
 func New() *Registry {
 	r := &Registry{
 		counters: map[string]*Count{}, summaries: map[string]*Distribution{},
-		counterSets: map[string]*keyed[Count]{}, summarySets: map[string]*keyed[Distribution]{},
+		counterSets: map[string]*keyed[Count]{}, summarySets: map[string]*DistributionSet{},
 	}
 	for _, d := range Catalogue {
 		switch d.Kind {
@@ -46,8 +52,10 @@ func New() *Registry {
 			r.summaries[d.Name] = &Distribution{}
 		case CounterSet:
 			r.counterSets[d.Name] = &keyed[Count]{m: map[string]*Count{}}
-		case SummarySet, PercentileSummarySet:
-			r.summarySets[d.Name] = &keyed[Distribution]{m: map[string]*Distribution{}}
+		case SummarySet:
+			r.summarySets[d.Name] = &DistributionSet{keyed: keyed[Distribution]{m: map[string]*Distribution{}}, window: setWindowSize}
+		case PercentileSummarySet:
+			r.summarySets[d.Name] = &DistributionSet{keyed: keyed[Distribution]{m: map[string]*Distribution{}}, window: windowSize}
 		}
 	}
 	return r
@@ -59,6 +67,11 @@ func (r *Registry) Counter(name string) *Count { return mustGet(r.counters, name
 
 // Summary returns the catalogue's summary name.
 func (r *Registry) Summary(name string) *Distribution { return mustGet(r.summaries, name, "summary") }
+
+// SummarySet returns the catalogue's summary set name.
+func (r *Registry) SummarySet(name string) *DistributionSet {
+	return mustGet(r.summarySets, name, "summary set")
+}
 
 func mustGet[T any](m map[string]*T, name, kind string) *T {
 	v, ok := m[name]
@@ -100,8 +113,12 @@ func (c *Count) Load() int64 { return c.v.Load() }
 type Distribution struct {
 	mu                   sync.Mutex
 	count, sum, min, max int64
-	window               []int64 // a ring, allocated at the first observation
-	next                 int
+	// window is a ring of the latest observations: windowSize of them,
+	// allocated at the first, or, when limit is set (a summary set's key),
+	// at most limit, grown as they come.
+	window []int64
+	next   int
+	limit  int
 }
 
 // Observe records one value.
@@ -116,14 +133,18 @@ func (d *Distribution) Observe(v int64) {
 	}
 	d.count++
 	d.sum += v
-	if d.window == nil {
-		d.window = make([]int64, 0, windowSize)
+	size := d.limit
+	if size == 0 {
+		size = windowSize
+		if d.window == nil {
+			d.window = make([]int64, 0, windowSize)
+		}
 	}
-	if len(d.window) < windowSize {
+	if len(d.window) < size {
 		d.window = append(d.window, v)
 	} else {
 		d.window[d.next] = v
-		d.next = (d.next + 1) % windowSize
+		d.next = (d.next + 1) % size
 	}
 }
 
@@ -194,9 +215,31 @@ func (s distribution) quantile(q float64) float64 {
 	return float64(s.sorted[max(i, 0)])
 }
 
-// keyed is a set of counters or summaries by key. (Nothing records into
-// one yet: the sets zabd could measure are listed among its gaps, the
-// others are an ensemble's.)
+// DistributionSet is a summary set (ZooKeeper's SummarySet): a
+// Distribution per key, made at the key's first observation, kept until
+// srst.
+type DistributionSet struct {
+	keyed[Distribution]
+	window int // each key's window (Distribution.limit)
+}
+
+// Observe records v under key. Once key is known it allocates nothing: the
+// map is looked up with key as given, which is copied only when it is new
+// (so a key sliced from a long path does not keep the path alive).
+func (s *DistributionSet) Observe(key string, v int64) {
+	s.mu.Lock()
+	d := s.m[key]
+	if d == nil {
+		d = &Distribution{limit: s.window}
+		s.m[strings.Clone(key)] = d
+	}
+	s.mu.Unlock()
+	d.Observe(v)
+}
+
+// keyed is a set of counters or summaries by key. (The counter sets are
+// not recorded into yet: quota_exceeded_error_per_namespace is among
+// zabd's gaps, the others are an ensemble's.)
 type keyed[T any] struct {
 	mu sync.Mutex
 	m  map[string]*T
@@ -388,7 +431,9 @@ func Dump(rd Reading, families []*dto.MetricFamily) []fourlw.Metric {
 	sample := func(name string, labels []*dto.LabelPair, extra string, v float64) {
 		var parts []string
 		for _, l := range labels {
-			parts = append(parts, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+			// Unescaped, as ZooKeeper's buildKeyForDump writes it: a
+			// namespace may hold '"' or '\'.
+			parts = append(parts, l.GetName()+`="`+l.GetValue()+`"`)
 		}
 		if extra != "" {
 			parts = append(parts, extra)

@@ -160,3 +160,71 @@ func TestCatalogueNamesAreUniqueAndDocumented(t *testing.T) {
 		assert.True(t, strings.Contains(string(doc), "`"+name+"`"), "docs/zabd.md does not name `%s`", name)
 	}
 }
+
+// TestSummarySetAsZooKeeperPrintsIt: each key of a summary set is a summary
+// named <prefix>_<key>_<name>, read_per_namespace's keys before
+// write_per_namespace's (the order Debian's ZooKeeper 3.8.0 prints them
+// in), keys printed as they are; srst drops the keys; Prometheus labels
+// them key, and ZooKeeper's Prometheus mntr writes the label unescaped.
+func TestSummarySetAsZooKeeperPrintsIt(t *testing.T) {
+	r := New()
+	reads, writes := r.SummarySet("read_per_namespace"), r.SummarySet("write_per_namespace")
+	writes.Observe("a", 7)
+	reads.Observe("a", 75)
+	reads.Observe("a", 70)
+	writes.Observe("sp ace", 8)
+	writes.Observe(`q"\`, 3)
+	ms := r.Monitor(Reading{})
+	var names []string
+	for _, m := range ms {
+		if strings.HasSuffix(m.Name, "_per_namespace") {
+			names = append(names, m.Name)
+		}
+	}
+	assert.Equal(t, []string{
+		"avg_a_read_per_namespace", "min_a_read_per_namespace", "max_a_read_per_namespace", "cnt_a_read_per_namespace", "sum_a_read_per_namespace",
+		"avg_a_write_per_namespace", "min_a_write_per_namespace", "max_a_write_per_namespace", "cnt_a_write_per_namespace", "sum_a_write_per_namespace",
+		`avg_q"\_write_per_namespace`, `min_q"\_write_per_namespace`, `max_q"\_write_per_namespace`, `cnt_q"\_write_per_namespace`, `sum_q"\_write_per_namespace`,
+		"avg_sp ace_write_per_namespace", "min_sp ace_write_per_namespace", "max_sp ace_write_per_namespace", "cnt_sp ace_write_per_namespace", "sum_sp ace_write_per_namespace",
+	}, names, "summary sets last, no percentiles")
+	got := lines(ms)
+	assert.Equal(t, "72.5", got["avg_a_read_per_namespace"])
+	assert.Equal(t, "70", got["min_a_read_per_namespace"])
+	assert.Equal(t, "75", got["max_a_read_per_namespace"])
+	assert.Equal(t, "2", got["cnt_a_read_per_namespace"])
+	assert.Equal(t, "145", got["sum_a_read_per_namespace"])
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectorFunc(func(ch chan<- prometheus.Metric) { r.Collect(Reading{}, ch) }))
+	families, err := reg.Gather()
+	require.NoError(t, err)
+	dump := lines(Dump(Reading{}, families))
+	assert.Equal(t, "2.0", dump[`read_per_namespace_count{key="a"}`])
+	assert.Equal(t, "145.0", dump[`read_per_namespace_sum{key="a"}`])
+	assert.Equal(t, "70.0", dump[`read_per_namespace{key="a",quantile="0.5"}`])
+	assert.Equal(t, "1.0", dump[`write_per_namespace_count{key="q"\"}`])
+
+	r.Reset()
+	for name := range lines(r.Monitor(Reading{})) {
+		assert.NotContains(t, name, "_per_namespace", "srst forgets the keys")
+	}
+}
+
+// TestSummarySetWindowIsSmall: a summary set's key keeps only the latest
+// setWindowSize observations for its median, grown as they come, so that
+// thousands of namespaces cost little; count and sum cover all.
+func TestSummarySetWindowIsSmall(t *testing.T) {
+	r := New()
+	set := r.SummarySet("write_per_namespace")
+	set.Observe("once", 1)
+	d := set.m["once"]
+	assert.Less(t, cap(d.window), 16, "one observation, a small window")
+	for i := range 3 * setWindowSize {
+		set.Observe("many", int64(i))
+	}
+	s := set.m["many"].read()
+	assert.Len(t, s.sorted, setWindowSize)
+	assert.Equal(t, int64(3*setWindowSize), s.count)
+	assert.Equal(t, int64(2*setWindowSize), s.sorted[0], "the latest ones")
+	assert.Zero(t, testing.AllocsPerRun(100, func() { set.Observe("many", 1) }), "a known key allocates nothing")
+}
