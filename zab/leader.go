@@ -282,6 +282,18 @@ func (p *Peer) leaderAck(h *learnerHandler, qp *wire.QuorumPacket) {
 		p.maybeEstablish()
 		return
 	}
+	if !h.newLeaderAcked && qp.Zxid <= h.syncedUpTo {
+		// A ZooKeeper 3.8.0 learner hands the txns of its DIFF to its log
+		// thread when NEWLEADER arrives, and that thread ACKs each as it
+		// is written, possibly before the learner's NEWLEADER ACK leaves
+		// (ZOOKEEPER-4685). They belong to the history the NEWLEADER ACK
+		// vouches for and are committed: there is nothing to count.
+		// Dropping the learner instead (as zabd did) aborts a DIFF it has
+		// begun to log, and a 3.8.0 learner that synchronizes again after
+		// that can apply part of it twice (ZOOKEEPER-4712): its tree then
+		// differs from the leader's (docs/compatibility.md).
+		return
+	}
 	if !h.newLeaderAcked || qp.Zxid > h.proposedUpTo {
 		p.refusePeer(h.sid, qp, "it acknowledges a proposal before NEWLEADER or one it was never sent")
 		return
