@@ -16,6 +16,7 @@ import (
 	"github.com/zabd/zabd/sim/vtime"
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/storage/vfs"
 )
 
 // wallStart is the simulated wall-clock time at monotonic 0: fixed, so that
@@ -94,6 +95,10 @@ type Result struct {
 	// Witness is the committed txns in delivery order (see witness.go).
 	Witness linearizability.Witness
 	Stats   Stats
+	// Disks are the servers' simulated disks as the run left them, by
+	// server index: the files a stopped process leaves behind, for tests
+	// that load them with another program (zkload_test.go).
+	Disks []*vfs.Sim
 }
 
 // Failed reports whether anything was found wrong.
@@ -162,7 +167,11 @@ func Run(sched *faults.Schedule, opts Options) *Result {
 	w := newWorld(sched, opts)
 	w.run()
 	w.stats.SimTime = w.clock.Mono()
-	return &Result{Schedule: sched, Failures: w.failures, History: w.history, Witness: w.witness, Stats: w.stats}
+	disks := make([]*vfs.Sim, len(w.servers))
+	for i, s := range w.servers {
+		disks[i] = s.disk
+	}
+	return &Result{Schedule: sched, Failures: w.failures, History: w.history, Witness: w.witness, Stats: w.stats, Disks: disks}
 }
 
 func newWorld(sched *faults.Schedule, opts Options) *world {
