@@ -448,6 +448,9 @@ func (s *server) crash(why string, torn bool) {
 	s.disk.SetConfig(cfg)
 	s.disk.Crash()
 	s.disk.SetConfig(s.cfg)
+	if s.w.opts.OnCrash != nil {
+		s.w.opts.OnCrash(s.id, why, s.disk)
+	}
 }
 
 func (s *server) openConns() []zab.ConnID {

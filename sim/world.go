@@ -54,6 +54,10 @@ type Options struct {
 	// SkipCheckers leaves out the history checkers at the end (the
 	// invariants checked during the run still apply).
 	SkipCheckers bool
+	// OnCrash, if set, sees each server's disk (by server index) right
+	// after a crash, with why it crashed: what the next start will read.
+	// It must not change the disk (Clone it to keep it).
+	OnCrash func(server int, why string, disk *vfs.Sim)
 }
 
 // Stats measure a run.

@@ -29,13 +29,14 @@ import (
 
 // zkLoadSeeds is how many simulated runs TestZooKeeperLoadsWhatZabdWrote
 // hands to ZooKeeper by default: every data directory of each run is loaded
-// by a ZooKeeper 3.8 JVM (about a second each). ZABSIM_ZKLOAD overrides it
+// by a ZooKeeper 3.8 JVM (about a second each, some 35 directories). ZABSIM_ZKLOAD overrides it
 // (ZABSIM_ZKLOAD=1000 for the long run docs/compatibility.md reports).
-const zkLoadSeeds = 12
+const zkLoadSeeds = 6
 
 // TestZooKeeperLoadsWhatZabdWrote is the differential test of zabd's data
 // directories: for simulated runs with fuzzy snapshots, crashes and log
-// rolls, every server's data directory is loaded twice — by zabd's storage
+// rolls, every server's data directory — as the run left it, and as its last
+// crash left it — is loaded twice — by zabd's storage
 // and tree (the newest snapshot, then every logged txn replayed over it, as
 // a standalone start does) and by Debian's ZooKeeper 3.8 started standalone
 // on a copy of it — and the two trees must be the same: every node's path,
@@ -70,28 +71,47 @@ func TestZooKeeperLoadsWhatZabdWrote(t *testing.T) {
 	notCompared := map[string]int{}
 	for seed := first; seed < first+int64(n); seed++ {
 		sched := zkLoadSchedule(seed)
-		res := Run(sched, Options{SkipCheckers: true})
+		// Besides the disks as the run leaves them, each server's disk
+		// right after its last crash during the run: what that restart
+		// read, a state the final one may have moved on from.
+		crashed := map[int]*vfs.Sim{}
+		res := Run(sched, Options{SkipCheckers: true, OnCrash: func(server int, why string, disk *vfs.Sim) {
+			if why != finalCheck {
+				crashed[server] = disk.Clone(rand.New(rand.NewSource(seed)))
+			}
+		}})
 		if res.Failed() {
 			t.Fatalf("seed %d: the run itself failed: %v", seed, res.Failures[0])
 		}
 		fuzzy += res.Stats.FuzzySnapshots
+		type sample struct {
+			what string
+			disk *vfs.Sim
+		}
+		var samples []sample
 		for i, disk := range res.Disks {
+			samples = append(samples, sample{fmt.Sprintf("seed %d server %d", seed, i+1), disk})
+			if c := crashed[i]; c != nil {
+				samples = append(samples, sample{fmt.Sprintf("seed %d server %d after its last crash", seed, i+1), c})
+			}
+		}
+		for _, smp := range samples {
 			dir := t.TempDir()
 			if keep := os.Getenv("ZABSIM_ZKLOAD_KEEP"); keep != "" {
-				dir = filepath.Join(keep, fmt.Sprintf("seed%d-server%d", seed, i+1))
+				dir = filepath.Join(keep, strings.ReplaceAll(smp.what, " ", "-"))
 			}
-			if !exportDataDir(t, disk, dir) {
+			if !exportDataDir(t, smp.disk, dir) {
 				continue
 			}
 			dirs++
-			notCompared[compareLoads(t, fmt.Sprintf("seed %d server %d", seed, i+1), dir)]++
+			notCompared[compareLoads(t, smp.what, dir)]++
 			if t.Failed() {
-				t.Fatalf("seed %d server %d: the loads differ; replay with ZABSIM_ZKLOAD_FIRST=%d ZABSIM_ZKLOAD=1", seed, i+1, seed)
+				t.Fatalf("%s: the loads differ; replay with ZABSIM_ZKLOAD_FIRST=%d ZABSIM_ZKLOAD=1", smp.what, seed)
 			}
 		}
 	}
-	t.Logf("%d runs, %d fuzzy snapshots written, %d data directories: %d loaded by both and compared, %d refused by zabd as damaged by the schedule's corruption, %d refused by ZooKeeper for a plain check's txn",
-		n, fuzzy, dirs, notCompared[""], notCompared["damaged"], notCompared["plain check"])
+	t.Logf("%d runs, %d fuzzy snapshots written, %d data directories: %d loaded by both and compared, %d refused by zabd as damaged by the schedule's corruption, %d refused by ZooKeeper for a plain check's txn, %d for a log file without its header",
+		n, fuzzy, dirs, notCompared[""], notCompared["damaged"], notCompared["plain check"], notCompared["headerless log"])
 }
 
 // zkLoadSchedule is the seed's schedule with snapshots taken often, so that
@@ -162,6 +182,14 @@ func compareLoads(t *testing.T, what, dir string) (notCompared string) {
 		zkLog, _ := os.ReadFile(filepath.Join(dir, "zookeeper.log"))
 		if plainCheck != 0 && strings.Contains(string(zkLog), "Unsupported Txn with type=%d13") {
 			return "plain check"
+		}
+		// A crash can leave the newest log file's name durable but not its
+		// header (another fsync of the directory made the name durable);
+		// ZooKeeper 3.8 then fails reading that header instead of skipping
+		// the file (ZOOKEEPER-1621, fixed on master only;
+		// TestZooKeeperCannotRestartWithAHeaderlessLogFile). zabd skips it.
+		if hasHeaderlessLog(dir) && strings.Contains(string(zkLog), "FileHeader.deserialize") {
+			return "headerless log"
 		}
 		t.Errorf("%s: ZooKeeper's load: %v", what, err)
 		return ""
@@ -258,6 +286,18 @@ func loadAsZabd(dir string) (tree *datatree.Tree, plainCheck int64, err error) {
 	return tree, plainCheck, it.Err()
 }
 
+// hasHeaderlessLog reports whether dir/data holds a log file too short for
+// its 16-byte header (magic, version, dbid).
+func hasHeaderlessLog(dir string) bool {
+	entries, _ := os.ReadDir(filepath.Join(dir, "data", storage.VersionDir))
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), "log.") && info.Size() < 16 {
+			return true
+		}
+	}
+	return false
+}
+
 // firstLogFileOf is the first zxid of the log file in dir that holds zxid:
 // the newest one named at or below it.
 func firstLogFileOf(dir string, zxid int64) int64 {
@@ -347,5 +387,58 @@ func TestZooKeeperCannotRestartAfterAPlainCheck(t *testing.T) {
 	zkLog, _ := os.ReadFile(filepath.Join(dir, "zookeeper.log"))
 	if !strings.Contains(string(zkLog), "Unsupported Txn with type=%d13") {
 		t.Fatalf("ZooKeeper refused to restart, but not for the plain check's txn: %v", err)
+	}
+}
+
+// TestZooKeeperCannotRestartWithAHeaderlessLogFile reproduces ZOOKEEPER-1621
+// against ZooKeeper alone: a log file whose header a crash did not let reach
+// the disk (here: an empty file named after the next zxid, as a crash right
+// after a log roll leaves it) keeps ZooKeeper
+// 3.8 from starting, where zabd's recovery skips it.
+func TestZooKeeperCannotRestartWithAHeaderlessLogFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts ZooKeeper JVMs; skipped under -short")
+	}
+	if err := zkprocess.Available(); err != nil {
+		t.Skipf("%v: install Debian's zookeeper package to run this test", err)
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv, err := zkprocess.Start(ctx, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := client.Dial(ctx, srv.Addr, client.Session{Timeout: 10 * time.Second})
+	if err == nil {
+		_, err = conn.Create(ctx, "/a", nil, wire.OpenACLUnsafe, 0)
+		conn.Close()
+	}
+	srv.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	before, _, err := loadAsZabd(data)
+	if err != nil {
+		t.Fatalf("zabd's load of ZooKeeper's directory: %v", err)
+	}
+	next := before.LastZxid() + 1
+	if err := os.WriteFile(filepath.Join(data, storage.VersionDir, storage.LogName(next)), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = zkprocess.Start(ctx, dir, nil); err == nil {
+		t.Fatal("ZooKeeper started with a headerless log file: TestZooKeeperLoadsWhatZabdWrote need not excuse it any more")
+	}
+	zkLog, _ := os.ReadFile(filepath.Join(dir, "zookeeper.log"))
+	if !strings.Contains(string(zkLog), "FileHeader.deserialize") {
+		t.Fatalf("ZooKeeper refused to start, but not on the log file's header: %v", err)
+	}
+	tree, _, err := loadAsZabd(data)
+	if err != nil {
+		t.Fatalf("zabd's load of the same directory: %v", err)
+	}
+	if _, st, code := tree.GetData("/a", nil, false, 0); code != wire.ErrOK || st.Czxid == 0 {
+		t.Fatalf("zabd's load lacks /a: %v", code)
 	}
 }
