@@ -1066,5 +1066,5 @@ func (l simTxnLog) ReadAfter(after, upTo int64) ([]datatree.Txn, bool) {
 		return nil, false
 	}
 	defer it.Close()
-	return restore.ReadForSync(it, after, upTo, s.snapBase, restore.SyncLogBudget(int64(s.snapBytes)))
+	return restore.ReadForSync(it, after, upTo, s.snapBase, restore.SyncLogBudget(int64(s.snapBytes), restore.DefaultSnapshotSizeFactor))
 }

@@ -100,12 +100,22 @@ func Replay(peer *zab.Peer, rec *storage.Recovery) (int, error) {
 // gap from its log.
 const minSyncLogBudget = 16 << 10
 
+// DefaultSnapshotSizeFactor is ZooKeeper's zookeeper.snapshotSizeFactor
+// default: a leader reads a learner's gap from its txn log while the txns
+// total at most this fraction of its newest snapshot's size.
+const DefaultSnapshotSizeFactor = 0.33
+
 // SyncLogBudget is how many bytes of log entries a leader reads to
-// synchronize a learner by DIFF rather than send its snapshot: a third of
-// the newest snapshot's size (ZooKeeper's zookeeper.snapshotSizeFactor,
-// 0.33), beyond which the snapshot is cheaper.
-func SyncLogBudget(snapshotBytes int64) int {
-	return int(max(snapshotBytes, minSyncLogBudget) / 3)
+// synchronize a learner by DIFF rather than send its snapshot: factor (as
+// ZooKeeper's zookeeper.snapshotSizeFactor) times the newest snapshot's size,
+// beyond which the snapshot is cheaper. A negative factor turns the DIFF
+// from the log off, as in ZooKeeper: the budget is then -1, which no read
+// fits.
+func SyncLogBudget(snapshotBytes int64, factor float64) int {
+	if factor < 0 {
+		return -1
+	}
+	return int(float64(max(snapshotBytes, minSyncLogBudget)) * factor)
 }
 
 // ReadForSync reads from it, an iterator that starts at after, the txns a

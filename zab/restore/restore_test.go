@@ -233,8 +233,8 @@ func TestLoadReadsTheEpochFiles(t *testing.T) {
 
 // ReadForSync sends a DIFF from the log only when the learner's last zxid
 // anchors it in the log (a logged txn, or the base the log begins after),
-// the txns reach upTo, and they fit the budget; SyncLogBudget is a third of
-// the snapshot, at least a third of 16 KiB.
+// the txns reach upTo, and they fit the budget; SyncLogBudget is the factor
+// (0.33 by default) of the snapshot, of 16 KiB at least; negative: none.
 func TestReadForSync(t *testing.T) {
 	dir := t.TempDir()
 	store := openStore(t, dir)
@@ -268,6 +268,10 @@ func TestReadForSync(t *testing.T) {
 	require.False(t, ok, "over the budget")
 	_, ok = read(7, 10, 4, 3*entry+3)
 	require.True(t, ok, "within it")
-	require.Equal(t, 1<<20/3, restore.SyncLogBudget(1<<20))
-	require.Equal(t, 16<<10/3, restore.SyncLogBudget(100), "at least a third of 16 KiB")
+	require.Equal(t, 346030, restore.SyncLogBudget(1<<20, restore.DefaultSnapshotSizeFactor))
+	require.Equal(t, 5406, restore.SyncLogBudget(100, restore.DefaultSnapshotSizeFactor), "at least 0.33 of 16 KiB")
+	require.Equal(t, 1<<19, restore.SyncLogBudget(1<<20, 0.5), "the factor given")
+	require.Equal(t, -1, restore.SyncLogBudget(1<<20, -1), "a negative factor: never from the log")
+	_, ok = read(7, 10, 4, restore.SyncLogBudget(1<<20, -1))
+	require.False(t, ok, "no read fits a negative budget")
 }

@@ -285,8 +285,13 @@ func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 	}
 	if cfg.Distributed() {
 		zcfg.ServerID, zcfg.Ensemble = cfg.MyID, ensembleOf(cfg)
-		s.syncLog = &syncLog{store: store}
-		zcfg.TxnLog = s.syncLog
+		if cfg.SnapshotSizeFactor >= 0 {
+			// A negative snapshotSizeFactor turns the DIFF from the txn
+			// log off, as in ZooKeeper: a learner behind the committed
+			// window gets a SNAP.
+			s.syncLog = &syncLog{store: store, factor: cfg.SnapshotSizeFactor}
+			zcfg.TxnLog = s.syncLog
+		}
 		if rec.Damaged != "" {
 			// Until a leader has synchronized it, this member may lack
 			// txns it acknowledged: it abstains from elections.

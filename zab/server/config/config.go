@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zabd/zabd/zab/restore"
 )
 
 // ZooKeeper's defaults (QuorumPeerConfig, ZooKeeperServer, ContainerManager,
@@ -132,7 +135,12 @@ type Config struct {
 
 	SnapCount       int
 	SnapRetainCount int
-	PurgeInterval   time.Duration // 0: autopurge off
+	// SnapshotSizeFactor is ZooKeeper's zookeeper.snapshotSizeFactor: a
+	// leader synchronizes a learner behind its committed window from its txn
+	// log while the txns total at most this fraction of its newest
+	// snapshot's size, else by SNAP; negative: never from the log.
+	SnapshotSizeFactor float64
+	PurgeInterval      time.Duration // 0: autopurge off
 
 	// FourLetterWordWhitelist is the list as written; "*" enables all.
 	FourLetterWordWhitelist []string
@@ -204,6 +212,7 @@ func Default() *Config {
 		MaxClientCnxns:          DefaultMaxClientCnxns,
 		SnapCount:               DefaultSnapCount,
 		SnapRetainCount:         DefaultSnapRetainCount,
+		SnapshotSizeFactor:      restore.DefaultSnapshotSizeFactor,
 		FourLetterWordWhitelist: slices.Clone(DefaultFourLetterWords),
 		AdminEnabled:            true,
 		AdminAddress:            DefaultAdminAddress,
@@ -391,6 +400,16 @@ var quorumPeerKeys = map[string]func(c *Config, v string) error{
 // acts on.
 var systemPropertyKeys = map[string]func(c *Config, v string) error{
 	"snapCount": func(c *Config, v string) error { return setInt(&c.SnapCount, v, minInt32, maxInt32) },
+	"snapshotSizeFactor": func(c *Config, v string) error {
+		// ZooKeeper reads it with Double.parseDouble; NaN and infinities
+		// have no meaning as a fraction of a size.
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("%q is not a number", v)
+		}
+		c.SnapshotSizeFactor = f
+		return nil
+	},
 	"fastleader.minNotificationInterval": func(c *Config, v string) error {
 		return setMillis(&c.ElectionMinNotificationInterval, v, 1)
 	},

@@ -56,6 +56,7 @@ maxClientCnxns=0
 minSessionTimeout=1000
 maxSessionTimeout=90000
 snapCount=5000
+snapshotSizeFactor=-1
 autopurge.snapRetainCount=5
 autopurge.purgeInterval=2
 4lw.commands.whitelist=ruok, mntr ,stat
@@ -83,6 +84,7 @@ enforceQuota=true
 	assert.Equal(t, time.Second, cfg.MinSessionTimeout)
 	assert.Equal(t, 90*time.Second, cfg.MaxSessionTimeout)
 	assert.Equal(t, 5000, cfg.SnapCount)
+	assert.Equal(t, -1.0, cfg.SnapshotSizeFactor)
 	assert.Equal(t, 5, cfg.SnapRetainCount)
 	assert.Equal(t, 2*time.Hour, cfg.PurgeInterval)
 	assert.Equal(t, []string{"ruok", "mntr", "stat"}, cfg.FourLetterWordWhitelist)
@@ -144,6 +146,7 @@ func TestBadValuesNameKeyAndLine(t *testing.T) {
 		{"port range", "dataDir=/d\nclientPort=70000\n", "zoo.cfg:2: clientPort: 70000 is out of range"},
 		{"bad bool", "dataDir=/d\nextendedTypesEnabled=yes\n", `zoo.cfg:2: extendedTypesEnabled: "yes" is neither true nor false`},
 		{"bad forceSync", "dataDir=/d\nforceSync=false\n", `zoo.cfg:2: forceSync: "false" is neither yes nor no`},
+		{"bad snapshotSizeFactor", "dataDir=/d\nsnapshotSizeFactor=third\n", `zoo.cfg:2: snapshotSizeFactor: "third" is not a number`},
 		{"bad superDigest", "dataDir=/d\nDigestAuthenticationProvider.superDigest=nocolon\n", "zoo.cfg:2: DigestAuthenticationProvider.superDigest"},
 		{"bad container interval", "dataDir=/d\nznode.container.checkIntervalMs=-5\n", "zoo.cfg:2: znode.container.checkIntervalMs"},
 		{"electionAlg", "dataDir=/d\nelectionAlg=1\n", "zoo.cfg:2: electionAlg: only 3"},

@@ -289,12 +289,11 @@ func TestMixedObservers(t *testing.T) {
 	}
 }
 
-// syncExtra is ZooKeeper's configuration for the synchronization tests
-// (zabd takes unknown keys as ZooKeeper does and ignores these): a
-// committed log of 50 txns instead of 500, and no synchronization from the
-// txn log (snapshotSizeFactor < 0), so that a learner behind the committed
-// log gets a SNAP, as from zabd, whose leader synchronizes only from its
-// committed window (500 txns).
+// syncExtra is the members' configuration for the synchronization tests:
+// no synchronization from the txn log (snapshotSizeFactor < 0, which both
+// kinds honour), so that a learner behind a leader's committed log gets a
+// SNAP; and for ZooKeeper a committed log of 50 txns instead of 500
+// (commitLogCount, which zabd ignores: its window stays 500 txns).
 var syncExtra = map[string]string{"commitLogCount": "50", "snapshotSizeFactor": "-1"}
 
 // syncPatterns are the log lines that show a synchronization's mode: on
