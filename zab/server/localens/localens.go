@@ -289,6 +289,47 @@ func (e *Ensemble) Modes(ctx context.Context) []string {
 	return modes
 }
 
+// Zxid asks a member's srvr for its last zxid (the last txn it applied).
+func (e *Ensemble) Zxid(ctx context.Context, id int64) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	out, err := zkprocess.FourLetterWord(ctx, e.Member(id).ClientAddr, "srvr")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "Zxid: "); ok {
+			z, err := strconv.ParseUint(strings.TrimPrefix(v, "0x"), 16, 64)
+			return int64(z), err
+		}
+	}
+	return 0, fmt.Errorf("server %d: srvr has no Zxid line: %q", id, out)
+}
+
+// WaitCaughtUp polls until every member has applied what the leader had
+// applied when it was called: no lag left, as the README's migration steps
+// ask before the next member goes down.
+func (e *Ensemble) WaitCaughtUp(ctx context.Context, leader int64) error {
+	target, err := e.Zxid(ctx, leader)
+	if err != nil {
+		return fmt.Errorf("leader %d: %w", leader, err)
+	}
+	for _, m := range e.Members {
+		for {
+			z, err := e.Zxid(ctx, m.ID)
+			if err == nil && z >= target {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("server %d has not applied 0x%x (at 0x%x, %v): %w", m.ID, target, z, err, ctx.Err())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
 // ErrNotServing is WaitServing's error when ctx ends first.
 var ErrNotServing = errors.New("localens: the ensemble did not come to serve")
 
