@@ -308,11 +308,30 @@ func (e *Ensemble) Zxid(ctx context.Context, id int64) (int64, error) {
 
 // WaitCaughtUp polls until every member has applied what the leader had
 // applied when it was called: no lag left, as the README's migration steps
-// ask before the next member goes down.
+// ask before the next member goes down. A leader that has proposed nothing
+// in its epoch yet reports the epoch's start (counter 0), which no follower
+// applies: WaitCaughtUp waits up to two seconds for its first txn, and with
+// none there is no lag to wait for (every serving member was synchronized
+// with the leader's whole history).
 func (e *Ensemble) WaitCaughtUp(ctx context.Context, leader int64) error {
-	target, err := e.Zxid(ctx, leader)
-	if err != nil {
-		return fmt.Errorf("leader %d: %w", leader, err)
+	var target int64
+	quiet := time.Now().Add(2 * time.Second)
+	for {
+		z, err := e.Zxid(ctx, leader)
+		if err != nil {
+			return fmt.Errorf("leader %d: %w", leader, err)
+		}
+		if target = z; z&0xffffffff != 0 {
+			break
+		}
+		if time.Now().After(quiet) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 	for _, m := range e.Members {
 		for {
