@@ -164,10 +164,29 @@ func chaosFor(t *testing.T, e *localens.Ensemble, seed uint64, length time.Durat
 // checkHistory reads a recorded history and runs every checker on it.
 func checkHistory(t *testing.T, path string) {
 	t.Helper()
+	checkHistoryExcusing(t, path, "", nil)
+}
+
+// checkHistoryExcusing is checkHistory, except that a violation of
+// guarantee for which excuse gives a reason (a behaviour of ZooKeeper's own
+// that the test knows, not zabd's) is logged with the reason, not failed.
+func checkHistoryExcusing(t *testing.T, path, guarantee string, excuse func(linearizability.History, linearizability.Violation) string) {
+	t.Helper()
 	h, err := readHistory(path)
 	require.NoError(t, err)
 	require.NoError(t, h.Validate())
 	report := linearizability.CheckAll(h, linearizability.Options{})
+	if excuse != nil {
+		var kept []linearizability.Violation
+		for _, v := range report.Violations[guarantee] {
+			if why := excuse(h, v); why != "" {
+				t.Logf("%s: %s: not zabd's: %s", guarantee, v.Explanation, why)
+				continue
+			}
+			kept = append(kept, v)
+		}
+		report.Violations[guarantee] = kept
+	}
 	if !report.OK() {
 		var b strings.Builder
 		report.Print(&b)

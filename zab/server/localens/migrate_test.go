@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zabd/zabd/linearizability"
 	"github.com/zabd/zabd/linearizability/record"
 	"github.com/zabd/zabd/zab/server/localens"
 	"github.com/zabd/zabd/zab/server/zkprocess"
@@ -143,7 +144,7 @@ func TestRollingMigrationFromZooKeeperAndBack(t *testing.T) {
 	stopWorkload()
 	require.NoError(t, <-workloadDone, "the workload (history in %s)", history)
 	require.NoError(t, f.Close())
-	checkHistory(t, history)
+	checkHistoryExcusing(t, history, linearizability.GuaranteeSyncRead, zookeeperLeaderSync(e, kinds))
 
 	for _, h := range holders {
 		h.requireAlive(t, e)
@@ -158,6 +159,31 @@ func TestRollingMigrationFromZooKeeperAndBack(t *testing.T) {
 type memberKinds struct {
 	mu   sync.Mutex
 	kind map[int64]byte
+	// leaders maps each epoch seen to the member that led it, with its kind
+	// then (zookeeperLeaderSync).
+	leaders map[int64]epochLeader
+}
+
+type epochLeader struct {
+	id   int64
+	kind byte
+}
+
+// noteLeader records that id, of its current kind, leads epoch.
+func (k *memberKinds) noteLeader(epoch, id int64) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.leaders == nil {
+		k.leaders = map[int64]epochLeader{}
+	}
+	k.leaders[epoch] = epochLeader{id: id, kind: k.kind[id]}
+}
+
+func (k *memberKinds) leaderOf(epoch int64) (epochLeader, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	l, ok := k.leaders[epoch]
+	return l, ok
 }
 
 func (k *memberKinds) launch(id int64, cfg string) (*exec.Cmd, error) {
@@ -192,6 +218,9 @@ func waitKinds(t *testing.T, ctx context.Context, e *localens.Ensemble, kinds *m
 	// applies a long synchronization can diverge from its leader, whichever
 	// kind leads (ZOOKEEPER-4712, docs/compatibility.md).
 	require.NoError(t, e.WaitCaughtUp(waitCtx, leader))
+	if z, err := e.Zxid(waitCtx, leader); err == nil {
+		kinds.noteLeader(z>>32, leader)
+	}
 	for _, m := range e.Members {
 		out, err := zkprocess.FourLetterWord(waitCtx, m.ClientAddr, "srvr")
 		require.NoError(t, err, "srvr on server %d", m.ID)
@@ -448,4 +477,41 @@ func mntrValues(t *testing.T, ctx context.Context, addr string) map[string]strin
 		}
 	}
 	return values
+}
+
+// zookeeperLeaderSync excuses a sync-then-read violation whose sync a
+// ZooKeeper 3.8.0 leader answered: its commit processor answers a sync of
+// the leader's own client as a read, in that session's order, without
+// waiting to apply the txns it has already committed (CommitProcessor's
+// matchSyncs is false on a leader), so a read after it can miss a write
+// another member already acknowledged. That is ZooKeeper's own behaviour
+// (docs/compatibility.md), seen once in this test in a ZooKeeper-only
+// epoch; a sync answered by zabd, or by a ZooKeeper follower, is judged as
+// always. The server is the one the client's last SyncConnected before the
+// sync names; the epoch's leader is the one the test saw lead it.
+func zookeeperLeaderSync(e *localens.Ensemble, kinds *memberKinds) func(linearizability.History, linearizability.Violation) string {
+	ids := map[string]int64{}
+	for _, m := range e.Members {
+		ids[m.ClientAddr] = m.ID
+	}
+	return func(h linearizability.History, v linearizability.Violation) string {
+		if len(v.Entries) < 2 || v.Entries[1].Op != linearizability.OpSync || v.Entries[1].Zxid == nil {
+			return ""
+		}
+		sync := v.Entries[1]
+		server := ""
+		for i := range h {
+			ev := &h[i]
+			if ev.Kind == linearizability.KindEvent && ev.Type == linearizability.StateSyncConnected &&
+				ev.Client == sync.Client && ev.At <= sync.Call {
+				server = ev.Server
+			}
+		}
+		epoch := int64(*sync.Zxid) >> 32
+		l, ok := kinds.leaderOf(epoch)
+		if id, known := ids[server]; !known || !ok || l.id != id || l.kind != zookeeperKind {
+			return ""
+		}
+		return fmt.Sprintf("its sync was answered by ZooKeeper leader %d in epoch %d, which answers its own clients' syncs without waiting to apply what it has committed", l.id, epoch)
+	}
 }
