@@ -355,32 +355,18 @@ func loadAsZooKeeper(dir string) (*datatree.Tree, *storage.ZxidDigest, string, e
 // as a txn of type 13 and cannot decode that txn again, so one such request
 // keeps its own data directory from ever loading ("Unsupported Txn").
 func TestZooKeeperCannotRestartAfterAPlainCheck(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts ZooKeeper JVMs; skipped under -short")
-	}
-	if err := zkprocess.Available(); err != nil {
-		t.Skipf("%v: install Debian's zookeeper package to run this test", err)
-	}
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	srv, err := zkprocess.Start(ctx, dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := client.Dial(ctx, srv.Addr, client.Session{Timeout: 10 * time.Second})
-	if err != nil {
-		srv.Stop()
-		t.Fatal(err)
-	}
-	// ZooKeeper never answers a plain check that succeeds (SPEC): wait
-	// briefly, then stop it with the txn logged.
-	checkCtx, checkCancel := context.WithTimeout(ctx, 2*time.Second)
-	conn.Check(checkCtx, "/", -1)
-	checkCancel()
-	conn.Close()
-	srv.Stop()
-	_, err = zkprocess.Start(ctx, dir, nil)
+	zooKeeperSession(t, ctx, dir, func(conn *client.Conn) error {
+		// ZooKeeper never answers a plain check that succeeds (SPEC):
+		// wait briefly, then stop it with the txn logged.
+		checkCtx, checkCancel := context.WithTimeout(ctx, 2*time.Second)
+		defer checkCancel()
+		conn.Check(checkCtx, "/", -1)
+		return nil
+	})
+	_, err := zkprocess.Start(ctx, dir, nil)
 	if err == nil {
 		t.Fatal("ZooKeeper restarted after a plain check: TestZooKeeperLoadsWhatZabdWrote need not excuse it any more")
 	}
@@ -393,31 +379,16 @@ func TestZooKeeperCannotRestartAfterAPlainCheck(t *testing.T) {
 // TestZooKeeperCannotRestartWithAHeaderlessLogFile reproduces ZOOKEEPER-1621
 // against ZooKeeper alone: a log file whose header a crash did not let reach
 // the disk (here: an empty file named after the next zxid, as a crash right
-// after a log roll leaves it) keeps ZooKeeper
-// 3.8 from starting, where zabd's recovery skips it.
+// after a log roll leaves it) keeps ZooKeeper 3.8 from starting, where
+// zabd's recovery skips it.
 func TestZooKeeperCannotRestartWithAHeaderlessLogFile(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts ZooKeeper JVMs; skipped under -short")
-	}
-	if err := zkprocess.Available(); err != nil {
-		t.Skipf("%v: install Debian's zookeeper package to run this test", err)
-	}
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	srv, err := zkprocess.Start(ctx, dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := client.Dial(ctx, srv.Addr, client.Session{Timeout: 10 * time.Second})
-	if err == nil {
-		_, err = conn.Create(ctx, "/a", nil, wire.OpenACLUnsafe, 0)
-		conn.Close()
-	}
-	srv.Stop()
-	if err != nil {
-		t.Fatal(err)
-	}
+	zooKeeperSession(t, ctx, dir, func(conn *client.Conn) error {
+		_, err := conn.Create(ctx, "/a", nil, wire.OpenACLUnsafe, 0)
+		return err
+	})
 	data := filepath.Join(dir, "data")
 	before, _, err := loadAsZabd(data)
 	if err != nil {
@@ -440,5 +411,31 @@ func TestZooKeeperCannotRestartWithAHeaderlessLogFile(t *testing.T) {
 	}
 	if _, st, code := tree.GetData("/a", nil, false, 0); code != wire.ErrOK || st.Czxid == 0 {
 		t.Fatalf("zabd's load lacks /a: %v", code)
+	}
+}
+
+// zooKeeperSession starts ZooKeeper 3.8 standalone in dir (skipping t
+// without it or under -short), connects a client and hands it to use; then
+// it stops ZooKeeper, leaving dir's files for a restart.
+func zooKeeperSession(t *testing.T, ctx context.Context, dir string, use func(*client.Conn) error) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts ZooKeeper JVMs; skipped under -short")
+	}
+	if err := zkprocess.Available(); err != nil {
+		t.Skipf("%v: install Debian's zookeeper package to run this test", err)
+	}
+	srv, err := zkprocess.Start(ctx, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	conn, err := client.Dial(ctx, srv.Addr, client.Session{Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := use(conn); err != nil {
+		t.Fatal(err)
 	}
 }
