@@ -298,14 +298,15 @@ func hasHeaderlessLog(dir string) bool {
 	return false
 }
 
-// firstLogFileOf is the first zxid of the log file in dir that holds zxid:
-// the newest one named at or below it.
+// firstLogFileOf is the first zxid of the oldest log file ZooKeeper opens
+// to replay from zxid (FileTxnLog's iterator): the newest one named below
+// it — also when another file begins at zxid itself.
 func firstLogFileOf(dir string, zxid int64) int64 {
 	first := int64(0)
 	entries, _ := os.ReadDir(filepath.Join(dir, storage.VersionDir))
 	for _, e := range entries {
 		if z, ok := strings.CutPrefix(e.Name(), "log."); ok {
-			if start, err := strconv.ParseInt(z, 16, 64); err == nil && start <= zxid && start > first {
+			if start, err := strconv.ParseInt(z, 16, 64); err == nil && start < zxid && start > first {
 				first = start
 			}
 		}
