@@ -121,6 +121,8 @@ func TestZooKeeperLoadsWhatZabdWrote(t *testing.T) {
 				t.Fatalf("%s: the loads differ; replay with ZABSIM_ZKLOAD_FIRST=%d ZABSIM_ZKLOAD=1", smp.what, seed)
 			}
 		}
+		// A long hunt can be stopped at any time: -v shows how far it got.
+		t.Logf("seed %d done: %d directories so far, %d compared", seed, dirs, notCompared[""])
 	}
 	t.Logf("%d runs (%d regression seeds), %d fuzzy snapshots written, %d data directories: %d loaded by both and compared, %d refused by zabd as damaged by the schedule's corruption, %d refused by ZooKeeper for a plain check's txn, %d for a log file without its header",
 		len(seeds), len(seeds)-n, fuzzy, dirs, notCompared[""], notCompared["damaged"], notCompared["plain check"], notCompared["headerless log"])
