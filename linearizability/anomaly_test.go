@@ -295,21 +295,26 @@ func onServer(h History, server string) {
 
 // An expiry shown by an Expired event must have taken effect before a write
 // called after the event, when one server answered both and provably did
-// not restart in between (another client stayed connected throughout). In
-// an ensemble (or with no proof that the server stayed up) the leader that
-// decided the expiry may have lost its closeSession with a crash or its
-// leadership, and ZooKeeper brings the session back: the ephemeral may
-// outlive the Expired its client was told.
+// not restart in between (another client stayed connected throughout), or
+// when the history names the terms and the write was answered in the term
+// that told the expiry (an ensemble's epoch). In an ensemble without terms
+// (or with no proof that the server stayed up) the leader that decided the
+// expiry may have lost its closeSession with a crash or its leadership, and
+// ZooKeeper brings the session back: the ephemeral may outlive the Expired
+// its client was told.
 func TestExpiryRemovesEphemerals(t *testing.T) {
 	for _, c := range []struct {
 		name                     string
 		gone, ensemble, lateConn bool
+		toldIn, writeIn          string // the terms of the Expired and of the writer's connection
 		violation                bool
 	}{
 		{name: "gone on one server", gone: true},
 		{name: "kept on one server that stayed up", violation: true},
 		{name: "kept in an ensemble", ensemble: true},
 		{name: "kept on one server that may have restarted", lateConn: true},
+		{name: "kept in an ensemble's same epoch", ensemble: true, lateConn: true, toldIn: "epoch 2", writeIn: "epoch 2", violation: true},
+		{name: "kept in an ensemble's next epoch", ensemble: true, toldIn: "epoch 2", writeIn: "epoch 3"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := newBuilder()
@@ -331,8 +336,16 @@ func TestExpiryRemovesEphemerals(t *testing.T) {
 				b.op(2, 0x2, OpExists, "/e", ErrOK, 4, func(e *Entry) { e.Stat = &Stat{Czxid: 2, Mzxid: 2, Pzxid: 2, EphemeralOwner: 0x1, DataLength: 1} })
 			}
 			onServer(b.h, "1")
-			if c.ensemble {
-				b.h[1].Server = "2"
+			for i := range b.h {
+				switch e := &b.h[i]; {
+				case e.Type == StateExpired:
+					e.Term = c.toldIn
+				case e.Type == StateSyncConnected && e.Client == 2:
+					e.Term = c.writeIn
+					if c.ensemble {
+						e.Server = "2"
+					}
+				}
 			}
 			vs := violationsOf(t, b.h)
 			if !c.violation {

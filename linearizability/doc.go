@@ -26,12 +26,17 @@
 //     client may reconnect to a member that has not applied it yet), or
 //     never; so may the expiry of a session that held ephemerals and was
 //     not seen to close. Once an Expired event or SessionExpired reply shows
-//     the expiry, it must precede the writes called after it — on one
-//     server, and only those answered while a connection opened before it
-//     stayed up: the client is told before the closeSession txn is durable,
-//     and a crash (or, in an ensemble, a lost leadership) loses that txn and
-//     brings the session back, to expire again later; reads called after it
-//     may be answered before the txn is applied. Such operations make the
+//     the expiry, it must precede the writes called after it, and be
+//     applied by the syncs called after it, that the server (an ensemble's
+//     leader) which decided it ordered with no restart or leader change in
+//     between: those answered in the same term (Entry.Term) when the
+//     history names terms; else those answered by the server that showed
+//     it while a connection to that server, opened before it was shown,
+//     stayed up (in a history from one server, any server is that one).
+//     The client is told before the closeSession txn is durable, and a
+//     crash (or, in an ensemble, a lost leadership) loses that txn and
+//     brings the session back, to expire again later; plain reads called
+//     after it may be answered before the txn is applied. Such operations make the
 //     replay carry a set of possible states, each with the uncertain
 //     operations still pending; a pending one is settled (taken effect, in any order the windows allow,
 //     or not) only when an exact operation depends on what it changes or
@@ -89,7 +94,8 @@
 //   - CheckSessions (session expiry): no operation of a session succeeds after
 //     its close or after its expiry was shown; no read shows an ephemeral of
 //     a session already closed, or at a zxid at or past a write its shown
-//     expiry must precede (see CheckWrites); an ephemeral is not missing
+//     expiry must precede or a sync it must be applied by (see
+//     CheckWrites); an ephemeral is not missing
 //     while its owner is demonstrably alive and nothing deleted it; a session
 //     is not expired while its client stayed connected, nor sooner than its
 //     timeout after the client's last answered request.

@@ -557,11 +557,17 @@ type sessionFacts struct {
 	closeZxid map[int64]int64 // acknowledged close
 	expiredAt map[int64]int64 // first sign of expiry (event or reply time)
 	expiredBy map[int64]*Entry
-	// closedBefore: for a session shown expired, the acknowledged write
-	// with the lowest zxid that its closeSession txn must precede (see
-	// expiryBounds); absent when nothing bounds it.
-	closedBefore map[int64]*Entry
+	// closedBefore: for a session shown expired, the acknowledged
+	// operation with the lowest zxid that its closeSession txn must
+	// precede (a write) or be applied by (a sync), and the sign of the
+	// expiry it was called after; see expiryBounds. Absent when nothing
+	// bounds it.
+	closedBefore map[int64]expiryBound
 }
+
+// expiryBound is an operation ordered after a session's close, called
+// after sign showed the session expired.
+type expiryBound struct{ op, sign *Entry }
 
 func gatherSessions(h History) sessionFacts {
 	f := sessionFacts{closeZxid: map[int64]int64{}, expiredAt: map[int64]int64{}, expiredBy: map[int64]*Entry{}}
@@ -577,75 +583,165 @@ func gatherSessions(h History) sessionFacts {
 			}
 		}
 	}
-	f.closedBefore = expiryBounds(h, f.expiredAt)
+	f.closedBefore = expiryBounds(h)
 	return f
 }
 
-// expiryBounds finds, for each session shown expired at expiredAt, the
-// first acknowledged write its closeSession txn must precede. A client is
+// expiryBounds finds, for each session shown expired, the first
+// acknowledged operation ordered after its closeSession txn. A client is
 // told Expired as soon as the server (an ensemble's leader) decides the
 // expiry — ZooKeeper marks the session closing and queues the
 // closeSession — before that txn is durable, let alone applied. So:
 //
-//   - Reads called later prove nothing: in an ensemble a lagging member
-//     answers them from its own tree, and zabd answers them at once.
-//   - A write called later is ordered after the closeSession by the one
-//     server that decided both — unless that server lost the txn first:
-//     a crash before it was durable, or, in an ensemble, a lost
-//     leadership. ZooKeeper then brings the session back from the log and
-//     expires it again later; the history cannot see a crash or tell
-//     which leader decided the expiry.
+//   - Plain reads called later prove nothing: in an ensemble a lagging
+//     member answers them from its own tree, and zabd answers them at once.
+//   - A write or a sync called later is ordered after the closeSession by
+//     the server that decided both (a sync is answered once everything
+//     proposed before it is applied: the sync's reply zxid covers the
+//     close, and so does every read at or past it) — unless that server
+//     lost the txn first: a crash before it was durable, or, in an
+//     ensemble, a lost leadership. ZooKeeper then brings the session back
+//     from the log and expires it again later.
 //
-// Hence the bound is kept only where the history proves the server stayed
-// up: a history from one server (History.SingleServer), and writes
-// answered while some client's connection, opened before the expiry was
-// shown, was still up (a crash closes every connection).
-func expiryBounds(h History, expiredAt map[int64]int64) map[int64]*Entry {
-	out := map[int64]*Entry{}
-	if len(expiredAt) == 0 || !h.SingleServer() {
+// Hence an operation bounds the expiry only where the history shows that
+// one term of one leader decided the expiry and ordered the operation.
+// When the sign of the expiry names its term (Entry.Term), an operation
+// answered on a connection of that same term does. Without terms, the
+// history must show that the server that told the expiry stayed up and in
+// its role: the operation was answered by that server (every server, in a
+// history from one server: History.SingleServer) while some client's
+// connection to it, opened before the expiry was shown, was still up (a
+// restart, and a member's change of leader, close every connection).
+func expiryBounds(h History) map[int64]expiryBound {
+	out := map[int64]expiryBound{}
+	var signs []*Entry
+	for i := range h {
+		if _, ok := expiryObservedAt(&h[i]); ok {
+			signs = append(signs, &h[i])
+		}
+	}
+	if len(signs) == 0 {
 		return out
 	}
-	up := connectionSpans(h)
-	for s, t := range expiredAt {
-		until := t // the server was up from t to until
-		for _, sp := range up {
-			if sp[0] < t && sp[1] > until {
-				until = sp[1]
-			}
+	conns := connectionsOf(h)
+	var ops []*Entry // what may bound an expiry: acknowledged writes and syncs
+	for i := range h {
+		if o := &h[i]; orderedAfterExpiry(o) {
+			ops = append(ops, o)
 		}
-		for i := range h {
-			w := &h[i]
-			if !w.IsWrite() || w.OutcomeUnknown() || w.Zxid == nil || w.Err == ErrSessionExpired ||
-				w.Call <= t || *w.Return > until {
-				continue
+	}
+	single := h.singleServerName()
+	var spans map[string][][2]int64
+	for _, x := range signs {
+		s := x.Session.int()
+		t, _ := expiryObservedAt(x)
+		told := conns[x]
+		keep := func(o *Entry) bool { return told.term != "" && conns[o].term == told.term }
+		if told.term == "" {
+			server := told.server
+			if server == "" {
+				server = single
 			}
-			if b := out[s]; b == nil || *w.Zxid < *b.Zxid {
-				out[s] = w
+			if server == "" {
+				continue // nothing says which server told it
+			}
+			if spans == nil {
+				spans = connectionSpans(h, conns)
+			}
+			until := t // the server was up, in one role, from t to until
+			for _, sp := range spans[server] {
+				if sp[0] < t && sp[1] > until {
+					until = sp[1]
+				}
+			}
+			keep = func(o *Entry) bool { return conns[o].server == server && *o.Return <= until }
+		}
+		for _, o := range ops {
+			if o.Call > t && keep(o) && (out[s].op == nil || boundsBefore(o, out[s].op)) {
+				out[s] = expiryBound{op: o, sign: x}
 			}
 		}
 	}
 	return out
 }
 
-// connectionSpans are the times each client's connections were up: from a
-// SyncConnected event to the client's next state change (or for ever).
-func connectionSpans(h History) [][2]int64 {
-	var out [][2]int64
-	open := map[int]int64{}
+// orderedAfterExpiry reports whether o may bound an expiry shown before it
+// was called: an acknowledged write with its txn's zxid (a SessionExpired
+// reply is not ordered after the close that caused it: it is the close's
+// sign), or a successful sync.
+func orderedAfterExpiry(o *Entry) bool {
+	if o.Kind != KindOp || !o.Returned() || o.OutcomeUnknown() || o.Zxid == nil {
+		return false
+	}
+	return (o.IsWrite() && o.Err != ErrSessionExpired) || (o.Op == OpSync && o.Err == ErrOK)
+}
+
+// boundsBefore reports whether bound a is tighter than b: the closeSession
+// precedes a write's zxid, and is at or before a sync's.
+func boundsBefore(a, b *Entry) bool {
+	key := func(o *Entry) int64 {
+		if o.Op == OpSync {
+			return 2*int64(*o.Zxid) + 1
+		}
+		return 2 * int64(*o.Zxid)
+	}
+	return key(a) < key(b)
+}
+
+// connection is what a history says of the connection an entry's reply or
+// event came on: its server and term, when the recorder named them.
+type connection struct{ server, term string }
+
+// connectionsOf maps every entry to its connection: an operation's is its
+// client's connection when the reply came (the last SyncConnected before
+// it, unless another state change came between), an Expired event's the
+// one it refused, and a SyncConnected's its own.
+func connectionsOf(h History) map[*Entry]connection {
+	out := make(map[*Entry]connection, len(h))
+	cur := map[int]connection{}
+	for _, e := range bySeq(h) {
+		switch {
+		case e.Kind == KindEvent && (e.Type == StateSyncConnected || e.Type == StateExpired):
+			c := connection{server: e.Server, term: e.Term}
+			out[e] = c
+			if e.Type == StateSyncConnected {
+				cur[e.Client] = c
+			} else {
+				delete(cur, e.Client)
+			}
+		case e.IsStateEvent():
+			delete(cur, e.Client)
+		default:
+			out[e] = cur[e.Client]
+		}
+	}
+	return out
+}
+
+// connectionSpans are the times each server's client connections were
+// up, by server: from a SyncConnected event to its client's next state
+// change (or for ever).
+func connectionSpans(h History, conns map[*Entry]connection) map[string][][2]int64 {
+	out := map[string][][2]int64{}
+	type opened struct {
+		at     int64
+		server string
+	}
+	open := map[int]opened{}
 	for _, e := range bySeq(h) {
 		if !e.IsStateEvent() {
 			continue
 		}
-		if at, ok := open[e.Client]; ok {
-			out = append(out, [2]int64{at, e.At})
+		if o, ok := open[e.Client]; ok {
+			out[o.server] = append(out[o.server], [2]int64{o.at, e.At})
 			delete(open, e.Client)
 		}
-		if e.Type == StateSyncConnected {
-			open[e.Client] = e.At
+		if e.Type == StateSyncConnected && conns[e].server != "" {
+			open[e.Client] = opened{e.At, conns[e].server}
 		}
 	}
-	for _, at := range open {
-		out = append(out, [2]int64{at, math.MaxInt64})
+	for _, o := range open {
+		out[o.server] = append(out[o.server], [2]int64{o.at, math.MaxInt64})
 	}
 	return out
 }
@@ -741,9 +837,9 @@ func ephemeralSeen(e *Entry, f sessionFacts) []Violation {
 			out = append(out, Violation{Guarantee: GuaranteeSession, Entries: []*Entry{e},
 				Explanation: fmt.Sprintf("%s shows an ephemeral of session %v, which was closed at zxid %v", e.describe(), st.EphemeralOwner, Hex64(cz))})
 		}
-		if w := f.closedBefore[owner]; w != nil && *e.Zxid >= *w.Zxid {
-			out = append(out, Violation{Guarantee: GuaranteeSession, Entries: []*Entry{e, f.expiredBy[owner], w},
-				Explanation: fmt.Sprintf("%s shows an ephemeral of session %v, although %s showed that session expired before %s was called, which the same server answered without a restart", e.describe(), st.EphemeralOwner, f.expiredBy[owner].describe(), w.describe())})
+		if b := f.closedBefore[owner]; b.op != nil && *e.Zxid >= *b.op.Zxid {
+			out = append(out, Violation{Guarantee: GuaranteeSession, Entries: []*Entry{e, b.sign, b.op},
+				Explanation: fmt.Sprintf("%s shows an ephemeral of session %v, although %s showed that session expired before %s was called, which the server that decided the expiry answered with no restart or leader change in between, so after the session's close", e.describe(), st.EphemeralOwner, b.sign.describe(), b.op.describe())})
 		}
 	}
 	return out

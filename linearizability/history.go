@@ -195,11 +195,22 @@ type Entry struct {
 	At      int64  `json:"at,omitempty"`
 	Type    string `json:"type,omitempty"`
 	Timeout int32  `json:"timeout,omitempty"`
-	// Server names the server a SyncConnected event connected to, when the
-	// recorder knows it (any spelling, e.g. "1" or "10.0.0.1:2181"). A
-	// history whose every SyncConnected names one and the same server is
-	// judged as from one server (see SingleServer).
+	// Server names the server a SyncConnected event connected to, or that
+	// refused the connection with Expired, when the recorder knows it (any
+	// spelling, e.g. "1" or "10.0.0.1:2181"). A history whose every
+	// SyncConnected names one and the same server, and no Expired another,
+	// is judged as from one server (see SingleServer).
 	Server string `json:"server,omitempty"`
+	// Term names, on SyncConnected and Expired, the term the server
+	// answered the connection in, when the recorder knows it (any
+	// spelling): in an ensemble the epoch of the leader the member led or
+	// followed, on a standalone server its run between two restarts. Every
+	// reply on the connection comes from that term: a server leaves its
+	// role, and so its term, only by closing every client connection.
+	// Equal terms name one leader (one run of a standalone server), which
+	// orders every write and sync after the expiries it decided before
+	// (see expiryBounds).
+	Term string `json:"term,omitempty"`
 }
 
 // MarshalJSON writes call for an operation and at for an event even when
@@ -242,10 +253,16 @@ func lostWithConnection(err string) bool {
 }
 
 // SingleServer reports whether h comes from one server: every SyncConnected
-// event names its server, and all name the same one. Some checks are
-// stricter then, because one server answers every request in one order;
-// an ensemble's members answer reads from their own trees, which may lag.
+// event names its server, all name the same one, and no Expired event names
+// another. Some checks are stricter then, because one server answers every
+// request in one order; an ensemble's members answer reads from their own
+// trees, which may lag.
 func (h History) SingleServer() bool {
+	return h.singleServerName() != ""
+}
+
+// singleServerName is the server a history from one server names, or "".
+func (h History) singleServerName() string {
 	server := ""
 	for i := range h {
 		e := &h[i]
@@ -253,11 +270,16 @@ func (h History) SingleServer() bool {
 			continue
 		}
 		if e.Server == "" || (server != "" && e.Server != server) {
-			return false
+			return ""
 		}
 		server = e.Server
 	}
-	return server != ""
+	for i := range h {
+		if e := &h[i]; e.Kind == KindEvent && e.Type == StateExpired && e.Server != "" && e.Server != server {
+			return ""
+		}
+	}
+	return server
 }
 
 // IsWrite reports whether e is an operation that changes the tree when it
@@ -406,14 +428,14 @@ func fieldsOf(e *Entry) map[string]any {
 		"version": &e.Version, "mode": &e.Mode, "ttl": &e.TTL, "watch": &e.Watch,
 		"watchMode": &e.WatchMode, "ops": &e.Ops, "err": &e.Err, "zxid": &e.Zxid,
 		"created": &e.Created, "stat": &e.Stat, "children": &e.Children, "results": &e.Results,
-		"at": &e.At, "type": &e.Type, "timeout": &e.Timeout, "server": &e.Server,
+		"at": &e.At, "type": &e.Type, "timeout": &e.Timeout, "server": &e.Server, "term": &e.Term,
 	}
 }
 
 // fields allowed per kind, beyond kind/client/session/seq.
 var (
 	opFields    = set("call", "return", "op", "path", "data", "version", "mode", "ttl", "watch", "watchMode", "ops", "err", "zxid", "created", "stat", "children", "results")
-	eventFields = set("at", "type", "path", "timeout", "server")
+	eventFields = set("at", "type", "path", "timeout", "server", "term")
 )
 
 func set(names ...string) map[string]bool {
@@ -454,7 +476,7 @@ var (
 		KindEvent: {"client", "session", "seq", "at"},
 	}
 	foreignKeys = map[string][]string{
-		KindOp:    {"at", "type", "timeout", "server"},
+		KindOp:    {"at", "type", "timeout", "server", "term"},
 		KindEvent: {"call", "return", "op", "xid", "ops", "results", "err", "zxid", "stat", "mode", "watch", "watchMode", "created", "children", "data", "version", "ttl"},
 	}
 )
@@ -570,8 +592,11 @@ func validateEvent(e *Entry) (string, error) {
 	if !e.IsStateEvent() && e.Path == "" {
 		return "path", fmt.Errorf("a watch event needs a path")
 	}
-	if e.Server != "" && e.Type != StateSyncConnected {
-		return "server", fmt.Errorf("only a SyncConnected event names its server")
+	if e.Server != "" && e.Type != StateSyncConnected && e.Type != StateExpired {
+		return "server", fmt.Errorf("only a SyncConnected or Expired event names its server")
+	}
+	if e.Term != "" && e.Type != StateSyncConnected && e.Type != StateExpired {
+		return "term", fmt.Errorf("only a SyncConnected or Expired event names its term")
 	}
 	return "", nil
 }

@@ -49,8 +49,10 @@ func TestHistoryReaderIsStrict(t *testing.T) {
 		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":2,"op":"sync","path":"/a","err":"ok"}`, "return", "before call"},
 		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"op":"setData","path":"/a","data":"x","version":-1,"err":"ok"}`, "err", "without a return"},
 		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"op":"setData","path":"/a","data":"x","version":-1,"err":"ConnectionLoss","zxid":"0x2"}`, "err", "without a return"},
-		{`{"kind":"event","client":1,"session":"0x1","seq":2,"at":5,"type":"Disconnected","server":"1"}`, "server", "only a SyncConnected"},
+		{`{"kind":"event","client":1,"session":"0x1","seq":2,"at":5,"type":"Disconnected","server":"1"}`, "server", "only a SyncConnected or Expired"},
 		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":6,"op":"sync","path":"/a","err":"ok","zxid":"0x2","server":"1"}`, "server", "not a field of a \"op\" entry"},
+		{`{"kind":"event","client":1,"session":"0x1","seq":2,"at":5,"type":"Disconnected","term":"epoch 2"}`, "term", "only a SyncConnected or Expired"},
+		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":6,"op":"sync","path":"/a","err":"ok","zxid":"0x2","term":"epoch 2"}`, "term", "not a field of a \"op\" entry"},
 		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":6,"op":"setData","path":"/a","data":"x","err":"ok","zxid":"0x2"}`, "version", "missing on setData"},
 		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":6,"op":"multi","ops":[{"op":"getData","path":"/a"}],"results":[{"err":"ok"}],"err":"ok","zxid":"0x2"}`, "ops[0]", "cannot appear inside multi"},
 		{`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"return":6,"op":"multi","ops":[{"op":"check","path":"/a","version":1}],"err":"ok","zxid":"0x2"}`, "results", "0 results for 1 operations"},
@@ -105,8 +107,11 @@ func FuzzReadHistory(f *testing.F) {
 	for _, line := range strings.Split(buf.String(), "\n") {
 		f.Add([]byte(line))
 	}
-	// the optional server of a SyncConnected, and a lost request without a return
+	// the optional server and term of a SyncConnected and an Expired, and a
+	// lost request without a return
 	f.Add([]byte(`{"kind":"event","client":1,"session":"0x1","seq":1,"at":5,"type":"SyncConnected","timeout":4000,"server":"1"}`))
+	f.Add([]byte(`{"kind":"event","client":1,"session":"0x1","seq":1,"at":5,"type":"SyncConnected","timeout":4000,"server":"1","term":"epoch 2"}`))
+	f.Add([]byte(`{"kind":"event","client":1,"session":"0x1","seq":1,"at":5,"type":"Expired","server":"1","term":"epoch 2"}`))
 	f.Add([]byte(`{"kind":"op","client":1,"session":"0x1","seq":2,"call":5,"op":"create","path":"/a","data":"x","mode":"persistent","err":"ConnectionLoss"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, err := ReadHistory(bytes.NewReader(data), "fuzz")

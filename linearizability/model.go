@@ -246,6 +246,14 @@ func (h Hex64) int() int64 { return int64(h) }
 // describe names an entry for a violation message.
 func (e *Entry) describe() string {
 	var b strings.Builder
+	if e.Kind == KindEvent {
+		b.WriteString(e.Type)
+		if e.Path != "" {
+			b.WriteString(" " + e.Path)
+		}
+		fmt.Fprintf(&b, " event (client %d, session %v, seq %d)", e.Client, e.Session, e.Seq)
+		return b.String()
+	}
 	b.WriteString(e.Op)
 	if e.Path != "" {
 		b.WriteString(" " + e.Path)

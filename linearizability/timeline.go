@@ -339,8 +339,9 @@ func (idx *sessionReplies) sessionWindow(call int64) (lo, hi int64) {
 
 // addExpiries adds, for every session that created ephemerals and was not
 // seen to close, its expiry as an operation with a window: after its last
-// reply, and (if the history shows the expiry: an Expired event or a
-// SessionExpired reply) before any reply to an operation called after that.
+// reply, and, if the history shows the expiry (an Expired event or a
+// SessionExpired reply), before the first write, or by the first sync,
+// called after that and ordered after it (expiryBounds).
 func (tl *timeline) addExpiries(h History, bySession map[int64][]*Entry, ephemeralKeys map[int64][]string) {
 	f := gatherSessions(h)
 	sessions := make([]int64, 0, len(ephemeralKeys))
@@ -359,9 +360,15 @@ func (tl *timeline) addExpiries(h History, bySession map[int64][]*Entry, ephemer
 			}
 		}
 		op := &tlOp{kind: tlExpire, session: s, lo: lo, hi: slotInfinity, keys: ephemeralKeys[s]}
-		if w := f.closedBefore[s]; w != nil {
+		if w := f.closedBefore[s].op; w != nil {
+			// before the write's txn, or at the latest with the txn of
+			// the sync's reply zxid (before the reads at that zxid)
 			op.must = true
-			op.hi = max(lo, 4*tl.rank[int64(*w.Zxid)]-1)
+			hi := 4*tl.rank[int64(*w.Zxid)] - 1
+			if w.Op == OpSync {
+				hi += 2
+			}
+			op.hi = max(lo, hi)
 		}
 		tl.ops = append(tl.ops, op)
 	}

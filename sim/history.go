@@ -21,6 +21,7 @@ func historyEntry(e *simclient.Entry) linearizability.Entry {
 			if e.Server != 0 {
 				h.Server = strconv.FormatInt(e.Server, 10)
 			}
+			h.Term = e.Term
 		} else {
 			h.Type = e.Type.String()
 		}

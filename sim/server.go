@@ -619,6 +619,24 @@ func (s *server) connClosed(cn *conn) {
 // live reports whether a frame on cn reaches the running incarnation.
 func (s *server) live(cn *conn) bool { return s.up && cn.gen == s.gen && cn.open }
 
+// term names, for the history (linearizability.Entry.Term), the term in
+// which s answers a connect on cn: a standalone server's incarnation, or
+// the epoch of the leader an ensemble member leads or follows while it
+// serves clients. A member leaves its epoch only by closing every client
+// connection, so every reply on cn comes from that term. "" when s is not
+// serving: its state is reported before the messages of the same step, so
+// it may already have left the epoch the connect was answered in (and
+// the connection is closed in the same step).
+func (s *server) term(cn *conn) string {
+	if s.w.ensemble == nil {
+		return fmt.Sprintf("start %d", cn.gen+1)
+	}
+	if s.role.Phase != zab.PhaseBroadcast || s.role.Epoch == 0 {
+		return ""
+	}
+	return fmt.Sprintf("epoch %d", s.role.Epoch)
+}
+
 // step feeds the Peer one event and carries out what it asks.
 func (s *server) step(ev zab.Event) {
 	s.peer.Step(s.now(), ev)
@@ -1020,6 +1038,7 @@ func (s *server) send(m *zab.Message) {
 		w.sendFrame(frame{w: w, cn: cn, reply: m.Header, body: m.Body})
 	case zab.Connect:
 		r, id := *m.Body.(*wire.ConnectResponse), cn.id // checked above
+		cn.answered, cn.term = true, s.term(cn)
 		if w.tr.on() {
 			w.tr.logf("server %d -> client %d connect %s", s.sid, cn.client.ID(), wire.Describe(&r))
 		}

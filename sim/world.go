@@ -124,6 +124,10 @@ type conn struct {
 	// session is the session the connection asked for (0: a new one),
 	// then the one the server established on it (ExpiryCarriedOut).
 	session int64
+	// answered: the server answered the connect, in term (server.term);
+	// recorded: the client recorded that answer (SyncConnected, Expired).
+	answered, recorded bool
+	term               string
 }
 
 // world is one simulation run.
@@ -153,10 +157,13 @@ type world struct {
 	// clients) to what it intrudes on.
 	intruders map[*simclient.Client]*intrusion
 	conns     map[simclient.ConnID]*conn
-	nextConn  simclient.ConnID
-	history   []simclient.Entry
-	witness   linearizability.Witness // see witness.go
-	failures  []Failure
+	// unrecorded: closed connections whose connect response the client
+	// has not recorded yet (it was paused), for Record.
+	unrecorded map[simclient.ConnID]*conn
+	nextConn   simclient.ConnID
+	history    []simclient.Entry
+	witness    linearizability.Witness // see witness.go
+	failures   []Failure
 	// spareFrames are delivered frames, for reuse.
 	spareFrames freeList[frame]
 	stats       Stats
@@ -182,7 +189,7 @@ func newWorld(sched *faults.Schedule, opts Options) *world {
 	clock := vtime.NewClock(wallStart)
 	w := &world{
 		sched: sched, opts: opts, clock: clock, q: vtime.NewQueue(clock),
-		streams: randstream.New(sched.Seed), conns: map[simclient.ConnID]*conn{}, closing: map[int64]bool{},
+		streams: randstream.New(sched.Seed), conns: map[simclient.ConnID]*conn{}, unrecorded: map[simclient.ConnID]*conn{}, closing: map[int64]bool{},
 		intruders: map[*simclient.Client]*intrusion{},
 	}
 	w.tr = tracer{w: opts.Trace, clock: clock}
@@ -478,6 +485,9 @@ func (w *world) closeConn(id simclient.ConnID, why string) {
 	}
 	w.deliverAt(&cn.toClient, func() {
 		delete(w.conns, id)
+		if cn.answered && !cn.recorded {
+			w.unrecorded[id] = cn
+		}
 		cn.client.Lost(id)
 	})
 	w.deliverAt(&cn.toServer, func() { cn.server.connClosed(cn) })
@@ -548,8 +558,16 @@ func (w *world) Record(e simclient.Entry) {
 	if e.Kind == "op" {
 		w.stats.Ops++
 	}
-	if cn := w.conns[e.Conn]; e.Conn != 0 && cn != nil {
-		e.Server = cn.server.sid
+	if e.Conn != 0 {
+		cn := w.conns[e.Conn]
+		if cn == nil {
+			cn = w.unrecorded[e.Conn]
+			delete(w.unrecorded, e.Conn)
+		}
+		if cn != nil {
+			e.Server, e.Term = cn.server.sid, cn.term
+			cn.recorded = true
+		}
 	}
 	if w.tr.on() {
 		w.tr.logf("client %d history %s", e.Client, describeEntry(&e))

@@ -150,6 +150,18 @@ func (c *Client) connected(session int64, timeoutMs int32, server string) {
 	c.r.write(&e)
 }
 
+// expired records that server refused the client's session as expired.
+// The history names that server too: a history whose SyncConnected events
+// all name one member but whose Expired came from another is from an
+// ensemble (linearizability.History.SingleServer).
+func (c *Client) expired(session int64, server string) {
+	c.mu.Lock()
+	e := linearizability.Entry{Kind: linearizability.KindEvent, Client: c.id, Session: linearizability.Hex64(session),
+		Seq: c.nextSeq(), At: c.r.now(), Type: wire.StateExpired.String(), Server: server}
+	c.mu.Unlock()
+	c.r.write(&e)
+}
+
 func (c *Client) event(typ, path string, timeoutMs int32) {
 	c.mu.Lock()
 	s := c.session

@@ -156,7 +156,7 @@ func (t *tap) onReply(frame []byte, first bool, server string) {
 		asked := t.askedSession
 		t.c.mu.Unlock()
 		if resp.TimeOut <= 0 {
-			t.c.eventFor(asked, wire.StateExpired.String(), "", 0)
+			t.c.expired(asked, server)
 			return
 		}
 		t.c.connected(resp.SessionID, resp.TimeOut, server)

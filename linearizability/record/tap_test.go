@@ -119,3 +119,21 @@ func TestTapRecordsSetWatches(t *testing.T) {
 		assert.Equal(t, linearizability.Hex64(0x42), h[0].Session)
 	}
 }
+
+// A connect refused with timeout 0 is recorded as Expired for the session
+// the client asked for, naming the server that refused it.
+func TestTapRecordsTheServerOfExpired(t *testing.T) {
+	var out bytes.Buffer
+	rec := New(&out)
+	c := &Client{r: rec, id: 1, session: 0x42}
+	c.tap = &tap{c: c}
+	c.tap.onRequest(wire.AppendFrame(nil, &wire.ConnectRequest{TimeOut: 4000, SessionID: 0x42, Passwd: make([]byte, 16)})[4:], true)
+	c.tap.onReply(wire.AppendFrame(nil, &wire.ConnectResponse{Passwd: make([]byte, 16)})[4:], true, "127.0.0.1:2182")
+	require.NoError(t, rec.Close())
+	h, err := linearizability.ReadHistory(&out, "expired")
+	require.NoError(t, err)
+	require.Len(t, h, 1)
+	assert.Equal(t, linearizability.StateExpired, h[0].Type)
+	assert.Equal(t, linearizability.Hex64(0x42), h[0].Session)
+	assert.Equal(t, "127.0.0.1:2182", h[0].Server)
+}

@@ -201,8 +201,10 @@ func (c *Client) Connected(conn ConnID, resp wire.ConnectResponse) {
 		}
 		if resp.TimeOut <= 0 {
 			// The session is gone: say so, then start afresh with a new one.
+			c.seq++
+			c.env.Record(Entry{Kind: "event", Client: c.cfg.ID, Session: c.session, Seq: c.seq, Return: c.env.Now(),
+				Type: wire.EventNone, State: wire.StateExpired, Conn: conn})
 			c.env.Hangup(conn)
-			c.event(wire.EventNone, wire.StateExpired, "")
 			c.session, c.passwd, c.lastZxid = 0, nil, 0
 			c.watches = newWatchSet()
 			c.state = disconnected

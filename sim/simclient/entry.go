@@ -27,10 +27,12 @@ type Entry struct {
 	State   wire.KeeperState
 	Path    string
 	Timeout int32 // SyncConnected: the negotiated session timeout in ms
-	// SyncConnected: the connection it came on (Conn, from the client), and
-	// the server at its other end (Server, filled in by the simulator).
+	// SyncConnected and Expired: the connection it came on (Conn, from the
+	// client); the server at its other end and the term it answered the
+	// connection in (Server, Term: filled in by the simulator).
 	Conn   ConnID
 	Server int64
+	Term   string
 }
 
 // Op is an operation as the client issued it.
