@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/zabd/zabd/internal/rapidseed"
 )
 
 // refNode and refServer are a deliberately plain sequential ZooKeeper — one
@@ -357,31 +359,56 @@ func mutateReply(t *rapid.T, h History) {
 // one the full search reports. The bounds are shrunk so that the sample is
 // one state.
 func TestSampledSearchIsSound(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		h := referenceHistory(rapidChooser{t}, rapid.IntRange(1, 6).Draw(t, "clients"), rapid.IntRange(1, 60).Draw(t, "ops"),
-			rapid.IntRange(1, 3).Draw(t, "keys"), rapid.IntRange(2, 8).Draw(t, "lossOneIn"))
-		if rapid.Bool().Draw(t, "mutate") {
-			mutateReply(t, h)
+	rapid.Check(t, sampledSearchIsSound)
+}
+
+// TestSampledSearchIsSoundSeeds replays the seeds at which
+// TestSampledSearchIsSound failed (internal/rapidseed; a change to the
+// property's draws or to referenceHistory's sends them elsewhere):
+//
+//   - 3789100357834152932: a mutated history of 48 operations on one key,
+//     16 of unknown outcome, which the full search called undecided (its
+//     states outgrew maxStates and no sample explained the mutated reply);
+//     the property required the full search to decide every component.
+func TestSampledSearchIsSoundSeeds(t *testing.T) {
+	rapidseed.Check(t, sampledSearchIsSound,
+		3789100357834152932,
+	)
+}
+
+func sampledSearchIsSound(t *rapid.T) {
+	h := referenceHistory(rapidChooser{t}, rapid.IntRange(1, 6).Draw(t, "clients"), rapid.IntRange(1, 60).Draw(t, "ops"),
+		rapid.IntRange(1, 3).Draw(t, "keys"), rapid.IntRange(2, 8).Draw(t, "lossOneIn"))
+	if rapid.Bool().Draw(t, "mutate") {
+		mutateReply(t, h)
+	}
+	deadline := time.Now().Add(time.Minute)
+	comps := buildTimeline(h, true, false).components()
+	full := make([]*replayResult, len(comps))
+	for i, comp := range comps {
+		full[i] = replayComponent(comp, deadline)
+	}
+	defer func(states, sample, steps, minSteps int) {
+		maxStates, sampleStates, maxSearchSteps, minResolveSteps = states, sample, steps, minSteps
+	}(maxStates, sampleStates, maxSearchSteps, minResolveSteps)
+	maxStates, sampleStates, maxSearchSteps, minResolveSteps = 1, 1, 2, 2
+	for i, comp := range buildTimeline(h, true, false).components() {
+		if full[i] != nil && full[i].gaveUp {
+			// The full search is bounded too (maxStates, the deadline):
+			// a component whose states outgrow maxStates and that no
+			// sample of them explains is undecided — a failure to the
+			// checkers, never a pass. Within these sizes it happens to a
+			// history with a mutated reply (seed 3789100357834152932; the
+			// same history unmutated passes), and then there is no
+			// verdict to hold the sample to.
+			continue
 		}
-		deadline := time.Now().Add(time.Minute)
-		comps := buildTimeline(h, true, false).components()
-		full := make([]*replayResult, len(comps))
-		for i, comp := range comps {
-			full[i] = replayComponent(comp, deadline)
-			require.True(t, full[i] == nil || !full[i].gaveUp, "the full search gave up on a small history")
+		res := replayComponent(comp, deadline)
+		switch {
+		case res == nil:
+			require.Nil(t, full[i], "the sample passed what the full search fails: %s", full[i])
+		case !res.gaveUp:
+			require.NotNil(t, full[i], "the sample failed what the full search passes: %s %s", res.failed.describe(), res.why)
 		}
-		defer func(states, sample, steps, minSteps int) {
-			maxStates, sampleStates, maxSearchSteps, minResolveSteps = states, sample, steps, minSteps
-		}(maxStates, sampleStates, maxSearchSteps, minResolveSteps)
-		maxStates, sampleStates, maxSearchSteps, minResolveSteps = 1, 1, 2, 2
-		for i, comp := range buildTimeline(h, true, false).components() {
-			res := replayComponent(comp, deadline)
-			switch {
-			case res == nil:
-				require.Nil(t, full[i], "the sample passed what the full search fails: %s", full[i])
-			case !res.gaveUp:
-				require.NotNil(t, full[i], "the sample failed what the full search passes: %s %s", res.failed.describe(), res.why)
-			}
-		}
-	})
+	}
 }
