@@ -14,7 +14,7 @@ const VersionDir = "version-2"
 const (
 	logPrefix        = "log."
 	snapshotPrefix   = "snapshot."
-	tmpPrefix        = "tmp."        // "tmp.snapshot.<hex>": ZooKeeper's file listing ignores it
+	tmpPrefix        = "tmp."        // "tmp.snapshot.<hex>", "tmp.log.<hex>": ZooKeeper's file listing ignores it
 	quarantinePrefix = "quarantine." // "quarantine.log.<hex>.<offset>": likewise ignored by ZooKeeper
 )
 

@@ -191,8 +191,17 @@ func (s *Store) Recover(loadTree TreeLoader) (*Recovery, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", s.dir, err)
 	}
-	if err := s.removeLeftovers(names); err != nil {
+	if err := s.removeLeftovers(s.dir, names); err != nil {
 		return nil, err
+	}
+	if s.logDir != s.dir {
+		logNames, err := fsys.List(s.logDir)
+		if err != nil {
+			return nil, fmt.Errorf("list %s: %w", s.logDir, err)
+		}
+		if err := s.removeLeftovers(s.logDir, logNames); err != nil {
+			return nil, err
+		}
 	}
 	skipped, err := s.loadNewestSnapshot(r, names, loadTree)
 	if err != nil {
@@ -327,18 +336,18 @@ func startsEpoch(zxid, prev int64) bool {
 }
 
 // removeLeftovers removes snapshots that were never renamed into place.
-func (s *Store) removeLeftovers(names []string) error {
+func (s *Store) removeLeftovers(dir string, names []string) error {
 	removed := false
 	for _, n := range names {
 		if strings.HasPrefix(n, tmpPrefix) {
-			if err := s.opts.FS.Remove(join(s.dir, n)); err != nil {
+			if err := s.opts.FS.Remove(join(dir, n)); err != nil {
 				return fmt.Errorf("remove %s: %w", n, err)
 			}
 			removed = true
 		}
 	}
 	if removed {
-		return s.opts.FS.SyncDir(s.dir)
+		return s.opts.FS.SyncDir(dir)
 	}
 	return nil
 }

@@ -222,8 +222,10 @@ func (l *Log) flushSync() error {
 // Truncate removes every txn above zxid (the TRUNC of ZooKeeper's sync, and
 // the first step of Store.InstallSnapshot). It first makes what is
 // buffered durable, removes whole files newest first, then cuts the file that
-// holds zxid, so a crash in between leaves a prefix of the history. The next
-// Append starts a new file.
+// holds zxid, so a crash in between leaves a prefix of the history. A cut
+// that drops records replaces the file by a copy of what it keeps
+// (keepPrefix); only zero padding is cut in place. The next Append starts a
+// new file.
 func (l *Log) Truncate(zxid int64) error {
 	if l.err != nil {
 		return l.err
@@ -286,14 +288,64 @@ func truncateFiles(fs vfs.FS, dir string, zxid int64) error {
 		if ok && s.Zxid <= zxid {
 			continue
 		}
-		if err := f.Truncate(off); err != nil {
-			return fmt.Errorf("truncate %s to %d bytes: %w", last.name, off, err)
+		if !ok && s.Stop != stopBad {
+			// Only zeros follow (checked): cutting them changes no byte a
+			// crash could bring back.
+			if err := f.Truncate(off); err != nil {
+				return fmt.Errorf("truncate %s to %d bytes: %w", last.name, off, err)
+			}
+			if err := f.Sync(); err != nil {
+				return fmt.Errorf("fsync %s: %w", last.name, err)
+			}
+			return nil
 		}
-		if err := f.Sync(); err != nil {
-			return fmt.Errorf("fsync %s: %w", last.name, err)
-		}
-		return nil
+		return keepPrefix(fs, dir, last.name, f, off)
 	}
+}
+
+// keepPrefix replaces the file name in dir, open as f, by a copy of its
+// first n bytes: written to tmp.<name> (over nothing), fsynced, renamed over
+// name, and the directory fsynced. A crash leaves the old file or the new
+// one, whole. Shrinking the file in place would not: until the shrink is
+// fsynced a crash may keep the old size, and the sector holding the cut
+// torn between the shrink's zeros and the old bytes reads as zeros followed
+// by nonzero bytes within one sector — damage no crash of an append leaves,
+// which recovery refuses (docs/storage.md; TestCrashRecovery, seed
+// 2441058543187775725: a Truncate whose fsync failed, then the crash).
+func keepPrefix(fsys vfs.FS, dir, name string, f vfs.File, n int64) error {
+	tmp := tmpPrefix + name
+	out, err := fsys.Create(join(dir, tmp))
+	if err != nil {
+		return fmt.Errorf("create %s: %w", tmp, err)
+	}
+	buf := make([]byte, min(n, writeChunk))
+	for off := int64(0); off < n && err == nil; off += int64(len(buf)) {
+		b := buf[:min(int64(len(buf)), n-off)]
+		if got, rerr := f.ReadAt(b, off); got < len(b) {
+			err = fmt.Errorf("read %s at offset %d: %w", name, off, rerr)
+		} else if _, werr := out.WriteAt(b, off); werr != nil {
+			err = fmt.Errorf("write %s: %w", tmp, werr)
+		}
+	}
+	if err == nil {
+		if serr := out.Sync(); serr != nil {
+			err = fmt.Errorf("fsync %s: %w", tmp, serr)
+		}
+	}
+	if cerr := out.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close %s: %w", tmp, cerr)
+	}
+	if err == nil {
+		if rerr := fsys.Rename(join(dir, tmp), join(dir, name)); rerr != nil {
+			err = fmt.Errorf("rename %s to %s: %w", tmp, name, rerr)
+		}
+	}
+	if err == nil {
+		if serr := fsys.SyncDir(dir); serr != nil {
+			err = fmt.Errorf("fsync directory %s: %w", dir, serr)
+		}
+	}
+	return err
 }
 
 type logFile struct {
