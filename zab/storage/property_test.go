@@ -398,9 +398,16 @@ func TestCrashRecovery(t *testing.T) {
 //     file by a copy of what it keeps (keepPrefix). The copy makes other
 //     fsyncs, so the disk's random faults fall elsewhere and this seed no
 //     longer reaches that crash; TestTruncateCrashLeavesAPrefix walks it.
+//   - 13872656585559453258: a snapshot installed at 0x1600000002, the log
+//     going on from 0x1700000001, a snapshot taken at 0x1800000002; after a
+//     crash, a first recovery on a disk whose reads flip bits found both
+//     corrupt, fell back to snapshot.1500000002 and started without
+//     0x1600000001..2, checking the log against the newest corrupt
+//     snapshot only (TestCorruptInstalledSnapshotUnderANewerCorruptOneRefuses).
 func TestCrashRecoverySeeds(t *testing.T) {
 	rapidseed.Check(t, crashRecovery,
 		2441058543187775725,
+		13872656585559453258,
 	)
 }
 

@@ -203,11 +203,11 @@ func (s *Store) Recover(loadTree TreeLoader) (*Recovery, error) {
 			return nil, err
 		}
 	}
-	skipped, err := s.loadNewestSnapshot(r, names, loadTree)
+	newest, oldest, err := s.loadNewestSnapshot(r, names, loadTree)
 	if err != nil {
 		return nil, err
 	}
-	sawSnapshot := r.Snapshot.Name != "" || skipped != nil
+	sawSnapshot := r.Snapshot.Name != "" || newest != nil
 	snapZxid := r.Snapshot.Zxid
 	logs, err := listLogs(fsys, s.logDir)
 	if err != nil {
@@ -223,9 +223,14 @@ func (s *Store) Recover(loadTree TreeLoader) (*Recovery, error) {
 	// after the older snapshot, and no later than the corrupt one, is such
 	// a log: ZooKeeper's members start theirs so (snapshot.0, then
 	// log.<epoch>00000001), and a ZooKeeper stopped while writing a
-	// snapshot leaves it cut short, as zabd's rename never does.
-	if skipped != nil && (len(relevant) == 0 || !follows(relevant[0].zxid, snapZxid) || relevant[0].zxid > skipped.zxid) {
-		if err := s.fallbackUnsafe(r, skipped, snapZxid, "no log file reaches back to it"); err != nil {
+	// snapshot leaves it cut short, as zabd's rename never does. With
+	// several corrupt snapshots the log must reach back to the oldest of
+	// them: one installed there, then one taken after it, left a log that
+	// starts between the two, which held the newest but not the installed
+	// snapshot's txns (TestCrashRecovery, seed 13872656585559453258: reads
+	// that flipped bits made both look corrupt).
+	if oldest != nil && (len(relevant) == 0 || !follows(relevant[0].zxid, snapZxid) || relevant[0].zxid > oldest.zxid) {
+		if err := s.fallbackUnsafe(r, oldest, oldest == newest, snapZxid, "no log file reaches back to it"); err != nil {
 			return nil, err
 		}
 	} else if len(relevant) > 0 && relevant[0].zxid > snapZxid+1 && !startsEpoch(relevant[0].zxid, snapZxid) {
@@ -250,8 +255,8 @@ func (s *Store) Recover(loadTree TreeLoader) (*Recovery, error) {
 	if err != nil {
 		return nil, err
 	}
-	if skipped != nil && max(last, snapZxid) < skipped.zxid {
-		if err := s.fallbackUnsafe(r, skipped, snapZxid, fmt.Sprintf("the log ends at zxid %#x", last)); err != nil {
+	if newest != nil && max(last, snapZxid) < newest.zxid {
+		if err := s.fallbackUnsafe(r, newest, true, snapZxid, fmt.Sprintf("the log ends at zxid %#x", last)); err != nil {
 			return nil, err
 		}
 	}
@@ -263,15 +268,19 @@ func (s *Store) Recover(loadTree TreeLoader) (*Recovery, error) {
 // fallbackUnsafe refuses (or, under AllowDataLoss, warns) when recovery
 // would start from an older snapshot than a corrupt newer one without the
 // log covering the difference.
-func (s *Store) fallbackUnsafe(r *Recovery, skipped *skippedSnapshot, snapZxid int64, why string) error {
+func (s *Store) fallbackUnsafe(r *Recovery, skipped *skippedSnapshot, isNewest bool, snapZxid int64, why string) error {
 	from := "an empty tree"
 	if r.Snapshot.Name != "" {
 		from = "the older snapshot " + r.Snapshot.Name
 	}
+	corrupt := "the newest snapshot is corrupt"
+	if !isNewest {
+		corrupt = fmt.Sprintf("snapshot %s and every newer one are corrupt", skipped.err.File)
+	}
 	return s.refuseOrWarn(r, &DataLossError{
 		Corrupt: skipped.err,
 		Dir:     s.dir,
-		Problem: fmt.Sprintf("the newest snapshot is corrupt, and the log cannot take %s (zxid %#x) up to it: %s", from, snapZxid, why),
+		Problem: fmt.Sprintf("%s, and the log cannot take %s (zxid %#x) up to it: %s", corrupt, from, snapZxid, why),
 		AtStake: fmt.Sprintf("txns up to %#x that only this snapshot holds may have been acknowledged", skipped.zxid),
 		Cut:     fmt.Sprintf("start from %s and the log without them", from),
 	})
@@ -335,7 +344,8 @@ func startsEpoch(zxid, prev int64) bool {
 	return zxid&0xffffffff == 1 && zxid>>32 > prev>>32
 }
 
-// removeLeftovers removes snapshots that were never renamed into place.
+// removeLeftovers removes, of the names in dir, the snapshots and the cut
+// log files (keepPrefix) that were never renamed into place.
 func (s *Store) removeLeftovers(dir string, names []string) error {
 	removed := false
 	for _, n := range names {
@@ -371,7 +381,7 @@ func listSnapshots(names []string) []snapFile {
 	return out
 }
 
-// skippedSnapshot is the newest snapshot recovery found corrupt.
+// skippedSnapshot is a snapshot recovery found corrupt.
 type skippedSnapshot struct {
 	zxid int64
 	err  *CorruptError
@@ -379,27 +389,28 @@ type skippedSnapshot struct {
 
 // loadNewestSnapshot loads the newest snapshot that reads back intact into
 // r.Snapshot, skipping corrupt ones with a warning, and returns the newest
-// one it skipped, if any.
-func (s *Store) loadNewestSnapshot(r *Recovery, names []string, loadTree TreeLoader) (*skippedSnapshot, error) {
+// and the oldest one it skipped (the same one when it skipped one; nil
+// when none). Every snapshot between them was skipped too.
+func (s *Store) loadNewestSnapshot(r *Recovery, names []string, loadTree TreeLoader) (newest, oldest *skippedSnapshot, err error) {
 	snaps := listSnapshots(names)
-	var skipped *skippedSnapshot
 	for i := len(snaps) - 1; i >= 0; i-- {
 		info, err := ReadSnapshotFile(s.opts.FS, join(s.dir, snaps[i].name), loadTree)
 		var c *CorruptError
 		switch {
 		case err == nil:
 			r.Snapshot = info
-			return skipped, nil
+			return newest, oldest, nil
 		case errors.As(err, &c):
 			s.warn(r, "skipping corrupt snapshot: %v", err)
-			if skipped == nil {
-				skipped = &skippedSnapshot{zxid: snaps[i].zxid, err: c}
+			oldest = &skippedSnapshot{zxid: snaps[i].zxid, err: c}
+			if newest == nil {
+				newest = oldest
 			}
 		default:
-			return skipped, err
+			return newest, oldest, err
 		}
 	}
-	return skipped, nil
+	return newest, oldest, nil
 }
 
 // checkLog scans the relevant log files and returns the last valid zxid.
