@@ -404,10 +404,17 @@ func TestCrashRecovery(t *testing.T) {
 //     corrupt, fell back to snapshot.1500000002 and started without
 //     0x1600000001..2, checking the log against the newest corrupt
 //     snapshot only (TestCorruptInstalledSnapshotUnderANewerCorruptOneRefuses).
+//   - 11086125612379629633: a purge kept only the newest snapshot, at
+//     0x2100000001, and the log files from 0x2000000001 on; a first recovery
+//     on a disk whose reads flip bits found that snapshot corrupt, fell
+//     back to an empty tree and started from the log without epochs
+//     1..0x1f, taking epoch 0x20's first txn for the history's start
+//     (TestOnlySnapshotCorruptAfterAPurgeRefuses).
 func TestCrashRecoverySeeds(t *testing.T) {
 	rapidseed.Check(t, crashRecovery,
 		2441058543187775725,
 		13872656585559453258,
+		11086125612379629633,
 	)
 }
 

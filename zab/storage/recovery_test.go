@@ -2,6 +2,7 @@ package storage
 
 import (
 	"errors"
+	"fmt"
 	"math/rand"
 	"testing"
 
@@ -166,6 +167,59 @@ func TestCorruptInstalledSnapshotUnderANewerCorruptOneRefuses(t *testing.T) {
 	require.True(t, errors.As(err, &c))
 	require.Equal(t, installedName, c.File)
 	require.Contains(t, err.Error(), "and every newer one are corrupt")
+}
+
+// TestOnlySnapshotCorruptAfterAPurgeRefuses: epoch 1's txns in one log
+// file, epoch 2's in the next, a snapshot at the end, and a purge that
+// kept only it — and so removed the first log file. With that snapshot
+// corrupt there is none to fall back to, and the log, starting at epoch 2's
+// first txn, no longer holds epoch 1: recovery must refuse. Taking the
+// epoch's start for the history's, it started without epoch 1
+// (TestCrashRecovery, seed 11086125612379629633). Without the purge the log
+// holds everything from epoch 1's first txn, and recovery starts from it,
+// warning of the skipped snapshot.
+func TestOnlySnapshotCorruptAfterAPurgeRefuses(t *testing.T) {
+	for _, purge := range []bool{true, false} {
+		t.Run(fmt.Sprintf("purge=%v", purge), func(t *testing.T) {
+			fsys := vfs.NewSim(vfs.SimConfig{}, rand.New(rand.NewSource(1)))
+			s := openStore(t, fsys, "/d", func(o *Options) { o.SnapCount = 1000 })
+			rng := rand.New(rand.NewSource(2))
+			tree := newTestTree()
+			for _, epoch := range []int64{1, 2} {
+				rec, err := s.Recover(newTestTree().load) // a restart: the epoch starts a file
+				require.NoError(t, err)
+				for z := epoch<<32 | 1; z <= epoch<<32|5; z++ {
+					tree.entries[z] = makeEntry(z, 40, rng)
+					_, err := rec.Log.Append(tree.entries[z])
+					require.NoError(t, err)
+				}
+				_, err = rec.Log.Sync()
+				require.NoError(t, err)
+			}
+			name, err := s.WriteSnapshot(tree.snapshot(2<<32 | 5))
+			require.NoError(t, err)
+			if purge {
+				require.NoError(t, s.Purge(1))
+				_, err := fsys.Open("/d/version-2/" + LogName(1<<32|1))
+				require.Error(t, err, "the purge removed epoch 1's log file")
+			}
+			require.NoError(t, fsys.FlipBit("/d/version-2/"+name, 40, 0))
+
+			rec, err := s.Recover(newTestTree().load)
+			if purge {
+				require.ErrorIs(t, err, ErrDataLoss)
+				var c *CorruptError
+				require.True(t, errors.As(err, &c))
+				require.Equal(t, name, c.File)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, int64(2<<32|5), rec.LastZxid)
+			_, order, err := readAll(rec.Log, 1)
+			require.NoError(t, err)
+			require.Len(t, order, 10)
+		})
+	}
 }
 
 // A corrupt installed snapshot cannot be replaced by an older one: its txns

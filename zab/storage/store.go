@@ -229,7 +229,16 @@ func (s *Store) Recover(loadTree TreeLoader) (*Recovery, error) {
 	// starts between the two, which held the newest but not the installed
 	// snapshot's txns (TestCrashRecovery, seed 13872656585559453258: reads
 	// that flipped bits made both look corrupt).
-	if oldest != nil && (len(relevant) == 0 || !follows(relevant[0].zxid, snapZxid) || relevant[0].zxid > oldest.zxid) {
+	//
+	// With no valid snapshot to fall back to, the log must hold the history
+	// from its start: zxid 1, or epoch 1's first txn, where an ensemble's
+	// zxids start. A later epoch's first txn may follow log files that were
+	// purged because the corrupt snapshot covered them (TestCrashRecovery,
+	// seed 11086125612379629633: the only snapshot read as corrupt, and the
+	// log, purged up to it, started at 0x2000000001).
+	fromStart := func(zxid int64) bool { return zxid <= 1 || zxid == 1<<32|1 }
+	if oldest != nil && (len(relevant) == 0 || !follows(relevant[0].zxid, snapZxid) || relevant[0].zxid > oldest.zxid ||
+		r.Snapshot.Name == "" && !fromStart(relevant[0].zxid)) {
 		if err := s.fallbackUnsafe(r, oldest, oldest == newest, snapZxid, "no log file reaches back to it"); err != nil {
 			return nil, err
 		}
