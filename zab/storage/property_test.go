@@ -410,11 +410,16 @@ func TestCrashRecovery(t *testing.T) {
 //     back to an empty tree and started from the log without epochs
 //     1..0x1f, taking epoch 0x20's first txn for the history's start
 //     (TestOnlySnapshotCorruptAfterAPurgeRefuses).
+//   - 2344199025721758338: a crash left log.200000001 cut to its header,
+//     the history went on at 0x100000002 in files sorting before it, and a
+//     later crash left the newest of those, log.100000023, empty: damage
+//     in a file with a successor, refused (TestRecordlessLogFileIsRemoved).
 func TestCrashRecoverySeeds(t *testing.T) {
 	rapidseed.Check(t, crashRecovery,
 		2441058543187775725,
 		13872656585559453258,
 		11086125612379629633,
+		2344199025721758338,
 	)
 }
 

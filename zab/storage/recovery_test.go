@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab/storage/vfs"
 )
 
@@ -246,4 +247,53 @@ func TestCorruptInstalledSnapshotRefuses(t *testing.T) {
 	var c *CorruptError
 	require.True(t, errors.As(err, &c))
 	require.Equal(t, name, c.File)
+}
+
+// TestRecordlessLogFileIsRemoved: a crash left log.200000001 with its
+// header and no record (its first batch lost), so the log ends at
+// 0x100000005, and this server goes on in epoch 1 (a standalone server
+// keeps its log's epoch; a learner may be sent older txns). Recovery
+// removes the recordless file: kept, it sorted after log.100000006, and
+// when a crash then left log.100000006 empty, that damage was in a file
+// with a successor and recovery refused (TestCrashRecovery, seed
+// 2344199025721758338).
+func TestRecordlessLogFileIsRemoved(t *testing.T) {
+	fsys := vfs.NewSim(vfs.SimConfig{}, rand.New(rand.NewSource(1)))
+	s, log := logWith(t, fsys, 0, -1)
+	rng := rand.New(rand.NewSource(2))
+	for z := int64(1<<32 | 1); z <= 1<<32|5; z++ {
+		_, err := log.Append(makeEntry(z, 40, rng))
+		require.NoError(t, err)
+	}
+	_, err := log.Sync()
+	require.NoError(t, err)
+	dir := "/d/version-2/"
+	f, err := fsys.Create(dir + LogName(2<<32|1))
+	require.NoError(t, err)
+	_, err = f.WriteAt(append(appendFileHeader(nil, wire.TxnLogMagic, 0), make([]byte, 4096)...), 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Sync())
+	require.NoError(t, fsys.SyncDir(dir))
+
+	rec, err := s.Recover(newTestTree().load)
+	require.NoError(t, err)
+	require.Equal(t, int64(1<<32|5), rec.LastZxid)
+	require.Len(t, rec.Warnings, 1)
+	require.Contains(t, rec.Warnings[0], "removed txn log "+LogName(2<<32|1))
+	_, err = fsys.Open(dir + LogName(2<<32|1))
+	require.Error(t, err)
+
+	// Epoch 1 goes on in a new file, which a crash leaves empty.
+	_, err = rec.Log.Append(makeEntry(1<<32|6, 40, rng))
+	require.NoError(t, err)
+	_, err = rec.Log.Sync()
+	require.NoError(t, err)
+	g, err := fsys.Open(dir + LogName(1<<32|6))
+	require.NoError(t, err)
+	require.NoError(t, g.Truncate(0))
+	require.NoError(t, g.Sync())
+
+	rec, err = s.Recover(newTestTree().load)
+	require.NoError(t, err)
+	require.Equal(t, int64(1<<32|5), rec.LastZxid)
 }
