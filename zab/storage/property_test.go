@@ -410,6 +410,10 @@ func TestCrashRecovery(t *testing.T) {
 //     back to an empty tree and started from the log without epochs
 //     1..0x1f, taking epoch 0x20's first txn for the history's start
 //     (TestOnlySnapshotCorruptAfterAPurgeRefuses).
+//   - 6152548339431165575: the same with a standalone epoch 0 purged
+//     (txns 1..7) and the log from 0x100000001, which recovery took for
+//     the start of an ensemble's history
+//     (TestOnlySnapshotCorruptAfterAPurgeRefuses).
 //   - 2344199025721758338: a crash left log.200000001 cut to its header,
 //     the history went on at 0x100000002 in files sorting before it, and a
 //     later crash left the newest of those, log.100000023, empty: damage
@@ -420,6 +424,7 @@ func TestCrashRecoverySeeds(t *testing.T) {
 		13872656585559453258,
 		11086125612379629633,
 		2344199025721758338,
+		6152548339431165575,
 	)
 }
 

@@ -2,8 +2,8 @@ package storage
 
 import (
 	"errors"
-	"fmt"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -170,23 +170,33 @@ func TestCorruptInstalledSnapshotUnderANewerCorruptOneRefuses(t *testing.T) {
 	require.Contains(t, err.Error(), "and every newer one are corrupt")
 }
 
-// TestOnlySnapshotCorruptAfterAPurgeRefuses: epoch 1's txns in one log
-// file, epoch 2's in the next, a snapshot at the end, and a purge that
-// kept only it — and so removed the first log file. With that snapshot
-// corrupt there is none to fall back to, and the log, starting at epoch 2's
-// first txn, no longer holds epoch 1: recovery must refuse. Taking the
-// epoch's start for the history's, it started without epoch 1
-// (TestCrashRecovery, seed 11086125612379629633). Without the purge the log
-// holds everything from epoch 1's first txn, and recovery starts from it,
-// warning of the skipped snapshot.
+// TestOnlySnapshotCorruptAfterAPurgeRefuses: txns 1..5 (a standalone
+// server's epoch 0) in one log file, epoch 1's in the next, epoch 2's in a
+// third, and snapshots. With every snapshot corrupt there is none to fall
+// back to, and the log must reach back to zxid 1. A purge removed the files
+// the kept snapshots cover, and the log then starts at an epoch's first
+// txn — epoch 2's, or epoch 1's after a standalone epoch 0 — which recovery
+// took for the history's start and started without the purged txns
+// (TestCrashRecovery, seeds 11086125612379629633 and 6152548339431165575).
+// It must refuse. Without a purge the log holds everything from zxid 1,
+// and recovery starts from it, warning of the skipped snapshot.
 func TestOnlySnapshotCorruptAfterAPurgeRefuses(t *testing.T) {
-	for _, purge := range []bool{true, false} {
-		t.Run(fmt.Sprintf("purge=%v", purge), func(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		snaps  []int64
+		retain int // Purge(retain); 0: no purge
+	}{
+		{"no purge", []int64{2<<32 | 5}, 0},
+		{"the log from epoch 2", []int64{2<<32 | 5}, 1},
+		{"the log from epoch 1", []int64{1<<32 | 5, 2<<32 | 5}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
 			fsys := vfs.NewSim(vfs.SimConfig{}, rand.New(rand.NewSource(1)))
 			s := openStore(t, fsys, "/d", func(o *Options) { o.SnapCount = 1000 })
 			rng := rand.New(rand.NewSource(2))
 			tree := newTestTree()
-			for _, epoch := range []int64{1, 2} {
+			var names []string
+			for _, epoch := range []int64{0, 1, 2} {
 				rec, err := s.Recover(newTestTree().load) // a restart: the epoch starts a file
 				require.NoError(t, err)
 				for z := epoch<<32 | 1; z <= epoch<<32|5; z++ {
@@ -196,29 +206,34 @@ func TestOnlySnapshotCorruptAfterAPurgeRefuses(t *testing.T) {
 				}
 				_, err = rec.Log.Sync()
 				require.NoError(t, err)
+				if slices.Contains(c.snaps, epoch<<32|5) {
+					name, err := s.WriteSnapshot(tree.snapshot(epoch<<32 | 5))
+					require.NoError(t, err)
+					names = append(names, name)
+				}
 			}
-			name, err := s.WriteSnapshot(tree.snapshot(2<<32 | 5))
-			require.NoError(t, err)
-			if purge {
-				require.NoError(t, s.Purge(1))
-				_, err := fsys.Open("/d/version-2/" + LogName(1<<32|1))
-				require.Error(t, err, "the purge removed epoch 1's log file")
+			if c.retain > 0 {
+				require.NoError(t, s.Purge(c.retain))
+				_, err := fsys.Open("/d/version-2/" + LogName(1))
+				require.Error(t, err, "the purge removed epoch 0's log file")
 			}
-			require.NoError(t, fsys.FlipBit("/d/version-2/"+name, 40, 0))
+			for _, name := range names {
+				require.NoError(t, fsys.FlipBit("/d/version-2/"+name, 40, 0))
+			}
 
 			rec, err := s.Recover(newTestTree().load)
-			if purge {
+			if c.retain > 0 {
 				require.ErrorIs(t, err, ErrDataLoss)
-				var c *CorruptError
-				require.True(t, errors.As(err, &c))
-				require.Equal(t, name, c.File)
+				var ce *CorruptError
+				require.True(t, errors.As(err, &ce))
+				require.Equal(t, names[0], ce.File, "the oldest corrupt snapshot")
 				return
 			}
 			require.NoError(t, err)
 			require.Equal(t, int64(2<<32|5), rec.LastZxid)
 			_, order, err := readAll(rec.Log, 1)
 			require.NoError(t, err)
-			require.Len(t, order, 10)
+			require.Len(t, order, 15)
 		})
 	}
 }

@@ -231,14 +231,15 @@ func (s *Store) Recover(loadTree TreeLoader) (*Recovery, error) {
 	// that flipped bits made both look corrupt).
 	//
 	// With no valid snapshot to fall back to, the log must hold the history
-	// from its start: zxid 1, or epoch 1's first txn, where an ensemble's
-	// zxids start. A later epoch's first txn may follow log files that were
+	// from zxid 1. An epoch's first txn may follow log files that were
 	// purged because the corrupt snapshot covered them (TestCrashRecovery,
 	// seed 11086125612379629633: the only snapshot read as corrupt, and the
-	// log, purged up to it, started at 0x2000000001).
-	fromStart := func(zxid int64) bool { return zxid <= 1 || zxid == 1<<32|1 }
+	// log, purged up to it, started at 0x2000000001) — epoch 1's too, after
+	// a standalone server's epoch 0 (seed 6152548339431165575: txns 1..7
+	// purged, the log from 0x100000001). Such a directory is refused even
+	// when nothing was purged: nothing on disk tells the two apart.
 	if oldest != nil && (len(relevant) == 0 || !follows(relevant[0].zxid, snapZxid) || relevant[0].zxid > oldest.zxid ||
-		r.Snapshot.Name == "" && !fromStart(relevant[0].zxid)) {
+		r.Snapshot.Name == "" && relevant[0].zxid > 1) {
 		if err := s.fallbackUnsafe(r, oldest, oldest == newest, snapZxid, "no log file reaches back to it"); err != nil {
 			return nil, err
 		}
