@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zabd/zabd/datatree"
-	"github.com/zabd/zabd/datatree/testdata/trace"
+	"github.com/zabd/zabd/datatree/trace"
 	"github.com/zabd/zabd/wire"
 )
 

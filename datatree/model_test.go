@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
-	"github.com/zabd/zabd/internal/rapidseed"
 	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab/zabtest/rapidseed"
 )
 
 // A small reference model of the tree: a map from path to node, children

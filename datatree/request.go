@@ -91,7 +91,7 @@ type Txn struct {
 //	OpCreate2, OpCreateTTL,
 //	OpCreateContainer        wire.Create2Response{Path, Stat}
 //	OpSetData, OpSetACL,
-//	OpExists, OpCheck        wire.StatResponse{Stat} (OpCheck outside a multi: ZooKeeper 3.8 never answers it, see SPEC)
+//	OpExists, OpCheck        wire.StatResponse{Stat} (OpCheck outside a multi: ZooKeeper 3.8 never answers it, docs/compatibility.md point 19)
 //	OpGetData                wire.GetDataResponse{Data, Stat}
 //	OpGetChildren            wire.StringsResponse{Children}
 //	OpGetChildren2           wire.GetChildren2Response{Children, Stat}

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
-	"github.com/zabd/zabd/internal/rapidseed"
+	"github.com/zabd/zabd/zab/zabtest/rapidseed"
 )
 
 // refNode and refServer are a deliberately plain sequential ZooKeeper — one
@@ -363,7 +363,7 @@ func TestSampledSearchIsSound(t *testing.T) {
 }
 
 // TestSampledSearchIsSoundSeeds replays the seeds at which
-// TestSampledSearchIsSound failed (internal/rapidseed; a change to the
+// TestSampledSearchIsSound failed (zab/zabtest/rapidseed; a change to the
 // property's draws or to referenceHistory's sends them elsewhere):
 //
 //   - 3789100357834152932: a mutated history of 48 operations on one key,

@@ -3,7 +3,7 @@
 #
 # Builds zabd, starts it on a free loopback port with a fresh data dir, and
 # drives it with kazoo's recipes (Debian's python3-kazoo), a zkCli.sh session
-# of the commands in SPEC.md (Debian's zookeeper), a smoke run of the C
+# of ZooKeeper 3.8's CLI commands (Debian's zookeeper), a smoke run of the C
 # client cli_mt (Debian's zookeeper-bin), Curator's recipes
 # (scripts/compat/CuratorCompat.java against Debian's libcurator-*-java) and
 # zktop (Debian's zktop) parsing the four-letter words; then stops it. Exits

@@ -374,7 +374,7 @@ func TestZooKeeperCannotRestartAfterAPlainCheck(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	zooKeeperSession(t, ctx, dir, func(conn *client.Conn) error {
-		// ZooKeeper never answers a plain check that succeeds (SPEC):
+		// ZooKeeper never answers a plain check that succeeds (docs/compatibility.md, point 19):
 		// wait briefly, then stop it with the txn logged.
 		checkCtx, checkCancel := context.WithTimeout(ctx, 2*time.Second)
 		defer checkCancel()

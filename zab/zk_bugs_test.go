@@ -14,7 +14,7 @@ import (
 )
 
 // The historical ZooKeeper bugs of discovery, synchronization and
-// broadcast (../shared/SPEC.md, "Historical ZooKeeper bugs"), each driven
+// broadcast, named by their ZOOKEEPER- JIRA ids, each driven
 // through its interleaving on a Cluster whose invariants are checked after
 // every step, with the outcome zabd must show. Every scenario returns its
 // cluster so that TestClusterScenariosDeterministic can run it twice.

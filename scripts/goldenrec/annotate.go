@@ -5,7 +5,7 @@ import (
 	"os"
 	"sort"
 
-	"github.com/zabd/zabd/datatree/testdata/trace"
+	"github.com/zabd/zabd/datatree/trace"
 	"github.com/zabd/zabd/wire"
 )
 

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/zabd/zabd/datatree/testdata/trace"
+	"github.com/zabd/zabd/datatree/trace"
 	"github.com/zabd/zabd/wire"
 )
 

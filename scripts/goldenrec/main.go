@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zabd/zabd/datatree/testdata/trace"
+	"github.com/zabd/zabd/datatree/trace"
 )
 
 // scenario is one trace: a server configuration and a script.

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/zabd/zabd/datatree/testdata/trace"
+	"github.com/zabd/zabd/datatree/trace"
 	"github.com/zabd/zabd/wire"
 )
 

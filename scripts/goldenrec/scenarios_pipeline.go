@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/zabd/zabd/datatree/testdata/trace"
+	"github.com/zabd/zabd/datatree/trace"
 	"github.com/zabd/zabd/wire"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/zabd/zabd/datatree/testdata/trace"
+	"github.com/zabd/zabd/datatree/trace"
 	"github.com/zabd/zabd/wire"
 )
 

@@ -34,7 +34,8 @@ import (
 //   - the order of children in getChildren/getChildren2 and of
 //     getEphemerals: ZooKeeper returns its hash set's order, zabd sorts.
 //   - plain check requests (opcode 13 outside a multi) are not sent:
-//     ZooKeeper 3.8.0 never answers a successful one (see SPEC.md).
+//     ZooKeeper 3.8.0 never answers a successful one
+//     (docs/compatibility.md, point 19).
 //   - TTL and container nodes are not created: when the server reaps them
 //     is timing, not semantics (they have their own tests). Both servers
 //     run with extendedTypesEnabled off, ZooKeeper's default, and the

@@ -18,7 +18,7 @@ import (
 	"github.com/zabd/zabd/zab/storage/vfs"
 )
 
-// diskWriter is the one ordered stream of log operations (DESIGN.md): the
+// diskWriter is the one ordered stream of log operations (docs/architecture.md, "Carrying out a Ready"): the
 // group-commit goroutine appends every batch of txns it is handed and
 // fsyncs once for all batches that arrived meanwhile, then publishes the
 // durable zxid. An ensemble member also truncates the log, writes the epoch

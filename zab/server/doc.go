@@ -1,4 +1,4 @@
-// Package server is zabd's real-process shell (DESIGN.md, shell A): it wraps
+// Package server is zabd's real-process shell (docs/architecture.md, shell A): it wraps
 // the deterministic replica (zab.Peer) in TCP listeners, files with fsync,
 // the wall clock and goroutines.
 //

@@ -13,8 +13,8 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/zabd/zabd/internal/rapidseed"
 	"github.com/zabd/zabd/zab/storage/vfs"
+	"github.com/zabd/zabd/zab/zabtest/rapidseed"
 )
 
 // harness drives a Store on the simulated disk the way a shell does and
@@ -388,7 +388,7 @@ func TestCrashRecovery(t *testing.T) {
 }
 
 // TestCrashRecoverySeeds replays the seeds at which TestCrashRecovery
-// failed (internal/rapidseed; a change to the draws of crashRecovery or of
+// failed (zab/zabtest/rapidseed; a change to the draws of crashRecovery or of
 // the harness sends them elsewhere):
 //
 //   - 2441058543187775725: appends, a sync, then a Truncate whose fsync of
