@@ -167,6 +167,15 @@ func (s *server) start() {
 		return
 	}
 	restored.LogDamaged = damage
+	if name, err := restore.Initialize(store, rec); err != nil {
+		// As ZooKeeper, a first start that cannot write its snapshot
+		// does not serve: the process exits and is started again.
+		rec.Log.Close()
+		s.couldNotStart("first start", err)
+		return
+	} else if name != "" && w.tr.on() {
+		w.tr.logf("server %d: first start: wrote %s, the empty tree", s.sid, name)
+	}
 	cfg := zab.Config{
 		ServerID:               zab.StandaloneServerID,
 		Tick:                   ms(w.sched.TickMs),
@@ -373,6 +382,11 @@ func (s *server) couldNotStart(what string, err error) {
 	if errors.Is(err, vfs.ErrNoSpace) && now < s.noSpaceUntil {
 		s.w.tr.logf("server %d: cannot start while the disk is full: %s: %v", s.sid, what, err)
 		s.scheduleRestart(s.noSpaceUntil - now + restartWait)
+		return
+	}
+	if errors.Is(err, vfs.ErrSimFault) {
+		s.w.tr.logf("server %d: cannot start: %s: %v", s.sid, what, err)
+		s.scheduleRestart(restartWait)
 		return
 	}
 	s.w.fail(KindRecovery, "server %d: %s: %v", s.sid, what, err)

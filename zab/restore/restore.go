@@ -2,6 +2,7 @@ package restore
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/zabd/zabd/datatree"
 	"github.com/zabd/zabd/sessions"
@@ -153,4 +154,38 @@ func ReadForSync(it *storage.Iterator, after, upTo, base int64, budget int) ([]d
 		return nil, false
 	}
 	return out, true
+}
+
+// Initialize writes snapshot.0, the empty tree, when recovery found no
+// snapshot and no txn: a data directory's first start. ZooKeeper 3.8 does
+// the same (FileTxnSnapLog.restore with its default zookeeper.db.autocreate)
+// and refuses to start on a directory whose txn log has no snapshot before
+// it ("No snapshot found, but there are log entries"), so without it a
+// ZooKeeper member could not take over a zabd member's files until zabd's
+// first snapshot. It also gives recovery a snapshot to fall back on when a
+// later one turns out corrupt: the log from zxid 1 replays over it. Like
+// ZooKeeper's, its digest section is the empty digest at zxid 0, which no
+// replay compares. It returns the file's name, or "" when the directory
+// needed none. A failure loses nothing (recovery removes a half-written
+// file); the shells do not serve after one, as ZooKeeper does not.
+func Initialize(store *storage.Store, rec *storage.Recovery) (string, error) {
+	if rec.Snapshot.Name != "" || rec.LastZxid != 0 {
+		return "", nil
+	}
+	empty := datatree.New(datatree.Config{})
+	name, err := store.WriteSnapshot(&storage.Snapshot{
+		Zxid: 0,
+		WriteTree: func(out io.Writer) error {
+			e := wire.NewEncoder(nil)
+			empty.WriteSnapshot(e)
+			_, err := out.Write(e.Bytes())
+			return err
+		},
+		Digest: func() storage.ZxidDigest { return storage.ZxidDigest{Version: datatree.DigestVersion} },
+	})
+	if err != nil {
+		return "", fmt.Errorf("write the initial snapshot: %w", err)
+	}
+	rec.Snapshot = storage.SnapshotInfo{Name: name}
+	return name, nil
 }

@@ -46,10 +46,13 @@ func openStore(t testing.TB, dir string) *storage.Store {
 	return store
 }
 
-// logTxns appends txns to a fresh data directory's log and makes them durable.
+// logTxns appends txns to a data directory's log and makes them durable.
 func logTxns(t testing.TB, store *storage.Store, txns []datatree.Txn) {
 	t.Helper()
-	rec, err := store.Recover(func(*wire.Decoder, int64) error { return nil })
+	rec, err := store.Recover(func(d *wire.Decoder, zxid int64) error {
+		_, err := datatree.Load(treeCfg, d, zxid)
+		return err
+	})
 	require.NoError(t, err)
 	for i := range txns {
 		_, err := rec.Log.Append(zab.EncodeTxnEntry(&txns[i]))
@@ -274,4 +277,58 @@ func TestReadForSync(t *testing.T) {
 	require.Equal(t, -1, restore.SyncLogBudget(1<<20, -1), "a negative factor: never from the log")
 	_, ok = read(7, 10, 4, restore.SyncLogBudget(1<<20, -1))
 	require.False(t, ok, "no read fits a negative budget")
+}
+
+// TestFirstStartWritesZooKeepersSnapshotZero: a fresh data directory gets
+// snapshot.0 byte for byte as ZooKeeper 3.8.0 writes it on its first start
+// (testdata/zk38-snapshot.0, taken from Debian's zookeeper 3.8.0 started
+// standalone on an empty dataDir); a directory with txns or a snapshot gets
+// none, and the next recovery starts from it.
+func TestFirstStartWritesZooKeepersSnapshotZero(t *testing.T) {
+	dir := t.TempDir()
+	rec, _, err := restore.Load(openStore(t, dir), treeCfg)
+	require.NoError(t, err)
+	name, err := restore.Initialize(openStore(t, dir), rec)
+	require.NoError(t, err)
+	require.NoError(t, rec.Log.Close())
+	require.Equal(t, "snapshot.0", name)
+	require.Equal(t, name, rec.Snapshot.Name)
+	want, err := os.ReadFile(filepath.Join("testdata", "zk38-snapshot.0"))
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join(dir, storage.VersionDir, name))
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+
+	// Logged txns after it: recovery starts from snapshot.0 and writes no
+	// other.
+	logTxns(t, openStore(t, dir), history(2))
+	rec, restored, err := restore.Load(openStore(t, dir), treeCfg)
+	require.NoError(t, err)
+	defer rec.Log.Close()
+	require.Equal(t, "snapshot.0", rec.Snapshot.Name)
+	name, err = restore.Initialize(openStore(t, dir), rec)
+	require.NoError(t, err)
+	require.Empty(t, name)
+	peer, n := start(t, rec, restored)
+	require.Equal(t, 3, n)
+	require.Equal(t, applied(history(2)).Digest(), peer.Digest())
+}
+
+// TestNoInitialSnapshotOverALog: a directory whose log holds txns but no
+// snapshot (written before zabd wrote snapshot.0) gets no snapshot.0, which
+// would claim an empty tree at zxid 0 the log does not start from.
+func TestNoInitialSnapshotOverALog(t *testing.T) {
+	dir := t.TempDir()
+	logTxns(t, openStore(t, dir), history(1))
+	rec, _, err := restore.Load(openStore(t, dir), treeCfg)
+	require.NoError(t, err)
+	defer rec.Log.Close()
+	name, err := restore.Initialize(openStore(t, dir), rec)
+	require.NoError(t, err)
+	require.Empty(t, name)
+	entries, err := os.ReadDir(filepath.Join(dir, storage.VersionDir))
+	require.NoError(t, err)
+	for _, e := range entries {
+		require.NotContains(t, e.Name(), "snapshot.")
+	}
 }

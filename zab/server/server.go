@@ -262,7 +262,14 @@ func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 	if err != nil {
 		return fmt.Errorf("recover %s: %w", cfg.DataDir, err)
 	}
-	if rec.Snapshot.Name != "" {
+	if name, err := restore.Initialize(store, rec); err != nil {
+		// As ZooKeeper, a first start that cannot write its snapshot
+		// does not serve.
+		rec.Log.Close()
+		return fmt.Errorf("first start in %s: %w", cfg.DataDir, err)
+	} else if name != "" {
+		s.log.Info("recovery: first start, wrote the empty tree's snapshot", "file", name)
+	} else if rec.Snapshot.Name != "" {
 		s.log.Info("recovery: loaded snapshot", "file", rec.Snapshot.Name, "zxid", zxidHex(rec.Snapshot.Zxid), "sessions", len(rec.Snapshot.Sessions))
 	} else {
 		s.log.Info("recovery: no snapshot, starting from an empty tree")
