@@ -8,6 +8,15 @@
 // notice) is a note. The diagrams in docs/zab-walkthrough.md are its
 // output; its test fails when they differ.
 //
+// Two things keep a diagram light. A notice is drawn as its gist (see
+// gist): no "notice:" mark, no role prefix, no parenthesised details, no
+// elapsed time, nothing after its first clause. And a vote is drawn only
+// while its receiver is still electing: from the receiver's decision
+// (its "becomes following", "leading" or "observing") to its next
+// "becomes looking", the votes it receives change nothing and are left
+// out. The votes a decided member sends to members still looking are
+// drawn, since they are what those members decide on.
+//
 //	go run ./docs/tools/zabdiagram [-from CMD] [-to CMD] SCRIPT
 //
 // -from and -to draw only the commands from the first whose line is CMD
@@ -77,7 +86,7 @@ func render(w io.Writer, script, from, to string) error {
 	if err != nil {
 		return err
 	}
-	drawn, err := selectSteps(steps, from, to)
+	first, last, err := selectSteps(steps, from, to)
 	if err != nil {
 		return fmt.Errorf("%s: %w", script, err)
 	}
@@ -89,7 +98,7 @@ func render(w io.Writer, script, from, to string) error {
 			observers = append(observers, n.ID)
 		}
 	}
-	_, err = io.WriteString(w, mermaid(drawn, servers, observers))
+	_, err = io.WriteString(w, mermaid(steps[:last+1], first, servers, observers))
 	return err
 }
 
@@ -156,28 +165,27 @@ func (t *scriptT) Fatalf(format string, args ...any) {
 	panic(t)
 }
 
-// selectSteps returns the steps from the first whose command is from
-// (the first step if from is empty) to the first at or after it whose
+// selectSteps returns the indexes of the first step whose command is from
+// (the first step if from is empty) and of the first at or after it whose
 // command is to (the last step if to is empty).
-func selectSteps(steps []step, from, to string) ([]step, error) {
-	i := 0
+func selectSteps(steps []step, from, to string) (first, last int, err error) {
 	if from != "" {
-		for i < len(steps) && steps[i].cmd != from {
-			i++
+		for first < len(steps) && steps[first].cmd != from {
+			first++
 		}
-		if i == len(steps) {
-			return nil, fmt.Errorf("-from %q: no such command in the script", from)
+		if first == len(steps) {
+			return 0, 0, fmt.Errorf("-from %q: no such command in the script", from)
 		}
 	}
-	j := len(steps) - 1
+	last = len(steps) - 1
 	if to != "" {
-		for j = i; j < len(steps) && steps[j].cmd != to; j++ {
+		for last = first; last < len(steps) && steps[last].cmd != to; last++ {
 		}
-		if j == len(steps) {
-			return nil, fmt.Errorf("-to %q: no such command at or after -from", to)
+		if last == len(steps) {
+			return 0, 0, fmt.Errorf("-to %q: no such command at or after -from", to)
 		}
 	}
-	return steps[i : j+1], nil
+	return first, last, nil
 }
 
 var (
@@ -187,6 +195,9 @@ var (
 	client   = regexp.MustCompile(`^(\d+): c(\d+) (.*)$`)
 	local    = regexp.MustCompile(`^(\d+): (.*)$`)
 	clock    = regexp.MustCompile(`^at \d`)
+	// role is a member's role change; a vote's receiver has decided from
+	// its "becomes following", "leading" or "observing" on.
+	role = regexp.MustCompile(`^(\d+): becomes (looking|following|leading|observing) `)
 	// lost are the ways a delivery fails, with what the packet was.
 	lost = regexp.MustCompile(`^(dropped|lost on a closed connection:|lost: no such server:|injected but nobody receives it:) (.*)$`)
 )
@@ -195,24 +206,25 @@ var (
 // trace: their lines are drawn as notes named after the command.
 var ownOutput = map[string]string{"status": "status", "logs": "log", "write-log": "disk written"}
 
-// mermaid draws the steps' lines. Servers are participants in id order,
-// then clients in the order they appear.
-func mermaid(steps []step, servers, observers []int64) string {
-	var body strings.Builder
+// mermaid draws the lines of steps[first:]; the steps before first only
+// tell it which members have decided their election. Servers are
+// participants in id order, then the clients drawn, in the order they
+// appear.
+func mermaid(steps []step, first int, servers, observers []int64) string {
+	d := &canvas{all: fmt.Sprintf("S%d,S%d", servers[0], servers[len(servers)-1]), decided: map[string]bool{}}
+	if len(servers) == 1 {
+		d.all = fmt.Sprintf("S%d", servers[0])
+	}
 	var clients []string
 	seen := map[string]bool{}
-	all := fmt.Sprintf("S%d,S%d", servers[0], servers[len(servers)-1])
-	if len(servers) == 1 {
-		all = fmt.Sprintf("S%d", servers[0])
-	}
-	for _, st := range steps {
+	for i, st := range steps {
 		cmd, _, _ := strings.Cut(st.cmd, " ")
 		for _, line := range strings.Split(strings.TrimSuffix(st.out, "\n"), "\n") {
-			if m := client.FindStringSubmatch(line); m != nil && !seen[m[2]] {
+			if m := client.FindStringSubmatch(line); m != nil && i >= first && !seen[m[2]] {
 				seen[m[2]] = true
 				clients = append(clients, m[2])
 			}
-			drawLine(&body, line, ownOutput[cmd], all)
+			d.line(line, ownOutput[cmd], i >= first)
 		}
 	}
 	var b strings.Builder
@@ -229,8 +241,41 @@ func mermaid(steps []step, servers, observers []int64) string {
 	for _, c := range clients {
 		fmt.Fprintf(&b, "    participant C%s as client c%s\n", c, c)
 	}
-	b.WriteString(body.String())
+	b.WriteString(d.body.String())
 	return b.String()
+}
+
+// canvas is a mermaid body being drawn, and what it needs to remember of
+// the lines before: which members have decided their election.
+type canvas struct {
+	body    strings.Builder
+	all     string          // the span of a note over every server
+	decided map[string]bool // by server id: its last role change was a decision
+}
+
+// line takes one line of a command's output, drawing it if draw is set;
+// report, if set, names the command whose per-member report the line is.
+func (d *canvas) line(line, report string, draw bool) {
+	if draw && !d.hiddenVote(line) {
+		drawLine(&d.body, line, report, d.all)
+	}
+	if m := role.FindStringSubmatch(line); m != nil {
+		d.decided[m[1]] = m[2] != "looking"
+	}
+}
+
+// hiddenVote reports whether line is a vote (delivered or lost) whose
+// receiver has already decided.
+func (d *canvas) hiddenVote(line string) bool {
+	m := delivery.FindStringSubmatch(line)
+	if m == nil || !d.decided[m[2]] {
+		return false
+	}
+	what := m[3]
+	if l := lost.FindStringSubmatch(what); l != nil {
+		what = l[2]
+	}
+	return strings.HasPrefix(strings.TrimPrefix(what, "injected "), "vote ")
 }
 
 // drawLine draws one line of a command's output; report, if set, names
@@ -280,10 +325,53 @@ func drawLine(b *strings.Builder, line, report, all string) {
 		}
 	case local.MatchString(line):
 		m := local.FindStringSubmatch(line)
-		fmt.Fprintf(b, "    Note over S%s: %s\n", m[1], escape(m[2]))
+		fmt.Fprintf(b, "    Note over S%s: %s\n", m[1], escape(gist(m[2])))
 	default:
 		fmt.Fprintf(b, "    Note over %s: %s\n", all, escape(line))
 	}
+}
+
+var (
+	// notice is how the core's log lines begin: their level, then
+	// usually the role that wrote them.
+	notice = regexp.MustCompile(`^(notice|warning): (?:[a-z]+: )?`)
+	// aside is a parenthesised detail, such as the vote an election
+	// decided on or the zxids a synchronization was chosen from.
+	aside = regexp.MustCompile(` \([^()]*\)`)
+	// elapsed is the time something took, as a Go duration prints.
+	elapsed = regexp.MustCompile(` after [0-9][0-9.]*(?:ns|µs|ms|s|m|h)(?:[0-9][0-9.]*(?:ns|µs|ms|s|m|h))*\b`)
+)
+
+// gist shortens a notice or warning to what a diagram needs: the notice
+// mark and the role prefix go (the note stands over the member, whose
+// role the notes around it show), and so do parenthesised details, the
+// elapsed time, and whatever follows the first clause ("; serving",
+// ", streaming ..."). A warning keeps its mark: something failed. Any
+// other line is returned as it is.
+func gist(s string) string {
+	m := notice.FindStringSubmatch(s)
+	if m == nil {
+		return s
+	}
+	s = s[len(m[0]):]
+	for {
+		t := aside.ReplaceAllString(s, "")
+		if t == s {
+			break
+		}
+		s = t
+	}
+	s = elapsed.ReplaceAllString(s, "")
+	if i := strings.Index(s, "; "); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.Index(s, ", "); i >= 0 {
+		s = s[:i]
+	}
+	if m[1] == "warning" {
+		s = "warning: " + s
+	}
+	return s
 }
 
 // escape keeps a label on one mermaid line: no ';' or '#' (mermaid reads

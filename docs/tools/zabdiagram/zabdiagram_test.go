@@ -156,23 +156,24 @@ func TestDiagramsShowWhatTheWalkthroughSays(t *testing.T) {
 // stands for.
 func TestEveryLineKind(t *testing.T) {
 	for line, want := range map[string]string{
-		"3->1 PROPOSAL 0x100000002 create /a":                  "S3->>S1: PROPOSAL 0x100000002 create /a",
-		"3->1 dropped PING 0x0":                                "S3-xS1: PING 0x0 (dropped)",
-		"4->3 lost on a closed connection: PING 0x1 touch=0x4": "S4-xS3: PING 0x1 touch=0x4 (lost on a closed connection)",
-		"3->4 connection closed":                               "S3--)S4: connection closed",
-		"2->1 injected LEADERINFO 0x100000000":                 "S2->>S1: LEADERINFO 0x100000000",
-		"1<->2 connection broken":                              "Note over S1,S2: connection broken",
-		"1: send to 3: FOLLOWERINFO 0x0":                       "",
-		"3: close the connection to 4":                         "",
-		"3: c1 connects for a new session":                     "C1->>S3: connect (new session)",
-		"2: c2 connects to resume session 0x18":                "C2->>S2: connect (resume 0x18)",
-		"3: c1 request xid=1 create /a":                        "C1->>S3: xid=1 create /a",
-		"3: c1 reply xid=1 zxid=0x2 ok /a":                     "S3->>C1: reply xid=1 zxid=0x2 ok /a",
-		"1: c1 event NodeDataChanged /a":                       "S1->>C1: event NodeDataChanged /a",
-		"1: c1 hung up":                                        "C1-xS1: hangs up",
-		"4: c1 close":                                          "S4-xC1: closes the connection",
-		"2: persist acceptedEpoch=1 currentEpoch=0":            "Note over S2: persist acceptedEpoch=1 currentEpoch=0",
-		"3: notice: leader: established; serving":              "Note over S3: notice: leader: established, serving",
+		"3->1 PROPOSAL 0x100000002 create /a":                   "S3->>S1: PROPOSAL 0x100000002 create /a",
+		"3->1 dropped PING 0x0":                                 "S3-xS1: PING 0x0 (dropped)",
+		"4->3 lost on a closed connection: PING 0x1 touch=0x4":  "S4-xS3: PING 0x1 touch=0x4 (lost on a closed connection)",
+		"3->4 connection closed":                                "S3--)S4: connection closed",
+		"2->1 injected LEADERINFO 0x100000000":                  "S2->>S1: LEADERINFO 0x100000000",
+		"1<->2 connection broken":                               "Note over S1,S2: connection broken",
+		"1: send to 3: FOLLOWERINFO 0x0":                        "",
+		"3: close the connection to 4":                          "",
+		"3: c1 connects for a new session":                      "C1->>S3: connect (new session)",
+		"2: c2 connects to resume session 0x18":                 "C2->>S2: connect (resume 0x18)",
+		"3: c1 request xid=1 create /a":                         "C1->>S3: xid=1 create /a",
+		"3: c1 reply xid=1 zxid=0x2 ok /a":                      "S3->>C1: reply xid=1 zxid=0x2 ok /a",
+		"1: c1 event NodeDataChanged /a":                        "S1->>C1: event NodeDataChanged /a",
+		"1: c1 hung up":                                         "C1-xS1: hangs up",
+		"4: c1 close":                                           "S4-xC1: closes the connection",
+		"2: persist acceptedEpoch=1 currentEpoch=0":             "Note over S2: persist acceptedEpoch=1 currentEpoch=0",
+		"3: notice: leader: established; serving":               "Note over S3: established",
+		"2: warning: following: lost the leader: looking again": "Note over S2: warning: lost the leader: looking again",
 		"at 150ms":                "Note over S1,S3: at 150ms",
 		"partitioned [1] | [2 3]": "Note over S1,S3: partitioned [1] | [2 3]",
 		"ok":                      "",
@@ -215,4 +216,83 @@ func TestBadInput(t *testing.T) {
 	require.NoError(t, os.WriteFile(testOnly, []byte("add-nodes voters=3 counter-limit=5\n----\nok\n"), 0o644))
 	assert.ErrorContains(t, render(&out, testOnly, "", ""), `unknown argument "counter-limit"`)
 	assert.Empty(t, out.String())
+}
+
+// TestNoticesAreDrawnAsTheirGist: the core's notices, as the scripts
+// print them, lose their mark, role, parenthesised details, elapsed time
+// and trailing clauses; a warning keeps its mark; other lines are kept.
+func TestNoticesAreDrawnAsTheirGist(t *testing.T) {
+	for line, want := range map[string]string{
+		"notice: looking: elected server 3 (vote epoch 0, zxid 0x0, round 1) after 0s as FOLLOWING":                                                   "elected server 3 as FOLLOWING",
+		"notice: looking: elected server 2 (vote epoch 1, zxid 0x0, round 2) after 1.05s as LEADING":                                                  "elected server 2 as LEADING",
+		"notice: leader: synchronizing server 2 by DIFF from 0x0 (its last zxid 0x0, committed 0x0, ours 0x0) from memory":                            "synchronizing server 2 by DIFF from 0x0 from memory",
+		"notice: leader: synchronizing server 1 by SNAP from 0x5 (its last zxid 0x2, committed 0x5, ours 0x5), streaming the tree 1024 znodes a step": "synchronizing server 1 by SNAP from 0x5",
+		"notice: leader: epoch 1 established with [3 2] after 150ms; serving":                                                                         "epoch 1 established with [3 2]",
+		"notice: following: up to date with leader 3 in epoch 1 after 2m0s; serving":                                                                  "up to date with leader 3 in epoch 1",
+		"warning: leader: no quorum established epoch 2 within initLimit (10 ticks): looking again":                                                   "warning: no quorum established epoch 2 within initLimit: looking again",
+		"warning: following: leaving leader 2 after LEADERINFO 0x100000000 in phase discovery: its epoch is below our acceptedEpoch":                  "warning: leaving leader 2 after LEADERINFO 0x100000000 in phase discovery: its epoch is below our acceptedEpoch",
+		"warning: leading: dropping the connection of server 2: PacketType(99) 0x1 in phase broadcast: a leader never receives it":                    "warning: dropping the connection of server 2: PacketType(99) 0x1 in phase broadcast: a leader never receives it",
+		"persist acceptedEpoch=1 currentEpoch=0 (after a crash)":                                                                                      "persist acceptedEpoch=1 currentEpoch=0 (after a crash)",
+	} {
+		assert.Equal(t, want, gist(line), line)
+	}
+}
+
+// TestVotesReachingADecidedMemberAreNotDrawn: a vote is drawn while its
+// receiver is electing, from its "becomes looking" to its decision; lines
+// before -from count too.
+func TestVotesReachingADecidedMemberAreNotDrawn(t *testing.T) {
+	steps := []step{
+		{cmd: "stabilize", out: "1: becomes following (discovery) leader=3 epoch=0\n"},
+		{cmd: "stabilize", out: strings.Join([]string{
+			"3->1 vote LEADING leader=3 zxid=0x0 round=1 peerEpoch=0",
+			"3->1 dropped vote LEADING leader=3 zxid=0x0 round=1 peerEpoch=0",
+			"1->2 vote FOLLOWING leader=3 zxid=0x0 round=1 peerEpoch=0",
+			"3->1 PING 0x0",
+			"1: becomes looking (election) leader=0 epoch=0",
+			"2->1 vote LOOKING leader=2 zxid=0x0 round=2 peerEpoch=0",
+			"1: becomes leading (discovery) leader=1 epoch=0",
+			"2->1 injected vote LOOKING leader=2 zxid=0x0 round=2 peerEpoch=0",
+		}, "\n") + "\n"},
+	}
+	d := mermaid(steps, 1, []int64{1, 2, 3}, nil)
+	assert.Equal(t, `sequenceDiagram
+    participant S1 as server 1
+    participant S2 as server 2
+    participant S3 as server 3
+    S1->>S2: vote FOLLOWING leader=3 zxid=0x0 round=1 peerEpoch=0
+    S3->>S1: PING 0x0
+    Note over S1: becomes looking (election) leader=0 epoch=0
+    S2->>S1: vote LOOKING leader=2 zxid=0x0 round=2 peerEpoch=0
+    Note over S1: becomes leading (discovery) leader=1 epoch=0
+`, d)
+}
+
+// TestNoScriptDrawsAVoteToADecidedMember: over every interaction script
+// zabdiagram can draw, no vote arrow reaches a participant between its
+// decision and its next "becomes looking" note.
+func TestNoScriptDrawsAVoteToADecidedMember(t *testing.T) {
+	scripts, err := filepath.Glob(filepath.Join(root, "zab", "testdata", "interaction", "*.txt"))
+	require.NoError(t, err)
+	require.NotEmpty(t, scripts)
+	becomes := regexp.MustCompile(`^    Note over (S\d+): becomes (\w+) `)
+	vote := regexp.MustCompile(`^    S\d+(?:->>|-x)(S\d+): vote `)
+	drawn := 0
+	for _, script := range scripts {
+		var out bytes.Buffer
+		if err := render(&out, script, "", ""); err != nil {
+			require.ErrorContains(t, err, "Interaction.ConfigArgs", script) // a test-only setting
+			continue
+		}
+		drawn++
+		decided := map[string]bool{}
+		for _, line := range strings.Split(out.String(), "\n") {
+			if m := becomes.FindStringSubmatch(line); m != nil {
+				decided[m[1]] = m[2] != "looking"
+			} else if m := vote.FindStringSubmatch(line); m != nil {
+				assert.False(t, decided[m[1]], "%s: a vote drawn to %s after its decision: %s", filepath.Base(script), m[1], line)
+			}
+		}
+	}
+	assert.Greater(t, drawn, len(scripts)/2, "most scripts should be drawable")
 }

@@ -125,7 +125,10 @@ func describePacket(qp *wire.QuorumPacket, from wire.PacketSender) (string, erro
 	case *wire.AckEpoch:
 		return fmt.Sprintf("follower's lastLoggedZxid=%s currentEpoch=%d", zxid(qp.Zxid), d.CurrentEpoch), nil
 	case *wire.NewLeaderConfig:
-		return fmt.Sprintf("epoch %d established; config: %s", qp.Zxid>>32, strings.ReplaceAll(string(d.Config), "\n", " | ")), nil
+		// NEWLEADER proposes the leader's history as epoch e's initial
+		// history; the epoch is established only once a quorum ACKs it.
+		return fmt.Sprintf("epoch %d's initial history proposed (established once a quorum ACKs it); config: %s",
+			qp.Zxid>>32, strings.ReplaceAll(string(d.Config), "\n", " | ")), nil
 	case *wire.TxnEntry:
 		return describeTxn(d), nil
 	case *wire.ForwardedRequest:

@@ -129,3 +129,19 @@ func TestWalkthroughQuotesCurrentOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestNewLeaderIsAProposal: NEWLEADER proposes the leader's history as the
+// new epoch's initial history; the epoch is established only when a quorum
+// has ACKed it, so the trace must not call NEWLEADER itself the
+// establishment.
+func TestNewLeaderIsAProposal(t *testing.T) {
+	var newLeader []string
+	for _, line := range strings.Split(trace(t, "peer"), "\n") {
+		if strings.Contains(line, " NEWLEADER ") {
+			newLeader = append(newLeader, line)
+		}
+	}
+	require.Len(t, newLeader, 1, "the capture holds one NEWLEADER")
+	assert.Contains(t, newLeader[0], "epoch 1's initial history proposed (established once a quorum ACKs it)")
+	assert.NotContains(t, newLeader[0], "epoch 1 established;")
+}
