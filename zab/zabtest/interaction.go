@@ -33,6 +33,10 @@ type Interaction struct {
 	clients []*ClusterClient
 	// hidden are the kinds of Trace lines not printed (trace command).
 	hidden map[string]bool
+	// shownFrom is the first line of the Trace the current command
+	// prints: where the Trace ended when it began, unless the command
+	// moved it on past lines it does not show (bootstrap).
+	shownFrom int
 
 	// digestAt records, for every applied zxid seen, the tree digest and
 	// the member that had it: every member applying that zxid must agree.
@@ -66,6 +70,7 @@ func init() {
 	// the table (help), which would make an initialization cycle.
 	handlers = map[string]handler{
 		"add-nodes": (*Interaction).addNodes,
+		"bootstrap": (*Interaction).bootstrap,
 		"trace":     (*Interaction).trace,
 		"stabilize": (*Interaction).stabilize,
 		"deliver":   (*Interaction).deliver,
@@ -106,17 +111,17 @@ func (e *Interaction) Handle(t testing.TB, d *datadriven.TestData) string {
 		slices.Sort(names)
 		d.Fatalf(t, "unknown command %q; the commands are %s", d.Cmd, strings.Join(names, ", "))
 	}
-	if e.C == nil && d.Cmd != "add-nodes" {
-		d.Fatalf(t, "%s: no ensemble yet (start with add-nodes)", d.Cmd)
+	if e.C == nil && d.Cmd != "add-nodes" && d.Cmd != "bootstrap" {
+		d.Fatalf(t, "%s: no ensemble yet (start with add-nodes or bootstrap)", d.Cmd)
 	}
-	from := 0
+	e.shownFrom = 0
 	if e.C != nil {
-		from = len(e.C.Trace)
+		e.shownFrom = len(e.C.Trace)
 	}
 	extra := h(e, t, d)
 	var b strings.Builder
 	at := "" // a time line, printed only if a line it dates is
-	for _, line := range e.C.Trace[from:] {
+	for _, line := range e.C.Trace[e.shownFrom:] {
 		switch kind := traceKind(line); {
 		case kind == "time":
 			at = line

@@ -32,8 +32,16 @@ var addNodesArgs = map[string]bool{"voters": true, "observers": true, "window": 
 // force SNAP. down leaves every member crashed with an empty disk, for
 // write-log and restart.
 func (e *Interaction) addNodes(t testing.TB, d *datadriven.TestData) string {
+	e.makeCluster(t, d, nil, d.HasArg("down"))
+	return ""
+}
+
+// makeCluster makes the ensemble a command's add-nodes arguments describe;
+// own are the other arguments the command takes. With down, every member
+// is left crashed with an empty disk.
+func (e *Interaction) makeCluster(t testing.TB, d *datadriven.TestData, own map[string]bool, down bool) {
 	if e.C != nil {
-		d.Fatalf(t, "add-nodes: the ensemble exists already")
+		d.Fatalf(t, "%s: the ensemble exists already", d.Cmd)
 	}
 	window := int(argInt(t, d, "window", 0))
 	snapCount := int(argInt(t, d, "snap-count", 0))
@@ -51,16 +59,17 @@ func (e *Interaction) addNodes(t testing.TB, d *datadriven.TestData) string {
 		switch {
 		case e.ConfigArgs[a.Key] != nil:
 			extra = append(extra, a.Key)
+		case own[a.Key]:
 		case !addNodesArgs[a.Key]:
 			// A script run where its argument is unknown (a tool replaying
 			// it without the test's ConfigArgs) must not run otherwise.
-			d.Fatalf(t, "add-nodes: unknown argument %q (not one of the driver's, nor defined by this test's Interaction.ConfigArgs)", a.Key)
+			d.Fatalf(t, "%s: unknown argument %q (not one of the driver's, nor defined by this test's Interaction.ConfigArgs)", d.Cmd, a.Key)
 		}
 	}
 	cc := ClusterConfig{
 		Voters:    int(argInt(t, d, "voters", 0)),
 		Observers: int(argInt(t, d, "observers", 0)),
-		StartDown: d.HasArg("down"),
+		StartDown: down,
 		Tweak: func(_ int64, cfg *zab.Config) {
 			for _, name := range extra {
 				e.ConfigArgs[name](cfg, argInt(t, d, name, 0))
@@ -83,7 +92,7 @@ func (e *Interaction) addNodes(t testing.TB, d *datadriven.TestData) string {
 		},
 	}
 	if cc.Voters < 1 {
-		d.Fatalf(t, "add-nodes: voters must be at least 1")
+		d.Fatalf(t, "%s: voters must be at least 1", d.Cmd)
 	}
 	e.C = NewCluster(t, cc, e.seed)
 	if d.HasArg("log-read-limit") {
@@ -91,7 +100,121 @@ func (e *Interaction) addNodes(t testing.TB, d *datadriven.TestData) string {
 			n.LogReadLimit = int(argInt(t, d, "log-read-limit", 0))
 		}
 	}
-	return ""
+}
+
+// bootstrapArgs are bootstrap's arguments besides add-nodes' (but down).
+var bootstrapArgs = map[string]bool{"leader": true, "epoch": true}
+
+// bootstrapRound is how long bootstrap runs at a time (as `run` does, in
+// steps of 50ms) before it looks whether every member serves; an
+// ensemble of empty logs with nothing lost does in one.
+const bootstrapRound = 100 * time.Millisecond
+
+// bootstrapLimit is how long bootstrap waits for an epoch to be
+// established before it gives up: a leader in discovery gives up after
+// initLimit (2s by default), and the next election may then succeed.
+const bootstrapLimit = 30 * time.Second
+
+// bootstrap makes the ensemble, as add-nodes does, and runs it until
+// every member serves an established epoch, for scripts whose scenario
+// starts in broadcast:
+//
+//	bootstrap voters=3 [observers=1] [leader=N] [epoch=N]
+//	          [any argument of add-nodes but down]
+//
+// Nothing is skipped or forged: the members elect, discover and
+// synchronize on the real core, exactly as `run 100ms` repeated until
+// every member is in broadcast would show, and their trace is not
+// printed. With the defaults that is one `run 100ms`: add-nodes, trace
+// and run 100ms, with everything run printed (election_3.txt shows it),
+// leave the ensemble in the same state, clock included.
+//
+// leader (the largest voter id by default) is the member that leads. With
+// equal logs an election elects the largest id it hears from, so the
+// voters above leader start only once leader serves (they join its
+// epoch as followers); the voters up to leader must be a quorum. epoch (1
+// by default) is the epoch established: for each one before it, once it
+// is established, every member crashes and restarts, and the next
+// election establishes the next.
+//
+// It prints the clock, then each member's role, leader, epoch and last
+// applied zxid.
+func (e *Interaction) bootstrap(t testing.TB, d *datadriven.TestData) string {
+	voters := argInt(t, d, "voters", 0)
+	leader := argInt(t, d, "leader", voters)
+	epochs := argInt(t, d, "epoch", 1)
+	if d.HasArg("down") {
+		d.Fatalf(t, "bootstrap: down is add-nodes' (bootstrap starts the ensemble)")
+	}
+	if leader < 1 || leader > voters {
+		d.Fatalf(t, "bootstrap: leader=%d is not a voter", leader)
+	}
+	if 2*leader <= voters {
+		d.Fatalf(t, "bootstrap: leader=%d: the voters 1..%d must be a quorum of the %d voters "+
+			"(an election among equal logs elects the largest id it hears from)", leader, leader, voters)
+	}
+	if epochs < 1 {
+		d.Fatalf(t, "bootstrap: epoch must be at least 1")
+	}
+	// With the default leader every member starts at once, as add-nodes
+	// starts them; otherwise all start down and bootstrap starts them.
+	e.makeCluster(t, d, bootstrapArgs, leader != voters)
+	for epoch := int64(1); epoch <= epochs; epoch++ {
+		if epoch > 1 {
+			for _, n := range e.C.Nodes {
+				e.C.Crash(n.ID)
+			}
+		}
+		var late []int64 // the voters that start once leader serves
+		for _, n := range e.C.Nodes {
+			switch {
+			case n.Peer != nil:
+			case !n.Observer && n.ID > leader:
+				late = append(late, n.ID)
+			default:
+				e.C.Restart(n.ID)
+			}
+		}
+		e.runUntilServing(t, d, leader, epoch)
+		if len(late) > 0 {
+			for _, id := range late {
+				e.C.Restart(id)
+			}
+			e.runUntilServing(t, d, leader, epoch)
+		}
+	}
+	// What bootstrap did is the starting state, not the scenario: none
+	// of it is printed.
+	e.shownFrom = len(e.C.Trace)
+	var b strings.Builder
+	fmt.Fprintf(&b, "at %v\n", e.C.Now.Mono-startTime.Mono)
+	for _, n := range e.C.Nodes {
+		s := n.Peer.State()
+		fmt.Fprintf(&b, "%d: %s leader=%d epoch=%d zxid=%s\n", n.ID, s.Role, s.Leader, s.Epoch, hex(n.Peer.LastZxid()))
+	}
+	return b.String()
+}
+
+// runUntilServing runs the ensemble in rounds of bootstrapRound until
+// every running member serves epoch under leader.
+func (e *Interaction) runUntilServing(t testing.TB, d *datadriven.TestData, leader, epoch int64) {
+	serving := func() bool {
+		for _, n := range e.C.Nodes {
+			if n.Peer == nil {
+				continue
+			}
+			if s := n.Peer.State(); s.Phase != zab.PhaseBroadcast || s.Leader != leader || s.Epoch != epoch {
+				return false
+			}
+		}
+		return true
+	}
+	for waited := time.Duration(0); !serving(); waited += bootstrapRound {
+		if waited >= bootstrapLimit {
+			d.Fatalf(t, "bootstrap: epoch %d led by %d not established after %v:\n%s", epoch, leader, waited, e.C.Status())
+		}
+		e.C.Run(bootstrapRound, 50*time.Millisecond)
+	}
 }
 
 // trace chooses which kinds of Trace lines commands print:
