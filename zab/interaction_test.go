@@ -2,6 +2,9 @@ package zab_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -16,16 +19,46 @@ import (
 // TestInteraction runs the scripts in testdata/interaction: each drives an
 // ensemble step by step (elections, synchronization by DIFF, TRUNC and
 // SNAP, crashes, partitions, bad packets) and compares the trace it
-// prints with the file. After a deliberate change of behaviour, regenerate
-// them with
+// prints with the file. testdata/interaction/README.md lists the commands
+// and maps each step of Zab's phases to the scripts that show it. After a
+// deliberate change of behaviour, regenerate them with
 //
 //	go test ./zab -run TestInteraction -rewrite
 //
 // and read the diff: the files are the record of what the protocol does.
 func TestInteraction(t *testing.T) {
-	datadriven.Walk(t, "testdata/interaction", func(t *testing.T, path string) {
-		datadriven.RunTestAny(t, path, newInteraction().Handle)
-	})
+	for _, path := range interactionScripts(t) {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
+			datadriven.RunTestAny(t, path, newInteraction().Handle)
+		})
+	}
+}
+
+// interactionScripts are the scripts: the .txt files of the directory (its
+// README.md is not one).
+func interactionScripts(t *testing.T) []string {
+	scripts, err := filepath.Glob(filepath.Join("testdata", "interaction", "*.txt"))
+	require.NoError(t, err)
+	require.NotEmpty(t, scripts)
+	return scripts
+}
+
+// TestInteractionIndex: the README's index names every script, and only
+// scripts that exist, so that each one is found from the phase step it
+// shows.
+func TestInteractionIndex(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("testdata", "interaction", "README.md"))
+	require.NoError(t, err)
+	linked := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\]\(([^)]+\.txt)\)`).FindAllStringSubmatch(string(readme), -1) {
+		linked[m[1]] = true
+	}
+	for _, path := range interactionScripts(t) {
+		name := filepath.Base(path)
+		require.True(t, linked[name], "testdata/interaction/README.md does not name %s: add it where it belongs", name)
+		delete(linked, name)
+	}
+	require.Empty(t, linked, "testdata/interaction/README.md names scripts that do not exist")
 }
 
 func newInteraction() *zabtest.Interaction {
