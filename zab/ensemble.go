@@ -248,19 +248,6 @@ func (m *members) isObserver(id int64) bool {
 
 func (m *members) isMember(id int64) bool { return m.isVoter(id) || m.isObserver(id) }
 
-// hasQuorum reports whether ids (any order, non-voters ignored) hold a
-// quorum of voters.
-func (m *members) hasQuorum(ids []int64) bool {
-	vs := make([]int64, 0, len(ids))
-	for _, id := range ids {
-		if m.isVoter(id) {
-			vs = append(vs, id)
-		}
-	}
-	slices.Sort(vs)
-	return m.quorum.ContainsQuorum(slices.Compact(vs))
-}
-
 func ticks(n int, tick time.Duration) time.Duration { return time.Duration(n) * tick }
 
 // Zxid helpers: zxid = epoch << 32 | counter.

@@ -1,8 +1,7 @@
 package zab
 
 import (
-	"maps"
-	"slices"
+	"fmt"
 	"time"
 
 	"github.com/zabd/zabd/datatree"
@@ -14,20 +13,73 @@ import (
 // leader's history; learner_handler.go and sync.go), then broadcast
 // (proposals, acknowledgements, commits in zxid order).
 
+// leaderStage is how far a leader has taken its epoch: one step of Zab's
+// phases each, in order. A leader only moves forward; it goes back to
+// looking instead. Which members have answered at each step is data, kept
+// in the quorum tracker and the learner handlers.
+type leaderStage uint8
+
+const (
+	// leaderGathering: discovery, waiting for FOLLOWERINFO from a quorum
+	// of voters, itself included (Zab.tla LeaderProcessCEPOCH while
+	// cepochRecv is not yet a quorum).
+	leaderGathering leaderStage = iota
+	// leaderEpochProposed: discovery, the new epoch is fixed, durable as
+	// the leader's acceptedEpoch, and proposed in LEADERINFO to every
+	// learner; waiting for ACKEPOCH from a quorum, and for the leader's own
+	// log to be durable (Zab.tla LeaderProcessCEPOCH's NEWEPOCH broadcast,
+	// then LeaderProcessACKEPOCH while ackeRecv is not yet a quorum).
+	leaderEpochProposed
+	// leaderSynchronizing: synchronization, the epoch is the leader's
+	// currentEpoch (durable) and its history the epoch's initial history;
+	// every learner that acknowledged the epoch is synchronized and sent
+	// NEWLEADER, now or once its ACKEPOCH comes; waiting for a quorum's
+	// NEWLEADER ACK (Zab.tla LeaderProcessACKEPOCH once ackeRecv is a
+	// quorum, then LeaderProcessACKLD while ackldRecv is not).
+	leaderSynchronizing
+	// leaderBroadcasting: broadcast, the epoch is established: the initial
+	// history is committed, synchronized learners are sent UPTODATE, and
+	// clients are served (Zab.tla LeaderProcessACKLD once ackldRecv is a
+	// quorum; a standalone member starts here).
+	leaderBroadcasting
+)
+
+func (s leaderStage) String() string {
+	switch s {
+	case leaderGathering:
+		return "gathering FOLLOWERINFO"
+	case leaderEpochProposed:
+		return "epoch proposed"
+	case leaderSynchronizing:
+		return "synchronizing"
+	case leaderBroadcasting:
+		return "broadcasting"
+	}
+	return fmt.Sprintf("leaderStage(%d)", s)
+}
+
+// phase is the Zab phase the stage belongs to.
+func (s leaderStage) phase() Phase {
+	switch s {
+	case leaderGathering, leaderEpochProposed:
+		return PhaseDiscovery
+	case leaderSynchronizing:
+		return PhaseSync
+	}
+	return PhaseBroadcast
+}
+
 // leaderState is the LEADING role's state, reset by becomeLeading.
 type leaderState struct {
+	stage leaderStage
 	// epoch is the new epoch; 0 until a quorum's FOLLOWERINFO fixed it
 	// (a standalone member leads in epoch 0 from the start).
-	epoch         int64
-	epochProposed bool
-	// ackEpochs: the voters whose ACKEPOCH (self included) counts towards
-	// the quorum that lets the leader synchronize learners.
-	ackEpochs   map[int64]bool
-	epochAcked  bool // a quorum acknowledged the epoch: currentEpoch persisted
-	initialEnd  int64
-	established bool // a quorum ACKed NEWLEADER: serving clients
-	since       time.Duration
-	nextPing    time.Duration
+	epoch int64
+	// initialEnd is the last zxid of the initial history, from
+	// leaderSynchronizing on.
+	initialEnd int64
+	since      time.Duration
+	nextPing   time.Duration
 
 	handlers []*learnerHandler // sorted by sid: every loop over learners has one order
 	// learnerSyncs are SYNC requests of learners waiting for the zxid
@@ -44,13 +96,9 @@ type learnerSync struct {
 // member: discovery starts, with the member's own acceptedEpoch counted.
 func (p *Peer) becomeLeading() {
 	p.resetRole(RoleLeading, p.self)
-	p.lead = &leaderState{
-		ackEpochs: map[int64]bool{},
-		since:     p.now.Mono,
-	}
+	p.lead = &leaderState{stage: leaderGathering, since: p.now.Mono}
 	p.quorum = newQuorumTracker(p.members)
 	p.quorum.ack(p.self, p.durableZxid())
-	p.phase = PhaseDiscovery
 	p.maybeProposeEpoch()
 	p.reportState()
 }
@@ -59,10 +107,9 @@ func (p *Peer) becomeLeading() {
 // start, established, with no learners.
 func (p *Peer) becomeStandaloneLeader() {
 	p.resetRole(RoleLeading, p.self)
-	p.lead = &leaderState{established: true, epochAcked: true}
+	p.lead = &leaderState{stage: leaderBroadcasting}
 	p.quorum = newQuorumTracker(p.members)
 	p.quorum.ack(p.self, p.lastProposed)
-	p.phase = PhaseBroadcast
 }
 
 // stepLeader handles a packet from a learner.
@@ -109,7 +156,7 @@ func (p *Peer) stepLeader(from int64, qp *wire.QuorumPacket, snap []byte) {
 
 // refusePeer drops the connection of a learner that broke the protocol.
 func (p *Peer) refusePeer(from int64, qp *wire.QuorumPacket, why string) {
-	p.warn("%s: dropping the connection of server %d: %s %s in phase %s: %s", p.role, from, qp.Type, zxidHex(qp.Zxid), p.phase, why)
+	p.warn("%s: dropping the connection of server %d: %s %s in phase %s: %s", p.role, from, qp.Type, zxidHex(qp.Zxid), p.phase(), why)
 	p.closePeer(from)
 }
 
@@ -145,10 +192,10 @@ func (p *Peer) leaderFollowerInfo(from int64, qp *wire.QuorumPacket) {
 		p.notice("leader: server %d reconnected; its earlier connection is forgotten", from)
 	}
 	l.put(&learnerHandler{
-		sid: from, observer: observer, phase: PhaseDiscovery,
+		sid: from, observer: observer, stage: handlerAwaitingAckEpoch,
 		acceptedEpoch: epochOf(qp.Zxid), lastHeard: p.now.Mono,
 	})
-	if l.epochProposed {
+	if l.stage >= leaderEpochProposed {
 		if h := l.handlerOf(from); h.acceptedEpoch > l.epoch {
 			// It accepted a later epoch (from a leader that never
 			// established it) and will never take ours: only a new
@@ -178,17 +225,17 @@ func (p *Peer) maybeProposeEpoch() {
 		ids = append(ids, h.sid)
 		epoch = max(epoch, h.acceptedEpoch)
 	}
-	if !p.members.hasQuorum(ids) {
+	if !p.quorum.gathered(ids) {
 		return
 	}
 	// The epoch must also exceed every epoch in the leader's own log, so
 	// that its zxids are new (acceptedEpoch ≥ currentEpoch ≥ log epochs).
 	epoch = max(epoch, p.currentEpoch, epochOf(p.lastProposed)) + 1
-	l.epoch, l.epochProposed = epoch, true
+	l.epoch, l.stage = epoch, leaderEpochProposed
 	p.setAcceptedEpoch(epoch)
 	p.announce(epoch)
 	p.notice("leader: proposing epoch %d to %v", epoch, ids)
-	l.ackEpochs[p.self] = true
+	p.quorum.ackEpoch(p.self)
 	for _, h := range l.handlers {
 		p.sendLeaderInfo(h)
 	}
@@ -205,11 +252,12 @@ func (p *Peer) sendLeaderInfo(h *learnerHandler) {
 func (p *Peer) leaderAckEpoch(h *learnerHandler, qp *wire.QuorumPacket) {
 	l := p.lead
 	var ack wire.AckEpoch
-	if h.phase != PhaseDiscovery || !l.epochProposed || wire.Unmarshal(qp.Data, &ack) != nil {
+	// A repeated ACKEPOCH before synchronization replaces the first.
+	if h.stage > handlerEpochAcked || l.stage < leaderEpochProposed || wire.Unmarshal(qp.Data, &ack) != nil {
 		p.refusePeer(h.sid, qp, "no epoch was proposed to it, or its data does not decode")
 		return
 	}
-	h.lastZxid, h.currentEpoch, h.ackedEpoch = qp.Zxid, int64(ack.CurrentEpoch), true
+	h.lastZxid, h.currentEpoch, h.stage = qp.Zxid, int64(ack.CurrentEpoch), handlerEpochAcked
 	if h.currentEpoch != -1 {
 		if h.currentEpoch > p.currentEpoch || (h.currentEpoch == p.currentEpoch && h.lastZxid > p.lastProposed) {
 			p.warn("leader: server %d is ahead of us (currentEpoch %d, last zxid %s; ours %d, %s): giving up the lead",
@@ -218,10 +266,10 @@ func (p *Peer) leaderAckEpoch(h *learnerHandler, qp *wire.QuorumPacket) {
 			return
 		}
 		if !h.observer {
-			l.ackEpochs[h.sid] = true
+			p.quorum.ackEpoch(h.sid)
 		}
 	}
-	if l.epochAcked {
+	if l.stage >= leaderSynchronizing {
 		p.syncLearner(h)
 		return
 	}
@@ -237,16 +285,15 @@ func (p *Peer) leaderAckEpoch(h *learnerHandler, qp *wire.QuorumPacket) {
 // committed txns from the others (ZOOKEEPER-4643, on the leader's side).
 func (p *Peer) maybeEpochAcked() {
 	l := p.lead
-	if l.epochAcked || !p.members.hasQuorum(slices.Sorted(maps.Keys(l.ackEpochs))) || p.durableZxid() < p.lastProposed {
+	if l.stage != leaderEpochProposed || !p.quorum.epochAcked() || p.durableZxid() < p.lastProposed {
 		return
 	}
-	l.epochAcked = true
+	l.stage = leaderSynchronizing
 	p.setCurrentEpoch(l.epoch)
 	l.initialEnd = p.lastProposed
-	p.phase = PhaseSync
 	p.reportState()
 	for _, h := range l.handlers {
-		if h.ackedEpoch {
+		if h.stage == handlerEpochAcked {
 			p.syncLearner(h)
 		}
 	}
@@ -258,21 +305,21 @@ func (p *Peer) maybeEpochAcked() {
 func (p *Peer) leaderAck(h *learnerHandler, qp *wire.QuorumPacket) {
 	l := p.lead
 	if qp.Zxid == makeZxid(l.epoch, 0) {
-		if h.newLeaderAcked {
+		if h.stage >= handlerNewLeaderAcked {
 			// A ZooKeeper 3.8 learner ACKs once more after UPTODATE
 			// (Learner.syncWithLeader); ZooKeeper's leader ignores an ACK
 			// whose counter is 0 (Leader.processAck), and so does zabd.
 			return
 		}
-		if h.phase != PhaseSync {
+		if h.stage != handlerNewLeaderSent {
 			p.refusePeer(h.sid, qp, "NEWLEADER was not awaiting its ACK")
 			return
 		}
-		h.newLeaderAcked = true
+		h.stage = handlerNewLeaderAcked
 		if !h.observer {
 			p.quorum.ack(h.sid, h.syncedUpTo)
 		}
-		if l.established {
+		if l.stage == leaderBroadcasting {
 			// Its ACK may complete a quorum for proposals it was sent
 			// during synchronization.
 			p.sendUpToDate(h)
@@ -282,7 +329,7 @@ func (p *Peer) leaderAck(h *learnerHandler, qp *wire.QuorumPacket) {
 		p.maybeEstablish()
 		return
 	}
-	if !h.newLeaderAcked && qp.Zxid <= h.syncedUpTo {
+	if h.stage < handlerNewLeaderAcked && qp.Zxid <= h.syncedUpTo {
 		// A ZooKeeper 3.8.0 learner hands the txns of its DIFF to its log
 		// thread when NEWLEADER arrives, and that thread ACKs each as it
 		// is written, possibly before the learner's NEWLEADER ACK leaves
@@ -294,7 +341,7 @@ func (p *Peer) leaderAck(h *learnerHandler, qp *wire.QuorumPacket) {
 		// differs from the leader's (docs/compatibility.md).
 		return
 	}
-	if !h.newLeaderAcked || qp.Zxid > h.proposedUpTo {
+	if h.stage < handlerNewLeaderAcked || qp.Zxid > h.proposedUpTo {
 		p.refusePeer(h.sid, qp, "it acknowledges a proposal before NEWLEADER or one it was never sent")
 		return
 	}
@@ -310,7 +357,7 @@ func (p *Peer) leaderAck(h *learnerHandler, qp *wire.QuorumPacket) {
 // initial history is committed and the leader serves.
 func (p *Peer) maybeEstablish() {
 	l := p.lead
-	if l.established || !l.epochAcked {
+	if l.stage != leaderSynchronizing {
 		return
 	}
 	ids := []int64{}
@@ -318,21 +365,20 @@ func (p *Peer) maybeEstablish() {
 		ids = append(ids, p.self)
 	}
 	for _, h := range l.handlers {
-		if h.newLeaderAcked && !h.observer {
+		if h.stage >= handlerNewLeaderAcked && !h.observer {
 			ids = append(ids, h.sid)
 		}
 	}
-	if !p.members.hasQuorum(ids) {
+	if !p.quorum.newLeaderAcked(ids) {
 		return
 	}
-	l.established = true
-	p.phase = PhaseBroadcast
+	l.stage = leaderBroadcasting
 	p.sessions.RestartExpiry(p.now.Mono)
 	p.notice("leader: epoch %d established with %v after %v; serving", l.epoch, ids, p.now.Mono-l.since)
 	p.reportState()
 	p.applyCommittedProposals()
 	for _, h := range l.handlers {
-		if h.newLeaderAcked {
+		if h.stage == handlerNewLeaderAcked {
 			p.sendUpToDate(h)
 		}
 	}
@@ -341,7 +387,7 @@ func (p *Peer) maybeEstablish() {
 
 func (p *Peer) sendUpToDate(h *learnerHandler) {
 	p.sendToLearner(h, wire.PacketUpToDate, -1, nil)
-	h.upToDate, h.phase = true, PhaseBroadcast
+	h.stage = handlerUpToDate
 }
 
 // leaderPingReply takes a learner's answer to PING: the sessions it saw
@@ -364,7 +410,7 @@ func (p *Peer) leaderPingReply(h *learnerHandler, qp *wire.QuorumPacket) {
 // answers its sync once every write proposed before it has committed.
 func (p *Peer) leaderForwardedRequest(h *learnerHandler, qp *wire.QuorumPacket) {
 	var fr wire.ForwardedRequest
-	if !p.lead.established || wire.Unmarshal(qp.Data, &fr) != nil {
+	if p.lead.stage != leaderBroadcasting || wire.Unmarshal(qp.Data, &fr) != nil {
 		p.refusePeer(h.sid, qp, "not serving yet, or the request does not decode")
 		return
 	}
@@ -441,7 +487,7 @@ func (p *Peer) leaderTick() {
 	if p.standalone() {
 		return
 	}
-	if !l.established {
+	if l.stage != leaderBroadcasting {
 		if p.now.Mono-l.since >= ticks(p.members.initLimit, p.cfg.Tick) {
 			p.warn("leader: no quorum established epoch %d within initLimit (%d ticks): looking again", l.epoch, p.members.initLimit)
 			p.becomeLooking()
@@ -456,16 +502,16 @@ func (p *Peer) leaderTick() {
 	limit := ticks(p.members.syncLimit, p.cfg.Tick)
 	var silent []int64
 	for _, h := range l.handlers {
-		if p.now.Mono-h.lastHeard <= limit && h.newLeaderAcked {
+		if p.now.Mono-h.lastHeard <= limit && h.stage >= handlerNewLeaderAcked {
 			heard = append(heard, h.sid)
 		}
 		// A learner still synchronizing (a SNAP to install) has
 		// initLimit, as ZooKeeper's learner socket has during sync.
 		own := limit
-		if !h.newLeaderAcked {
+		if h.stage < handlerNewLeaderAcked {
 			own = ticks(p.members.initLimit, p.cfg.Tick)
 		}
-		if p.now.Mono-h.lastHeard > own && h.forwarding {
+		if p.now.Mono-h.lastHeard > own && h.stage >= handlerSyncing {
 			// As ZooKeeper's LearnerHandler times out its socket read
 			// after syncLimit ticks: a learner not heard for that long
 			// loses its connection, so that nothing it sent long ago
@@ -476,14 +522,14 @@ func (p *Peer) leaderTick() {
 			silent = append(silent, h.sid)
 			continue
 		}
-		if h.forwarding && h.stream == nil {
+		if h.stage >= handlerSyncing && h.stream == nil {
 			// Only once synchronization began: before, the learner
 			// expects LEADERINFO or the sync's first packet; and not
 			// inside a SNAP's stream.
 			p.sendToLearner(h, wire.PacketPing, p.lastProposed, nil)
 		}
 	}
-	if !p.members.hasQuorum(heard) {
+	if !p.quorum.heard(heard) {
 		p.warn("leader: only %v heard within syncLimit (%d ticks): not a quorum, looking again", heard, p.members.syncLimit)
 		p.becomeLooking() // which closes every learner's connection
 		return
@@ -500,7 +546,7 @@ func (p *Peer) leaderWakeup() time.Duration {
 	if p.standalone() {
 		return never
 	}
-	if !l.established {
+	if l.stage != leaderBroadcasting {
 		return l.since + ticks(p.members.initLimit, p.cfg.Tick)
 	}
 	return l.nextPing

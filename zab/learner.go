@@ -1,6 +1,7 @@
 package zab
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -14,31 +15,90 @@ import (
 // taking its proposals and commits (broadcast). follower.go and
 // observer.go hold what differs.
 
+// learnerStage is how far a follower or an observer has come with its
+// leader: one step of Zab's phases each, in order. A learner only moves
+// forward; it goes back to looking instead (leaveEpoch).
+type learnerStage uint8
+
+const (
+	// learnerDiscovery: discovery, FOLLOWERINFO (or OBSERVERINFO) sent with
+	// the acceptedEpoch; waiting for LEADERINFO (Zab.tla
+	// ConnectAndFollowerSendCEPOCH).
+	learnerDiscovery learnerStage = iota
+	// learnerEpochAccepted: synchronization, the leader's epoch accepted
+	// (durable as acceptedEpoch) and ACKEPOCH sent; waiting for DIFF,
+	// TRUNC or SNAP (Zab.tla FollowerProcessNEWEPOCH).
+	learnerEpochAccepted
+	// learnerSyncing: synchronization, DIFF, TRUNC or SNAP taken (syncMode);
+	// logging the txns that follow until NEWLEADER.
+	learnerSyncing
+	// learnerNewLeaderSeen: synchronization, NEWLEADER taken: the log is
+	// the leader's history up to newLeaderEnd; its ACK waits until that
+	// history (and a SNAP's snapshot: Peer.snapInstall) is durable
+	// (Zab.tla FollowerProcessNEWLEADER, which takes the history).
+	learnerNewLeaderSeen
+	// learnerNewLeaderAcked: synchronization, currentEpoch is the new epoch
+	// (durable) and NEWLEADER ACKed; proposals after it are ACKed too;
+	// waiting for UPTODATE (Zab.tla FollowerProcessNEWLEADER's ACKLD).
+	learnerNewLeaderAcked
+	// learnerUpToDate: broadcast, UPTODATE taken: what is committed is
+	// applied, and clients are served (Zab.tla FollowerProcessCOMMITLD).
+	learnerUpToDate
+)
+
+func (s learnerStage) String() string {
+	switch s {
+	case learnerDiscovery:
+		return "discovery"
+	case learnerEpochAccepted:
+		return "epoch accepted"
+	case learnerSyncing:
+		return "syncing"
+	case learnerNewLeaderSeen:
+		return "NEWLEADER seen"
+	case learnerNewLeaderAcked:
+		return "NEWLEADER acknowledged"
+	case learnerUpToDate:
+		return "up to date"
+	}
+	return fmt.Sprintf("learnerStage(%d)", s)
+}
+
+// phase is the Zab phase the stage belongs to.
+func (s learnerStage) phase() Phase {
+	switch s {
+	case learnerDiscovery:
+		return PhaseDiscovery
+	case learnerUpToDate:
+		return PhaseBroadcast
+	}
+	return PhaseSync
+}
+
 // learnerState is the FOLLOWING or OBSERVING role's state, reset when the
 // role is entered.
 type learnerState struct {
 	leader   int64
 	observer bool
+	stage    learnerStage
 	since    time.Duration // when the role began: discovery and sync must end within initLimit
 	// lastHeard is when the leader was last heard from; syncLimit ticks of
 	// silence in broadcast end the role.
 	lastHeard time.Duration
 
 	newEpoch int64 // from LEADERINFO
-	// Synchronization: the mode the leader chose (DIFF, TRUNC or SNAP),
-	// NEWLEADER seen (its zxid's epoch is newEpoch), and whether the ACK
-	// went (a SNAP's snapshot must be durable first: Peer.snapInstall).
-	syncMode       wire.PacketType
-	newLeaderSeen  bool
-	newLeaderEnd   int64 // the last zxid of the synchronized history
-	newLeaderAcked bool
-	// toAck are the proposals after NEWLEADER not yet ACKed, in zxid
-	// order: each gets its own ACK once durable (maybeAckProposals).
+	// syncMode is how the leader synchronizes this learner (DIFF, TRUNC or
+	// SNAP), from learnerSyncing on.
+	syncMode wire.PacketType
+	// newLeaderEnd is the last zxid of the synchronized history, from
+	// learnerNewLeaderSeen on.
+	newLeaderEnd int64
+	// toAck are a follower's proposals after NEWLEADER not yet ACKed, in
+	// zxid order: each gets its own ACK once durable (maybeAckProposals).
 	toAck []int64
 	// committed is the highest zxid the leader said is committed (COMMIT,
 	// INFORM, or the synchronized history at UPTODATE).
 	committed int64
-	upToDate  bool
 
 	// touches are the sessions served here since the last PING reply,
 	// with their timeouts: ZooKeeper's LearnerSessionTracker.touchTable.
@@ -62,12 +122,12 @@ func (p *Peer) becomeLearner(leader int64, observer bool) {
 	p.learn = &learnerState{
 		leader:       leader,
 		observer:     observer,
+		stage:        learnerDiscovery,
 		since:        p.now.Mono,
 		lastHeard:    p.now.Mono,
 		touches:      map[int64]int32{},
 		revalidating: map[int64]ConnID{},
 	}
-	p.phase = PhaseDiscovery
 	p.reportState()
 	info := wire.LearnerInfo{ServerID: p.self, ProtocolVersion: wire.ProtocolVersion, ConfigVersion: 0}
 	p.sendPeer(leader, wire.QuorumPacket{Type: infoType, Zxid: makeZxid(p.acceptedEpoch, 0), Data: wire.Marshal(&info)}, nil)
@@ -83,11 +143,11 @@ func (p *Peer) stepLearner(from int64, qp *wire.QuorumPacket, snap []byte) {
 	}
 	l.lastHeard = p.now.Mono
 	switch {
-	case qp.Type == wire.PacketLeaderInfo && p.phase == PhaseDiscovery:
+	case qp.Type == wire.PacketLeaderInfo && l.stage == learnerDiscovery:
 		p.learnerLeaderInfo(qp)
-	case p.phase == PhaseSync:
+	case l.stage.phase() == PhaseSync:
 		p.learnerSyncPacket(qp, snap)
-	case p.phase == PhaseBroadcast:
+	case l.stage == learnerUpToDate:
 		p.learnerBroadcastPacket(qp)
 	default:
 		p.leaveEpoch(qp, "not expected in this phase")
@@ -97,7 +157,7 @@ func (p *Peer) stepLearner(from int64, qp *wire.QuorumPacket, snap []byte) {
 // leaveEpoch abandons the leader after a packet that breaks the protocol:
 // the member goes back to looking.
 func (p *Peer) leaveEpoch(qp *wire.QuorumPacket, why string) {
-	p.warn("%s: leaving leader %d after %s %s in phase %s: %s", p.role, p.learn.leader, qp.Type, zxidHex(qp.Zxid), p.phase, why)
+	p.warn("%s: leaving leader %d after %s %s in phase %s: %s", p.role, p.learn.leader, qp.Type, zxidHex(qp.Zxid), p.phase(), why)
 	p.becomeLooking()
 }
 
@@ -124,9 +184,8 @@ func (p *Peer) learnerLeaderInfo(qp *wire.QuorumPacket) {
 		p.leaveEpoch(qp, "its epoch is below our acceptedEpoch")
 		return
 	}
-	l.newEpoch = epoch
+	l.newEpoch, l.stage = epoch, learnerEpochAccepted
 	p.announce(epoch)
-	p.phase = PhaseSync
 	p.reportState()
 	p.sendPeer(l.leader, wire.QuorumPacket{Type: wire.PacketAckEpoch, Zxid: p.lastProposed, Data: wire.Marshal(&ack)}, nil)
 }
@@ -143,12 +202,12 @@ func (p *Peer) learnerSyncPacket(qp *wire.QuorumPacket, snap []byte) {
 		// dropping the learner if it is anything else; ZooKeeper's
 		// learners ignore PING while synchronizing. Touches wait for the
 		// first PING after the ACK.
-		if l.newLeaderAcked {
+		if l.stage == learnerNewLeaderAcked {
 			p.learnerPing(qp)
 		}
 		return
 	}
-	if l.syncMode == 0 {
+	if l.stage == learnerEpochAccepted {
 		switch qp.Type {
 		case wire.PacketDiff:
 			// Its zxid is the leader's last committed txn (ZooKeeper's
@@ -170,7 +229,7 @@ func (p *Peer) learnerSyncPacket(qp *wire.QuorumPacket, snap []byte) {
 			p.leaveEpoch(qp, "synchronization must begin with DIFF, TRUNC or SNAP")
 			return
 		}
-		l.syncMode = qp.Type
+		l.syncMode, l.stage = qp.Type, learnerSyncing
 		p.notice("%s: synchronizing with leader %d by %s to %s", p.role, l.leader, qp.Type, zxidHex(qp.Zxid))
 		return
 	}
@@ -178,28 +237,25 @@ func (p *Peer) learnerSyncPacket(qp *wire.QuorumPacket, snap []byte) {
 	case wire.PacketProposal:
 		p.learnerProposal(qp)
 	case wire.PacketCommit:
-		p.learnerCommit(qp)
+		p.learnerSyncCommit(qp)
 	case wire.PacketInform:
 		// A txn committed after NEWLEADER, before this observer's ACK
 		// reached the leader (ZooKeeper's learners take INFORM while
 		// synchronizing too): logged, and applied at UPTODATE.
-		if !l.observer || !l.newLeaderSeen {
+		if !l.observer || l.stage < learnerNewLeaderSeen {
 			p.leaveEpoch(qp, "INFORM is for observers, after NEWLEADER")
 			return
 		}
-		p.learnerProposal(qp)
-		if p.learn == l { // still: the txn was in order
-			l.committed = max(l.committed, qp.Zxid)
-		}
+		p.observerInform(qp)
 	case wire.PacketNewLeader:
-		if l.newLeaderSeen || epochOf(qp.Zxid) != l.newEpoch || counterOf(qp.Zxid) != 0 {
+		if l.stage >= learnerNewLeaderSeen || epochOf(qp.Zxid) != l.newEpoch || counterOf(qp.Zxid) != 0 {
 			p.leaveEpoch(qp, "NEWLEADER twice, or for another epoch")
 			return
 		}
-		l.newLeaderSeen, l.newLeaderEnd = true, p.lastProposed
+		l.stage, l.newLeaderEnd = learnerNewLeaderSeen, p.lastProposed
 		p.maybeAckNewLeader()
 	case wire.PacketUpToDate:
-		if !l.newLeaderAcked {
+		if l.stage != learnerNewLeaderAcked {
 			p.leaveEpoch(qp, "UPTODATE before our NEWLEADER ACK")
 			return
 		}
@@ -210,8 +266,10 @@ func (p *Peer) learnerSyncPacket(qp *wire.QuorumPacket, snap []byte) {
 }
 
 // learnerProposal logs a proposal. Its zxid must follow the last one
-// without a gap (the first of a new epoch has counter 1); ZooKeeper leaves
-// the epoch on a gap, and so does zabd.
+// without a gap (the first of a new epoch has counter 1), or the learner
+// leaves the epoch. zabd is stricter here than ZooKeeper 3.8.0, whose
+// learners only log a warning on a gap and log the proposal anyway
+// (Follower.processPacket, Learner.syncWithLeader).
 func (p *Peer) learnerProposal(qp *wire.QuorumPacket) {
 	txn, err := DecodeTxnEntry(qp.Data)
 	if err != nil || txn.Header.Zxid != qp.Zxid {
@@ -223,7 +281,7 @@ func (p *Peer) learnerProposal(qp *wire.QuorumPacket) {
 		return
 	}
 	p.appendProposal(txn)
-	if l := p.learn; l.newLeaderSeen && !l.observer {
+	if l := p.learn; l.stage >= learnerNewLeaderSeen && !l.observer {
 		l.toAck = append(l.toAck, txn.Header.Zxid)
 	}
 }
@@ -238,36 +296,16 @@ func follows(last, zxid int64) bool {
 	return zxid > last
 }
 
-// learnerCommit marks txns committed up to a zxid. In broadcast it must be
-// the oldest proposal not yet committed (ZooKeeper's follower exits
-// otherwise); in sync it may name any txn the learner holds.
-func (p *Peer) learnerCommit(qp *wire.QuorumPacket) {
+// learnerSyncCommit marks the txns a synchronization sends committed up to
+// a zxid, which may name any txn the learner holds; they are applied at
+// UPTODATE. (In broadcast a follower takes COMMIT in followerCommit.)
+func (p *Peer) learnerSyncCommit(qp *wire.QuorumPacket) {
 	l := p.learn
-	if qp.Zxid > p.lastProposed || qp.Zxid <= l.committed && p.phase == PhaseBroadcast {
+	if qp.Zxid > p.lastProposed {
 		p.leaveEpoch(qp, "it commits a txn we do not hold, or one committed already")
 		return
 	}
-	if p.phase == PhaseBroadcast {
-		if head := p.oldestUncommitted(); head != qp.Zxid {
-			p.leaveEpoch(qp, "it is not our oldest pending proposal "+zxidHex(head))
-			return
-		}
-	}
 	l.committed = max(l.committed, qp.Zxid)
-	if p.phase == PhaseBroadcast {
-		p.applyCommittedProposals()
-	}
-}
-
-// oldestUncommitted is the zxid of the first proposal the learner holds
-// that it does not know committed.
-func (p *Peer) oldestUncommitted() int64 {
-	for i := p.inflightHead; i < len(p.inflight); i++ {
-		if z := p.inflight[i].txn.Header.Zxid; z > p.learn.committed {
-			return z
-		}
-	}
-	return 0
 }
 
 // maybeAckNewLeader ACKs NEWLEADER once the synchronized txns are durable
@@ -276,37 +314,16 @@ func (p *Peer) oldestUncommitted() int64 {
 // proposal ACKs follow (ZOOKEEPER-4685).
 func (p *Peer) maybeAckNewLeader() {
 	l := p.learn
-	if !l.newLeaderSeen || l.newLeaderAcked || p.snapInstall.pending {
+	if l.stage != learnerNewLeaderSeen || p.snapInstall.pending {
 		return
 	}
 	if p.durableZxid() < l.newLeaderEnd && !p.cfg.Bugs.AckNewLeaderBeforeDurable {
 		return
 	}
 	p.setCurrentEpoch(l.newEpoch)
-	l.newLeaderAcked = true
+	l.stage = learnerNewLeaderAcked
 	p.sendPeer(l.leader, wire.QuorumPacket{Type: wire.PacketAck, Zxid: makeZxid(l.newEpoch, 0)}, nil)
 	p.maybeAckProposals()
-}
-
-// maybeAckProposals ACKs, once NEWLEADER is ACKed, every proposal after
-// it now durable, each with its own ACK, in zxid order, applied or not: a
-// ZooKeeper leader counts an ACK for its own zxid only (Leader.processAck),
-// and drops a learner that leaves a proposal it was sent unacknowledged for
-// syncLimit (LearnerHandler's SyncLimitCheck). A zabd leader counts an ACK
-// for everything up to its zxid, and takes these as well. Observers do not
-// ACK proposals.
-func (p *Peer) maybeAckProposals() {
-	l := p.learn
-	if l == nil || l.observer || !l.newLeaderAcked {
-		return
-	}
-	d := p.durableZxid()
-	n := 0
-	for n < len(l.toAck) && l.toAck[n] <= d {
-		p.sendPeer(l.leader, wire.QuorumPacket{Type: wire.PacketAck, Zxid: l.toAck[n]}, nil)
-		n++
-	}
-	l.toAck = l.toAck[n:]
 }
 
 // learnerUpToDate ends synchronization: the leader's initial history is
@@ -319,8 +336,7 @@ func (p *Peer) learnerUpToDate() {
 			l.committed = max(l.committed, z)
 		}
 	}
-	l.upToDate = true
-	p.phase = PhaseBroadcast
+	l.stage = learnerUpToDate
 	if d := p.damaged; d != nil {
 		p.notice("%s: the log damaged after zxid %s (%s) is recovered: synchronized by %s from leader %d, now holding up to %s; voting again",
 			p.role, zxidHex(d.AfterZxid), d.What, l.syncMode, l.leader, zxidHex(p.lastProposed))
@@ -336,31 +352,16 @@ func (p *Peer) learnerUpToDate() {
 	p.applyCommittedProposals()
 }
 
-// learnerBroadcastPacket handles the leader's traffic once up to date.
+// learnerBroadcastPacket handles the leader's traffic once up to date: the
+// txns, as a follower or an observer takes them (follower.go,
+// observer.go), and what both share.
 func (p *Peer) learnerBroadcastPacket(qp *wire.QuorumPacket) {
-	l := p.learn
 	switch qp.Type {
-	case wire.PacketProposal:
-		if l.observer {
-			p.leaveEpoch(qp, "an observer is sent INFORM, not PROPOSAL")
-			return
-		}
-		p.learnerProposal(qp)
-	case wire.PacketCommit:
-		if l.observer {
-			p.leaveEpoch(qp, "an observer is sent INFORM, not COMMIT")
-			return
-		}
-		p.learnerCommit(qp)
-	case wire.PacketInform:
-		if !l.observer {
-			p.leaveEpoch(qp, "INFORM is for observers")
-			return
-		}
-		p.learnerProposal(qp)
-		if p.role == RoleObserving { // still: the proposal was in order
-			l.committed = qp.Zxid
-			p.applyCommittedProposals()
+	case wire.PacketProposal, wire.PacketCommit, wire.PacketInform:
+		if p.learn.observer {
+			p.observerBroadcastTxn(qp)
+		} else {
+			p.followerBroadcastTxn(qp)
 		}
 	case wire.PacketPing:
 		p.learnerPing(qp)
@@ -425,14 +426,14 @@ const syncForwarded = int64(1<<63 - 1)
 func (p *Peer) learnerTick() {
 	l := p.learn
 	if p.now.Mono >= p.learnerDeadline() {
-		p.warn("%s: leader %d silent or not synchronized in time (phase %s): looking again", p.role, l.leader, p.phase)
+		p.warn("%s: leader %d silent or not synchronized in time (phase %s): looking again", p.role, l.leader, p.phase())
 		p.becomeLooking()
 	}
 }
 
 func (p *Peer) learnerDeadline() time.Duration {
 	l := p.learn
-	if l.upToDate {
+	if l.stage == learnerUpToDate {
 		return l.lastHeard + ticks(p.members.syncLimit, p.cfg.Tick)
 	}
 	return l.since + ticks(p.members.initLimit, p.cfg.Tick)

@@ -2,6 +2,7 @@ package zab
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"time"
 
@@ -9,30 +10,91 @@ import (
 	"github.com/zabd/zabd/wire"
 )
 
+// handlerStage is how far the leader has taken one learner: one step of
+// Zab's phases each, in order, as the leader sees that learner.
+type handlerStage uint8
+
+const (
+	// handlerAwaitingAckEpoch: discovery, its FOLLOWERINFO (or
+	// OBSERVERINFO) arrived; it is sent LEADERINFO once the leader has
+	// proposed the epoch; waiting for its ACKEPOCH (Zab.tla
+	// LeaderProcessCEPOCH, for this learner).
+	handlerAwaitingAckEpoch handlerStage = iota
+	// handlerEpochAcked: discovery, its ACKEPOCH arrived, with its last
+	// zxid; it is synchronized once a quorum has acknowledged the epoch
+	// (Zab.tla LeaderProcessACKEPOCH while ackeRecv is not yet a quorum).
+	handlerEpochAcked
+	// handlerSyncing: synchronization, DIFF, TRUNC or SNAP sent, and every
+	// later proposal and commit is forwarded to it; its SNAP's stream
+	// (stream) is still being sent, and NEWLEADER follows it. This is the
+	// only stage with a stream, and a handler is in it only while its
+	// stream runs: a DIFF or a TRUNC goes on to NEWLEADER at once.
+	handlerSyncing
+	// handlerNewLeaderSent: synchronization, the txns that make its log the
+	// leader's and NEWLEADER sent; waiting for its ACK (Zab.tla
+	// LeaderProcessACKEPOCH's NEWLEADER to this learner).
+	handlerNewLeaderSent
+	// handlerNewLeaderAcked: synchronization, it ACKed NEWLEADER: its log
+	// holds the initial history durably, and it counts towards the quorum
+	// that establishes the epoch; UPTODATE waits for establishment
+	// (Zab.tla LeaderProcessACKLD, for this learner).
+	handlerNewLeaderAcked
+	// handlerUpToDate: broadcast, UPTODATE sent: it serves clients (Zab.tla
+	// LeaderProcessACKLD's COMMITLD to this learner).
+	handlerUpToDate
+)
+
+func (s handlerStage) String() string {
+	switch s {
+	case handlerAwaitingAckEpoch:
+		return "awaiting ACKEPOCH"
+	case handlerEpochAcked:
+		return "epoch acknowledged"
+	case handlerSyncing:
+		return "syncing"
+	case handlerNewLeaderSent:
+		return "NEWLEADER sent"
+	case handlerNewLeaderAcked:
+		return "NEWLEADER acknowledged"
+	case handlerUpToDate:
+		return "up to date"
+	}
+	return fmt.Sprintf("handlerStage(%d)", s)
+}
+
+// phase is the Zab phase the stage belongs to.
+func (s handlerStage) phase() Phase {
+	switch s {
+	case handlerAwaitingAckEpoch, handlerEpochAcked:
+		return PhaseDiscovery
+	case handlerSyncing, handlerNewLeaderSent, handlerNewLeaderAcked:
+		return PhaseSync
+	}
+	return PhaseBroadcast
+}
+
 // learnerHandler is the leader's record of one learner (ZooKeeper's
 // LearnerHandler, etcd's tracker.Progress): where the learner is in Zab's
 // phases and what the leader has sent it.
 //
 // Invariants: a handler exists only while a quorum connection with its
-// learner is open; once forwarding is set, every proposal after
+// learner is open; from handlerSyncing on, every proposal after
 // proposedUpTo and every commit after committedUpTo goes to it, in zxid
 // order, on its one FIFO connection.
 type learnerHandler struct {
 	sid      int64
 	observer bool
-	phase    Phase
+	stage    handlerStage
 
 	acceptedEpoch int64 // from FOLLOWERINFO
 	// From ACKEPOCH: the learner's last logged zxid and currentEpoch (-1
 	// when it had already accepted the new epoch before).
 	lastZxid     int64
 	currentEpoch int64
-	ackedEpoch   bool
 
-	// forwarding: synchronization has been sent; broadcast traffic follows
-	// it. proposedUpTo is the last zxid the learner has been sent (or
-	// already held), committedUpTo the last whose commit it knows of.
-	forwarding    bool
+	// From handlerSyncing on: proposedUpTo is the last zxid the learner
+	// has been sent (or already held), committedUpTo the last whose commit
+	// it knows of.
 	proposedUpTo  int64
 	committedUpTo int64
 	// syncedUpTo is the last zxid sent before NEWLEADER: all that the
@@ -41,11 +103,9 @@ type learnerHandler struct {
 	syncedUpTo int64
 
 	// stream is the SNAP being streamed to the learner (snapstream.go),
-	// nil when none: until it ends, nothing else is sent to the learner.
+	// set in handlerSyncing only: until it ends, nothing else is sent to
+	// the learner.
 	stream *snapStream
-
-	newLeaderAcked bool // it ACKed NEWLEADER: its log holds the initial history
-	upToDate       bool // UPTODATE sent: it serves clients
 
 	lastHeard time.Duration
 }
@@ -85,13 +145,14 @@ func (p *Peer) sendToLearner(h *learnerHandler, t wire.PacketType, zxid int64, d
 	p.sendPeer(h.sid, wire.QuorumPacket{Type: t, Zxid: zxid, Data: data}, nil)
 }
 
-// forwardProposal sends a new proposal to every forwarding follower.
+// forwardProposal sends a new proposal to every follower being
+// synchronized or later.
 // Observers learn it with its commit (INFORM).
 func (p *Peer) forwardProposal(t *datatree.Txn) {
 	zxid := t.Header.Zxid
 	var entry []byte
 	for _, h := range p.lead.handlers {
-		if !h.forwarding || h.observer || zxid <= h.proposedUpTo {
+		if h.stage < handlerSyncing || h.observer || zxid <= h.proposedUpTo {
 			continue
 		}
 		if h.stream != nil {
@@ -106,15 +167,15 @@ func (p *Peer) forwardProposal(t *datatree.Txn) {
 	}
 }
 
-// forwardCommit tells every forwarding learner that a txn is committed:
-// COMMIT to followers, INFORM (with the txn) to observers.
+// forwardCommit tells every learner being synchronized or later that a txn
+// is committed: COMMIT to followers, INFORM (with the txn) to observers.
 // Invariant: a txn is committed here before it is applied, so every txn a
 // streaming SNAP may hold is known committed when its stream ends.
 func (p *Peer) forwardCommit(t *datatree.Txn) {
 	zxid := t.Header.Zxid
 	var entry []byte
 	for _, h := range p.lead.handlers {
-		if !h.forwarding || zxid <= h.committedUpTo {
+		if h.stage < handlerSyncing || zxid <= h.committedUpTo {
 			continue
 		}
 		if h.stream != nil {
@@ -156,7 +217,7 @@ func (p *Peer) Learners() []LearnerStatus {
 	}
 	var out []LearnerStatus
 	for _, h := range p.lead.handlers {
-		out = append(out, LearnerStatus{ID: h.sid, Observer: h.observer, Phase: h.phase, Synced: h.upToDate})
+		out = append(out, LearnerStatus{ID: h.sid, Observer: h.observer, Phase: h.stage.phase(), Synced: h.stage == handlerUpToDate})
 	}
 	return out
 }

@@ -22,7 +22,6 @@ const never = time.Duration(math.MaxInt64)
 func (p *Peer) becomeLooking() {
 	p.resetRole(RoleLooking, 0)
 	p.elections++
-	p.phase = PhaseElection
 	p.lookingSince = p.now.Mono
 	p.reportState()
 	// The round may be decided at once (votes that came early, an
@@ -181,7 +180,7 @@ func (p *Peer) stepPeerGone(e PeerDisconnected) {
 	case p.lead != nil && !p.standalone():
 		p.leaderPeerGone(e.Peer)
 	case p.learn != nil && e.Peer == p.learn.leader:
-		p.warn("%s: lost the connection to leader %d in phase %s: looking again", p.role, e.Peer, p.phase)
+		p.warn("%s: lost the connection to leader %d in phase %s: looking again", p.role, e.Peer, p.phase())
 		p.becomeLooking()
 	}
 }

@@ -151,15 +151,15 @@ type Peer struct {
 	// The role. A member prepares requests only while it leads; an
 	// ensemble of one always leads, in epoch 0 (standalone ZooKeeper never
 	// leaves epoch 0, so its zxids continue across restarts). Exactly one
-	// of lead and learn is set while leading or learning.
+	// of lead and learn is set while leading or learning, and the Zab
+	// phase is its stage's (phase).
 	self     int64
 	members  *members
 	role     Role
-	phase    Phase
 	leaderID int64
 	lead     *leaderState
 	learn    *learnerState
-	quorum   *quorumTracker // the leader's acknowledgements
+	quorum   *quorumTracker // the leader's quorum questions
 
 	election       *election.Election // nil when standalone
 	electionWakeup time.Duration
@@ -400,9 +400,21 @@ func (p *Peer) commitPoint() int64 {
 	return 0
 }
 
+// phase is where the member is in Zab: its role's stage's phase, or
+// election while looking.
+func (p *Peer) phase() Phase {
+	switch {
+	case p.lead != nil:
+		return p.lead.stage.phase()
+	case p.learn != nil:
+		return p.learn.stage.phase()
+	}
+	return PhaseElection
+}
+
 // State returns the member's role, as Ready.State last reported it.
 func (p *Peer) State() SoftState {
-	s := SoftState{Role: p.role, Phase: p.phase, Leader: p.leaderID, Elections: p.elections}
+	s := SoftState{Role: p.role, Phase: p.phase(), Leader: p.leaderID, Elections: p.elections}
 	switch {
 	case p.lead != nil:
 		s.Epoch = p.lead.epoch
@@ -465,7 +477,7 @@ func (p *Peer) Ready() Ready {
 		p.handedOver = rd.Appends[n-1].Header.Zxid
 	}
 	rd.Wakeup = p.roleWakeup()
-	if p.lead != nil && p.lead.established {
+	if p.lead != nil && p.lead.stage == leaderBroadcasting {
 		// Only an established leader expires sessions and reaps
 		// containers; a learner's copies of those deadlines pass
 		// unheeded and must not ask for ticks.

@@ -383,9 +383,9 @@ func (p *Peer) applyCommittedProposals() {
 func (p *Peer) mayApply(zxid int64) bool {
 	switch {
 	case p.lead != nil:
-		return p.lead.established && zxid <= p.quorum.committed()
+		return p.lead.stage == leaderBroadcasting && zxid <= p.quorum.committed()
 	case p.learn != nil:
-		return p.learn.upToDate && zxid <= p.learn.committed
+		return p.learn.stage == learnerUpToDate && zxid <= p.learn.committed
 	}
 	return false
 }
@@ -393,7 +393,7 @@ func (p *Peer) mayApply(zxid int64) bool {
 // serving reports whether the member answers clients: a leader whose epoch
 // is established, a learner that is up to date.
 func (p *Peer) serving() bool {
-	return p.lead != nil && p.lead.established || p.learn != nil && p.learn.upToDate
+	return p.lead != nil && p.lead.stage == leaderBroadcasting || p.learn != nil && p.learn.stage == learnerUpToDate
 }
 
 // applyCommitted applies a committed txn and answers what it completes:
@@ -567,7 +567,7 @@ func (p *Peer) answer(pd *pending) {
 // expireSessions turns every session whose timeout has passed into a
 // closeSession txn of the server's own. Only the leader decides expiry.
 func (p *Peer) expireSessions() {
-	if p.lead == nil || !p.lead.established || p.sessions.NextExpiry() > p.now.Mono {
+	if p.lead == nil || p.lead.stage != leaderBroadcasting || p.sessions.NextExpiry() > p.now.Mono {
 		return
 	}
 	for _, id := range p.sessions.Expire(p.now.Mono) {
@@ -588,7 +588,7 @@ func (p *Peer) expireSessions() {
 // nodes, as ZooKeeper's ContainerManager does; they go through the
 // pipeline like any write, so a node that changed meanwhile survives.
 func (p *Peer) reapContainers() {
-	if p.lead == nil || !p.lead.established || p.now.Mono < p.nextReap {
+	if p.lead == nil || p.lead.stage != leaderBroadcasting || p.now.Mono < p.nextReap {
 		return
 	}
 	p.nextReap = p.now.Mono + p.cfg.ContainerCheckInterval

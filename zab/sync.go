@@ -163,7 +163,7 @@ func (p *Peer) syncLearner(h *learnerHandler) {
 			plan, fromLog = syncPlan{mode: syncDiff, after: hist.knownFrom}, txns
 		}
 	}
-	h.forwarding, h.phase = true, PhaseSync
+	h.stage = handlerSyncing
 	switch plan.mode {
 	case syncDiff:
 		p.sendToLearner(h, wire.PacketDiff, committed, nil)
@@ -200,7 +200,7 @@ type syncTxn struct {
 // before establishment, the whole history (the initial history, which
 // establishment commits); after, what a quorum acknowledged.
 func (p *Peer) syncCommitted() int64 {
-	if p.lead.established {
+	if p.lead.stage == leaderBroadcasting {
 		return p.commitPoint()
 	}
 	return p.lastProposed
@@ -230,12 +230,13 @@ func (p *Peer) appendTxnsAfter(txns []syncTxn, zxid, end int64) []syncTxn {
 // finishSync sends a learner, after its DIFF or TRUNC or the last piece of
 // its SNAP, the txns that make its log the leader's, then NEWLEADER. The
 // committed ones go first, each as PROPOSAL and COMMIT (ZooKeeper's
-// learners apply a synchronization's txns through those COMMITs, and leave
-// the epoch at any later COMMIT that does not match their oldest pending
-// txn); TRUNC never cuts below them, and a learner applies nothing before
-// UPTODATE (a SNAP's tree aside). The proposals
-// still outstanding follow NEWLEADER as PROPOSAL alone, as if forwarded
-// after it: ZooKeeper 3.8.0's learner logs and forgets at NEWLEADER the
+// learners apply a synchronization's txns through those COMMITs; a 3.8.0
+// follower keeps a txn left without its COMMIT pending past NEWLEADER, and
+// its process exits at the first later COMMIT of another zxid:
+// FollowerZooKeeperServer.commit); TRUNC never cuts below them, and a
+// learner applies nothing before UPTODATE (a SNAP's tree aside). The
+// proposals still outstanding follow NEWLEADER as PROPOSAL alone, as if
+// forwarded after it: ZooKeeper 3.8.0's learner logs and forgets at NEWLEADER the
 // proposals it was sent before, and fails on a COMMIT that arrives before
 // UPTODATE with nothing proposed since NEWLEADER (ZOOKEEPER-4394: a
 // NullPointerException in Learner.syncWithLeader, and the follower drops
@@ -253,6 +254,7 @@ func (p *Peer) finishSync(h *learnerHandler, txns []syncTxn) {
 	}
 	h.committedUpTo, h.syncedUpTo = committed, committed
 	p.sendToLearner(h, wire.PacketNewLeader, makeZxid(l.epoch, 0), p.cfg.Ensemble.quorumConfig())
+	h.stage = handlerNewLeaderSent
 	end := p.lastSentTo(h, committed)
 	for _, t := range txns[sent:] {
 		if t.zxid <= end {
