@@ -72,13 +72,42 @@ type SnapshotWritten struct {
 	Err  error
 }
 
-func (ConnOpened) isEvent()      {}
-func (ConnectReceived) isEvent() {}
-func (RequestReceived) isEvent() {}
-func (ConnClosed) isEvent()      {}
-func (Tick) isEvent()            {}
-func (LogDurable) isEvent()      {}
-func (SnapshotWritten) isEvent() {}
+// PeerPacket: a packet arrived on the quorum connection with From.
+// Snapshot holds the stream that follows a SNAP packet.
+type PeerPacket struct {
+	From     int64
+	Packet   wire.QuorumPacket
+	Snapshot []byte
+}
+
+// PeerVote: a notification arrived on the election channel from From.
+type PeerVote struct {
+	From         int64
+	Notification wire.Notification
+}
+
+// PeerDisconnected: the quorum connection with Peer broke; what was in
+// flight on it is lost.
+type PeerDisconnected struct{ Peer int64 }
+
+// PeerUnreachable: the shell could not reach Peer's election port because
+// nothing listens there (its dial was refused): Peer's process is gone, and
+// the election stops waiting for its vote until a notification from it
+// arrives or the round ends (election.Election.SetUnreachable). A shell that cannot tell a
+// refusal from silence never sends it; a partition is silence.
+type PeerUnreachable struct{ Peer int64 }
+
+func (ConnOpened) isEvent()       {}
+func (ConnectReceived) isEvent()  {}
+func (RequestReceived) isEvent()  {}
+func (ConnClosed) isEvent()       {}
+func (Tick) isEvent()             {}
+func (LogDurable) isEvent()       {}
+func (SnapshotWritten) isEvent()  {}
+func (PeerPacket) isEvent()       {}
+func (PeerVote) isEvent()         {}
+func (PeerDisconnected) isEvent() {}
+func (PeerUnreachable) isEvent()  {}
 
 // DecodeRequest turns a request frame (without its length prefix) into a
 // RequestReceived: the header, then the body its opcode calls for. A frame

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/zabd/zabd/datatree"
+	"github.com/zabd/zabd/election"
 	"github.com/zabd/zabd/sessions"
 	"github.com/zabd/zabd/wire"
 )
@@ -137,4 +138,74 @@ type SnapshotDigest struct {
 	Zxid    int64
 	Version int32
 	Digest  int64
+}
+
+// SoftState is the member's role as the shells show it (srvr's Mode, logs):
+// it is not persisted.
+type SoftState struct {
+	Role   Role
+	Phase  Phase
+	Leader int64 // the leader's id; 0 while looking
+	Epoch  int64 // the epoch being established or served
+	// Elections counts the elections this member has begun (entries into
+	// LOOKING) since it started. A whole election can begin and end
+	// within one Ready — every vote it needs already queued, and no final
+	// wait — so a shell that sees LOOKING only between Readys counts them
+	// from this.
+	Elections int64
+}
+
+// PeerMessageKind says what a PeerMessage asks of the shell.
+type PeerMessageKind uint8
+
+const (
+	// PeerSend writes Packet on the quorum connection to To (opening one if
+	// there is none), followed, for a SNAP, by Snapshot.
+	PeerSend PeerMessageKind = iota
+	// PeerClose closes the quorum connection with To once everything
+	// before it is written; later sends go on a new connection. The Peer
+	// sees no PeerDisconnected for a close it asked for.
+	PeerClose
+	// PeerSnapshotPart writes Snapshot, the next piece of the snapshot
+	// stream of the SNAP sent to To before it, on the same connection.
+	// Nothing else is sent to To between a SNAP and the piece that ends
+	// its stream.
+	PeerSnapshotPart
+)
+
+// PeerMessage is one output on the leader–learner (quorum) channel.
+type PeerMessage struct {
+	To     int64
+	Kind   PeerMessageKind
+	Packet wire.QuorumPacket
+	// Snapshot is a piece of the stream that follows a SNAP packet (the
+	// session table and the tree in ZooKeeper's serialization, then the
+	// signature): the first with the SNAP, the others in the
+	// PeerSnapshotParts that follow. The leader streams a large tree a
+	// bounded step per Ready, serving meanwhile; concatenated, the pieces
+	// are the bytes ZooKeeper 3.8 sends after SNAP.
+	Snapshot []byte
+	// SnapshotEnd: this piece ends the stream (set on the SNAP itself when
+	// one step held the whole tree). A shell that hands the Peer whole
+	// packets delivers the SNAP with the whole stream (PeerPacket.Snapshot)
+	// once the piece that ends it has arrived.
+	SnapshotEnd bool
+}
+
+// Vote is one output on the election channel: a notification to To.
+type Vote = election.Message
+
+// EpochWrite asks the shell to persist epochs (dataDir/version-2's
+// acceptedEpoch and currentEpoch files); a zero field is unchanged.
+type EpochWrite struct {
+	Accepted int64
+	Current  int64
+}
+
+// Notice is something the shell should log: a role change, a sync mode, a
+// peer's packet refused. The Peer reports every event it does not expect
+// here rather than dropping it silently.
+type Notice struct {
+	Warn bool
+	Text string
 }
