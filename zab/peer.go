@@ -576,9 +576,4 @@ func (p *Peer) OutstandingRequests() int {
 // SessionTable returns the sessions whose creation has been applied, by id.
 func (p *Peer) SessionTable() []sessions.Session { return p.sessions.Table() }
 
-// CommittedSince returns the committed txns after zxid from the in-memory
-// window, and whether the window reaches back that far (what a DIFF
-// synchronization sends).
-func (p *Peer) CommittedSince(zxid int64) ([]datatree.Txn, bool) { return p.window.since(zxid) }
-
 func (p *Peer) send(m Message) { p.out.Messages = append(p.out.Messages, m) }

@@ -61,31 +61,30 @@ func votersOnly(t require.TestingT, ids ...int64) *members {
 	return m
 }
 
+// TestCommittedWindow: the window holds the newest txns, oldest first,
+// dropping the oldest when full. Whether a learner can be synchronized from
+// it is decideSync's rule (TestDecideSync*).
 func TestCommittedWindow(t *testing.T) {
 	w := newCommittedWindow(3)
-	got, ok := w.since(0)
-	require.True(t, ok)
-	require.Empty(t, got)
-	for z := int64(1); z <= 5; z++ {
-		w.add(txnWithZxid(z))
-	}
-	zxids := func(ts []txnT) []int64 {
+	_, ok := w.oldest()
+	require.False(t, ok, "an empty window has no oldest txn")
+	held := func() []int64 {
 		var out []int64
-		for _, t := range ts {
-			out = append(out, t.Header.Zxid)
+		for i := 0; i < w.n; i++ {
+			out = append(out, w.at(i).Header.Zxid)
 		}
 		return out
 	}
-	got, ok = w.since(3)
+	w.add(txnWithZxid(1))
+	w.add(txnWithZxid(2))
+	require.Equal(t, []int64{1, 2}, held())
+	for z := int64(3); z <= 5; z++ {
+		w.add(txnWithZxid(z))
+	}
+	require.Equal(t, []int64{3, 4, 5}, held())
+	oldest, ok := w.oldest()
 	require.True(t, ok)
-	require.Equal(t, []int64{4, 5}, zxids(got))
-	_, ok = w.since(2)
-	require.False(t, ok, "txn 3 is held but 2 is gone: the window cannot vouch for what follows 2")
-	got, ok = w.since(5)
-	require.True(t, ok)
-	require.Empty(t, got)
-	lo, hi, _ := w.bounds()
-	require.Equal(t, []int64{3, 5}, []int64{lo, hi})
+	require.Equal(t, int64(3), oldest)
 }
 
 type txnT = datatree.Txn

@@ -114,7 +114,7 @@ func decideSync(peerLast int64, h syncHistory, zooKeeperRules bool) syncPlan {
 // the proposals not yet applied.
 func (p *Peer) history() syncHistory {
 	h := syncHistory{knownFrom: p.tree.LastZxid(), last: p.lastProposed}
-	if lo, _, ok := p.window.bounds(); ok {
+	if lo, ok := p.window.oldest(); ok {
 		h.knownFrom = lo
 		h.zxids = make([]int64, 0, p.window.n+len(p.inflight)-p.inflightHead)
 		for i := 0; i < p.window.n; i++ {

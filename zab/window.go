@@ -5,6 +5,8 @@ import "github.com/zabd/zabd/datatree"
 // committedWindow keeps the most recently committed txns, oldest first, up
 // to a fixed count (ZooKeeper's committedLog, 500 by default): a learner
 // whose last zxid falls inside it is synchronized with a DIFF from memory.
+// Whether it does is decideSync's to say, from the window's zxids
+// (Peer.history); the window only holds them.
 type committedWindow struct {
 	ring  []datatree.Txn
 	start int // index of the oldest
@@ -29,34 +31,12 @@ func (w *committedWindow) add(t datatree.Txn) {
 	w.start = (w.start + 1) % len(w.ring)
 }
 
-// bounds returns the zxids of the oldest and newest txns held; ok is false
-// when empty.
-func (w *committedWindow) bounds() (min, max int64, ok bool) {
+// oldest returns the zxid of the oldest txn held; ok is false when empty.
+func (w *committedWindow) oldest() (zxid int64, ok bool) {
 	if w.n == 0 {
-		return 0, 0, false
+		return 0, false
 	}
-	return w.at(0).Header.Zxid, w.at(w.n - 1).Header.Zxid, true
+	return w.at(0).Header.Zxid, true
 }
 
 func (w *committedWindow) at(i int) *datatree.Txn { return &w.ring[(w.start+i)%len(w.ring)] }
-
-// since returns the txns with zxids greater than after, oldest first, and
-// whether the window can serve them: as in ZooKeeper's sync, only when
-// after is at least the oldest zxid held (zxids are not contiguous across
-// epochs, so nothing older can be vouched for), or nothing newer exists.
-func (w *committedWindow) since(after int64) ([]datatree.Txn, bool) {
-	lo, hi, ok := w.bounds()
-	if !ok || after >= hi {
-		return nil, true
-	}
-	if after < lo {
-		return nil, false
-	}
-	var out []datatree.Txn
-	for i := 0; i < w.n; i++ {
-		if t := w.at(i); t.Header.Zxid > after {
-			out = append(out, *t)
-		}
-	}
-	return out, true
-}
