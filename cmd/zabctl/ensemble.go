@@ -20,7 +20,7 @@ type member struct {
 	Server      string `json:"server"`
 	ID          string `json:"id"`
 	Role        string `json:"role"`
-	Epoch       int64  `json:"epoch"`
+	Epoch       int64  `json:"epoch"` // LastZxid's; srvr reports no established epoch
 	LastZxid    int64  `json:"lastZxid"`
 	Lag         string `json:"lag"`
 	Connections int64  `json:"connections"`
