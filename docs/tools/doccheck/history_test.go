@@ -57,19 +57,8 @@ func commitHashes(line string) []string {
 // program output and data, where hex words are digests and ids.
 func historyTalk(text string) []string {
 	var out []string
-	fence := ""
-	for i, line := range strings.Split(text, "\n") {
+	for i, line := range outsideFences(text) {
 		trimmed := strings.TrimSpace(line)
-		if fence != "" {
-			if strings.HasPrefix(trimmed, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			fence = trimmed[:3]
-			continue
-		}
 		for _, r := range historyRules {
 			if m := r.re.FindString(line); m != "" {
 				out = append(out, fmt.Sprintf("%d: %s %q: %s", i+1, r.name, strings.TrimSpace(m), trimmed))
@@ -80,6 +69,27 @@ func historyTalk(text string) []string {
 		}
 	}
 	return out
+}
+
+// outsideFences returns text's lines with those of fenced code blocks
+// (``` or ~~~, fences included) blanked, so that line numbers stay.
+func outsideFences(text string) []string {
+	lines := strings.Split(text, "\n")
+	fence := ""
+	for i, line := range lines {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case fence != "":
+			if strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+			lines[i] = ""
+		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
+			fence = trimmed[:3]
+			lines[i] = ""
+		}
+	}
+	return lines
 }
 
 // markdownFiles returns README.md and every .md file under docs/, relative

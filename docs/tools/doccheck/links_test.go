@@ -37,21 +37,7 @@ func slug(heading string) string {
 func markdownText(text string) (lines []string, anchors map[string]bool) {
 	anchors = map[string]bool{}
 	seen := map[string]int{}
-	fence := ""
-	for _, line := range strings.Split(text, "\n") {
-		trimmed := strings.TrimSpace(line)
-		if fence != "" {
-			if strings.HasPrefix(trimmed, fence) {
-				fence = ""
-			}
-			lines = append(lines, "")
-			continue
-		}
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			fence = trimmed[:3]
-			lines = append(lines, "")
-			continue
-		}
+	for _, line := range outsideFences(text) {
 		if h := strings.TrimLeft(line, "#"); len(h) < len(line) && strings.HasPrefix(h, " ") {
 			s := slug(strings.ReplaceAll(strings.TrimSpace(h), "`", ""))
 			if n := seen[s]; n > 0 {
