@@ -72,7 +72,6 @@ type server struct {
 	// tree reaches fuzzyUntil again it is no tree any member had at its
 	// last zxid, and digest checks wait (0: the tree is whole).
 	fuzzyUntil int64
-	installed  bool            // a SNAP from the leader replaced the tree (Ready.Installed)
 	cutting    string          // a damaged log is being cut (why), until a start finishes the cut
 	fsyncRng   *mathrand2.Rand // fsync durations: a stream of their own
 	entryEnc   wire.Encoder    // encodes the txn entry being appended, reused
@@ -84,6 +83,9 @@ type server struct {
 	// later txns: a restart from one loads a tree as fuzzy.
 	fuzzyInstalled map[string]int64
 	snaps          zab.SnapJoiner // the SNAPs this server streams, gathered
+
+	// The epoch files as this server last read or wrote them (ensembles).
+	diskAccepted, diskCurrent int64
 
 	// What must survive: the highest zxid ever reported durable to a Peer,
 	// and the tree digest after each appended zxid that may still survive.
@@ -254,9 +256,8 @@ func (s *server) start() {
 	s.tickAt = 0
 	s.role = zab.SoftState{}
 	s.decidingSince = w.clock.Mono() // standalone: it decides from now (see roleChanged)
-	if acc, cur := peer.Epochs(); acc < cur {
-		w.violate("EpochOrder", "server %d starts with acceptedEpoch %d below currentEpoch %d", s.sid, acc, cur)
-	}
+	s.diskAccepted, s.diskCurrent = restored.AcceptedEpoch, restored.CurrentEpoch
+	w.inv.started(s)
 	peer.Start()
 	s.drain()
 }
@@ -666,7 +667,7 @@ func (s *server) drain() {
 		peer := s.peer
 		rd := peer.Ready()
 		if rd.Installed != nil {
-			s.installed = true
+			s.w.inv.installed(s, *rd.Installed)
 			s.fuzzyUntil = s.arrivedFuzzyUntil // the tree is the leader's
 			if s.fuzzyUntil != 0 {
 				s.w.stats.FuzzySyncs++
@@ -708,7 +709,7 @@ func (s *server) drain() {
 			}
 			s.startSync()
 		}
-		s.w.inv.applied(s)
+		s.w.inv.stepped(s)
 		for i := range rd.Snapshots {
 			s.snapshotChunk(&rd.Snapshots[i])
 		}
@@ -755,23 +756,21 @@ func (s *server) truncate(zxid int64) bool {
 // writeEpochs makes the epoch files durable before anything else of the
 // Ready leaves.
 func (s *server) writeEpochs(e *zab.EpochWrite) bool {
-	if e.Accepted < e.Current {
-		s.w.violate("EpochOrder", "server %d writes acceptedEpoch %d below currentEpoch %d", s.sid, e.Accepted, e.Current)
-		return false
-	}
 	s.w.tr.logf("server %d: persist acceptedEpoch=%d currentEpoch=%d", s.sid, e.Accepted, e.Current)
 	if err := s.store.SetAcceptedEpoch(e.Accepted); err != nil {
 		s.stopOnIOError("write acceptedEpoch", err)
 		return false
 	}
+	s.diskAccepted = e.Accepted
 	if err := s.store.SetCurrentEpoch(e.Current); err != nil {
 		s.stopOnIOError("write currentEpoch", err)
 		return false
 	}
+	s.diskCurrent = e.Current
 	return true
 }
 
-// roleChanged traces a role or phase change and checks Leadership.
+// roleChanged traces a role or phase change and counts established epochs.
 func (s *server) roleChanged(st zab.SoftState) {
 	was := s.role
 	s.role = st
@@ -844,7 +843,7 @@ func (s *server) appendTxns(txns []datatree.Txn) bool {
 		s.entryEnc.Reset()
 		zab.WriteTxnEntry(&s.entryEnc, t)
 		entry := s.entryEnc.Bytes() // the log copies it
-		if !s.w.inv.logged(s, z, entry) {
+		if !s.w.inv.appended(s, z, entry) {
 			return false
 		}
 		s.witnessed.put(z, loggedTxnOf(t))
@@ -1041,11 +1040,7 @@ func (s *server) send(m *zab.Message) {
 	s.expiryAnnounced(cn, m)
 	switch m.Kind {
 	case zab.Reply:
-		w.inv.maxReplied = max(w.inv.maxReplied, m.Header.Zxid)
-		if m.Header.Zxid > 0 && !w.inv.durableOnQuorum(m.Header.Zxid) {
-			w.fail(KindDurability, "server %d answered client %d xid %d with zxid 0x%x, which is not durable on a quorum (%s)",
-				s.sid, cn.client.ID(), m.Header.Xid, m.Header.Zxid, w.inv.durableReport(m.Header.Zxid))
-		}
+		w.inv.replied(s, cn, &m.Header)
 		if w.tr.on() && m.Header.Xid != wire.XidPing {
 			w.tr.logf("server %d -> client %d %s", s.sid, cn.client.ID(), describeMessage(&m.Header, m.Body))
 		}

@@ -15,7 +15,7 @@ import (
 //
 // Each server remembers what it logged under every zxid (the latest txn,
 // since a truncated zxid may be logged again with another txn); when a
-// server delivers a zxid first (invariants.applied), the txn it logged
+// server delivers a zxid first (invariant.Config.FirstDelivered), the txn it logged
 // there joins the witness.
 
 // loggedTxn is what a server remembers of a txn it logged: the header

@@ -200,12 +200,12 @@ func newWorld(sched *faults.Schedule, opts Options) *world {
 	// session events): sized once, the history is not copied as it grows,
 	// entry by 400-byte entry.
 	w.history = make([]simclient.Entry, 0, sched.Clients*(sched.OpsPerClient*8/5+4))
-	w.inv = newInvariants(w, sched.Servers)
 	if sched.Ensemble {
 		w.ensemble = simEnsemble(sched)
 		w.quorum, _ = election.NewMajority(w.ensemble.Voters) // at least one voter: Validate
 		w.net = newNetwork(w, sched.Servers)
 	}
+	w.inv = newInvariants(w)
 	for i := range sched.Servers {
 		w.servers = append(w.servers, newServer(w, i))
 	}
@@ -307,7 +307,7 @@ func (w *world) mayDamage(s *server) bool {
 		}
 	}
 	end := w.inv.committedEnd()
-	return w.quorum.ContainsQuorum(intact) && (end == 0 || w.inv.durableOnQuorumWithout(end, s))
+	return w.quorum.ContainsQuorum(intact) && (end == 0 || w.inv.c.DurableOnQuorum(end, s.sid))
 }
 
 // leader is the index of the server that leads an established epoch (the

@@ -14,7 +14,7 @@ import (
 	"github.com/zabd/zabd/zab/zabtest"
 )
 
-// checkedCluster starts an ensemble whose invariants (zabtest.Invariants)
+// checkedCluster starts an ensemble whose invariants (package zab/invariant)
 // are checked after every step.
 func checkedCluster(t *testing.T, cc zabtest.ClusterConfig) *zabtest.Cluster {
 	c := zabtest.NewCluster(t, cc, 1)

@@ -81,9 +81,9 @@ func paperBroadcast(t *testing.T) *zabtest.Cluster {
 		paths = append(paths, p)
 	}
 	requireEverywhere(t, c, paths...)
-	want := v.DeliveredZxids(3)
+	want := v.Delivered(3)
 	for id := int64(1); id <= 4; id++ {
-		require.Equal(t, want, v.DeliveredZxids(id), "server %d delivered another sequence", id)
+		require.Equal(t, want, v.Delivered(id), "server %d delivered another sequence", id)
 	}
 	return c
 }
@@ -120,7 +120,7 @@ func paperRecovery(t *testing.T) *zabtest.Cluster {
 	}
 	requireEverywhere(t, c, "/a", "/b")
 	createOK(t, c, session(t, c, leader), "/c")
-	d := v.DeliveredZxids(leader)
+	d := v.Delivered(leader)
 	require.Equal(t, epoch, d[len(d)-1]>>32, "the new leader's txn comes after the old ones")
 	c.Restart(old)
 	serving(t, c)
@@ -181,9 +181,9 @@ func TestPaperAgreementAndPrefixConsistency(t *testing.T) {
 	for _, n := range c.Nodes {
 		require.False(t, has(c, n.ID, "/minority"), "server %d delivered a write no quorum acknowledged", n.ID)
 	}
-	want := v.DeliveredZxids(leader)
+	want := v.Delivered(leader)
 	for id := int64(1); id <= 5; id++ {
-		require.Equal(t, want, v.DeliveredZxids(id), "server %d", id)
+		require.Equal(t, want, v.Delivered(id), "server %d", id)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/zabd/zabd/sessions"
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/invariant"
 )
 
 // Cluster wires several Peers together in memory: a network of FIFO links
@@ -46,12 +47,15 @@ type Cluster struct {
 	nextConn zab.ConnID
 
 	observers []Observer
+	// inv checks Zab's invariants, once CheckInvariants attached it.
+	inv *invariant.Checker
 }
 
-// Observer watches the members step by step, as the invariant checkers
-// do. Ready sees each Ready before the cluster carries it out; Settled
-// runs once a Step and every effect it led to are done; Started runs when
-// a member has recovered from its disk, before its first Ready.
+// Observer watches the members step by step (a test recording what a
+// member sends, say; CheckInvariants is fed at finer points). Ready sees
+// each Ready before the cluster carries it out; Settled runs once a Step
+// and every effect it led to are done; Started runs when a member has
+// recovered from its disk, before its first Ready.
 type Observer interface {
 	Started(n *Node)
 	Ready(n *Node, rd *zab.Ready)
@@ -100,6 +104,9 @@ type Node struct {
 	LogReadLimit int
 	// damage, if set, is handed to the next start as Restored.LogDamaged.
 	damage *zab.LogDamage
+	// fuzzyUntil: the tree was loaded from a fuzzy snapshot that may hold
+	// some txns up to this zxid (invariant.Member.FuzzyUntil).
+	fuzzyUntil int64
 
 	// Client side: the messages the Peer addressed to client connections.
 	Replies []zab.Message
@@ -276,6 +283,7 @@ func (c *Cluster) start(n *Node) {
 		}
 	}
 	n.Peer = p
+	c.invStarted(n)
 	for _, o := range c.observers {
 		o.Started(n)
 	}
@@ -314,6 +322,9 @@ func (c *Cluster) collect(n *Node) {
 		for _, o := range c.observers {
 			o.Ready(n, &rd)
 		}
+		if rd.Installed != nil && c.inv != nil {
+			c.inv.Installed(n.ID, *rd.Installed)
+		}
 		n.Wakeup = rd.Wakeup
 		for _, note := range rd.Notices {
 			c.Notices = append(c.Notices, fmt.Sprintf("%d: %s", n.ID, note.Text))
@@ -340,7 +351,9 @@ func (c *Cluster) collect(n *Node) {
 		for i := range rd.Appends {
 			c.logf("%d: append %s %s", n.ID, hex(rd.Appends[i].Header.Zxid), describeTxn(&rd.Appends[i]))
 		}
+		c.invAppended(n, &rd)
 		n.Log = append(n.Log, rd.Appends...)
+		c.invStepped(n, &rd)
 		if s := rd.State; s != nil {
 			c.logf("%d: becomes %s (%s) leader=%d epoch=%d", n.ID, s.Role, s.Phase, s.Leader, s.Epoch)
 		}
