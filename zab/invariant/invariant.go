@@ -168,8 +168,8 @@ type Shell interface {
 
 // Config is the ensemble a Checker watches.
 type Config struct {
-	// Members lists every member's id, voters and observers (for a
-	// standalone server, its one id).
+	// Members lists every member's id, voters and observers, ascending
+	// (for a standalone server, its one id).
 	Members []int64
 	// Quorum decides which voters make a quorum; nil for a standalone
 	// server, which runs no Zab: it may reuse the zxids a crash took before
@@ -194,8 +194,8 @@ type Checker struct {
 	cfg   Config
 	shell Shell
 
-	// chain is the delivered sequence, in zxid order (LocalPrimaryOrder
-	// and GlobalPrimaryOrder keep it so).
+	// chain is the delivered sequence, in zxid order: a first delivery
+	// comes after the last one (see deliver).
 	chain []delivery
 	// broadcasts holds, per epoch, the hash of each txn its leader
 	// broadcast, by counter-1: LocalPrimaryOrder keeps them dense.
