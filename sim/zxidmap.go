@@ -1,7 +1,8 @@
 package sim
 
-// zxidMap maps zxids to values as a map[int64]V does. The invariants keep a
-// value for nearly every zxid of a run and look one up after every step, so
+// zxidMap maps zxids to values as a map[int64]V does. Each server keeps a
+// value for nearly every zxid of a run (the digest each txn records, what
+// it logged for the witness) and looks one up after every step, so
 // each epoch's values sit in a slice indexed by the zxid's counter: a slice
 // index costs a fraction of a hash map's lookup and growth. Zxids that are
 // not positive or whose counter is beyond denseLimit go to a plain map.
