@@ -31,6 +31,12 @@ package sim
 //   - A clogged link delivers nothing for a while, then everything held, in
 //     order (a link that stalls without breaking); a slow link adds a delay
 //     to every packet for a while.
+//   - Aimed faults (aimed.go) add three things: a cut that refuses the
+//     packets that meet it, so both ends learn of the break at once (a
+//     firewall's reject rule; aimed duels); a learner's FOLLOWERINFO held
+//     back, and its connection behind it, past a new election; and a
+//     process killed between two sends, whose packets sent before still
+//     arrive, followed by the close of each of its connections.
 //   - Election notifications travel on their own connection per pair, as
 //     ZooKeeper's QuorumCnxManager has them: FIFO per direction, lost
 //     across a cut or to a server that is down (fast leader election sends
@@ -106,6 +112,10 @@ type activeCut struct {
 	id    int
 	pairs map[[2]int]bool // directed pairs whose traffic is cut
 	what  string
+	// reject: a packet that meets the cut is refused, as a firewall's
+	// reject rule refuses it, and both ends learn of the break at once
+	// (aimed duels); otherwise it is dropped silently.
+	reject bool
 }
 
 func newNetwork(w *world, n int) *network {
@@ -124,14 +134,15 @@ func newNetwork(w *world, n int) *network {
 	return net
 }
 
-// cut reports whether traffic from→to is cut by a partition now.
-func (net *network) cut(from, to int) bool {
+// cut reports whether traffic from→to is cut by a partition now, and
+// whether a cut that meets it rejects it.
+func (net *network) cut(from, to int) (cut, reject bool) {
 	for _, c := range net.cuts {
 		if c.pairs[[2]int{from, to}] {
-			return true
+			cut, reject = true, reject || c.reject
 		}
 	}
-	return false
+	return cut, reject
 }
 
 // deliveryTime is when a packet sent now from→to arrives, at or after
@@ -167,7 +178,7 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 		}
 		net.conns[from][to] = nil
 		c.closedBy[c.dir(from)] = true
-		net.schedule(net.spare.get(peerDelivery{net: net, c: c, from: from, to: to, close: true}))
+		net.schedule(net.spare.get(peerDelivery{net: net, c: c, from: from, to: to, close: true}), 0)
 		return
 	}
 	if c == nil {
@@ -177,6 +188,10 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 	}
 	if net.w.tr.on() {
 		net.w.tr.logf("server %d -> %d %s", from+1, to+1, describePacket(&m.Packet, m.Snapshot))
+	}
+	var late time.Duration
+	if net.w.aim.late != nil {
+		late = net.aimLateInfo(from, to, &m.Packet)
 	}
 	d := peerDelivery{net: net, c: c, from: from, to: to, pkt: m.Packet, snap: m.Snapshot}
 	if m.Packet.Type == wire.PacketSnap {
@@ -189,7 +204,7 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 			d.snapFuzzyUntil = f
 		}
 	}
-	net.schedule(net.spare.get(d))
+	net.schedule(net.spare.get(d), late)
 }
 
 // peerDelivery is one packet, or the news of a close, on its way over c
@@ -205,10 +220,11 @@ type peerDelivery struct {
 	snapFuzzyUntil int64
 }
 
-// schedule delivers d in order on its connection.
-func (net *network) schedule(d *peerDelivery) {
+// schedule delivers d in order on its connection, late after its
+// latency (an aimed delay: what follows on the connection waits behind it).
+func (net *network) schedule(d *peerDelivery, late time.Duration) {
 	dir := d.c.dir(d.from)
-	at := net.deliveryTime(d.from, d.to, d.c.last[dir])
+	at := net.deliveryTime(d.from, d.to, d.c.last[dir]) + late
 	d.c.last[dir] = at
 	net.w.q.Schedule(at, d)
 }
@@ -225,8 +241,8 @@ func (d *peerDelivery) deliver() {
 	if c.broken || c.closedBy[1-c.dir(from)] {
 		return
 	}
-	if net.cut(from, to) || !net.w.servers[to].up {
-		net.breakConn(c, !net.w.servers[to].up, "a packet met a partition or a stopped server")
+	if cut, reject := net.cut(from, to); cut || !net.w.servers[to].up {
+		net.breakConn(c, reject || !net.w.servers[to].up, "a packet met a partition or a stopped server")
 		return
 	}
 	// The receiver takes c as its connection with from; if it held an
@@ -264,6 +280,9 @@ func (d *peerDelivery) deliver() {
 		// Whether the Peer installs it, its Ready says (Ready.Installed).
 		s.arrivedFuzzyUntil = d.snapFuzzyUntil
 	}
+	if net.w.aim.hold != nil {
+		s.aimHold(&d.pkt)
+	}
 	s.step(zab.PeerPacket{From: int64(from + 1), Packet: d.pkt, Snapshot: d.snap})
 }
 
@@ -295,6 +314,25 @@ func (net *network) breakConn(c *peerConn, visible bool, why string) {
 	}
 }
 
+// serverDownFlushing closes every connection of a process that died
+// after it sent what it sent: each packet in flight from it still arrives,
+// then its peer sees the connection close; packets to it are lost. A
+// connection its peer holds and it does not breaks. Its ends are
+// forgotten, as by serverDown.
+func (net *network) serverDownFlushing(s int) {
+	for o := range net.n {
+		mine := net.conns[s][o]
+		if mine != nil && !mine.broken {
+			mine.closedBy[mine.dir(s)] = true
+			net.schedule(net.spare.get(peerDelivery{net: net, c: mine, from: s, to: o, close: true}), 0)
+		}
+		if theirs := net.conns[o][s]; theirs != nil && theirs != mine {
+			net.breakConn(theirs, true, fmt.Sprintf("server %d stopped", s+1))
+		}
+		net.conns[s][o] = nil
+	}
+}
+
 // serverDown breaks every connection of a stopped server and forgets its
 // ends: a new incarnation starts with none.
 func (net *network) serverDown(s int) {
@@ -321,7 +359,7 @@ func (net *network) sendVote(from int, v *zab.Vote) {
 	n := v.Notification
 	net.w.q.At(at, func() {
 		s := net.w.servers[to]
-		if net.cut(from, to) {
+		if cut, _ := net.cut(from, to); cut {
 			return
 		}
 		if !s.up {
@@ -362,12 +400,13 @@ func (net *network) inject(f faults.Fault) {
 			l.slowUntil, l.slowDelay = max(l.slowUntil, until), ms(f.Delay)
 		}
 	case faults.Partition:
-		net.partition(f, until)
+		net.partition(f, until, false)
 	}
 }
 
-// partition puts a cut in force until the given time.
-func (net *network) partition(f faults.Fault, until time.Duration) {
+// partition puts a cut in force until the given time; reject: packets
+// that meet it are refused rather than dropped (activeCut.reject).
+func (net *network) partition(f faults.Fault, until time.Duration, reject bool) {
 	group := f.Group
 	if f.Mode == faults.IsoLeader {
 		group = nil
@@ -403,9 +442,12 @@ func (net *network) partition(f faults.Fault, until time.Duration) {
 		}
 	}
 	net.nextID++
-	cut := activeCut{id: net.nextID, pairs: pairs, what: fmt.Sprintf("%s %v", f.Mode, plusOne(group))}
+	cut := activeCut{id: net.nextID, pairs: pairs, what: fmt.Sprintf("%s %v", f.Mode, plusOne(group)), reject: reject}
 	if f.Mode == faults.Bridge {
 		cut.what += fmt.Sprintf(" bridged by %d", f.Server+1)
+	}
+	if reject {
+		cut.what += ", refusing what meets it"
 	}
 	net.cuts = append(net.cuts, cut)
 	net.w.tr.logf("partition %d in force: %s", cut.id, cut.what)

@@ -97,7 +97,10 @@ type server struct {
 	noSpaceUntil time.Duration
 	slowUntil    time.Duration
 	slowDelay    time.Duration
-	restarting   bool // a restart is scheduled
+	// holdUntil: an aimed hold-fsync (aimed_hold.go) keeps fsyncs from
+	// beginning before this time.
+	holdUntil  time.Duration
+	restarting bool // a restart is scheduled
 
 	// decidingSince is when this server last began to decide expiry: it
 	// established its epoch as leader, or started standalone.
@@ -433,7 +436,13 @@ func (s *server) scheduleRestart(after time.Duration) {
 }
 
 // crash stops the process at once; the disk keeps what a crash keeps.
-func (s *server) crash(why string, torn bool) {
+func (s *server) crash(why string, torn bool) { s.stop(why, torn, false) }
+
+// stop is crash; with flush, the quorum packets the process sent before it
+// died still reach their peers, each of which then sees its connection
+// close (aimed crashes: a process killed between two sends), instead of
+// every connection breaking with what is in flight.
+func (s *server) stop(why string, torn, flush bool) {
 	if !s.up {
 		return
 	}
@@ -446,6 +455,7 @@ func (s *server) crash(why string, torn bool) {
 	s.peer, s.store, s.log, s.snap = nil, nil, nil, nil
 	s.snaps = zab.SnapJoiner{}
 	s.syncing = false
+	s.holdUntil = 0
 	s.role = zab.SoftState{}
 	// What was not yet durable may go; the durable log stays on the disk
 	// (and counts towards a quorum's) while the server is down.
@@ -453,7 +463,10 @@ func (s *server) crash(why string, torn bool) {
 	for _, id := range s.openConns() {
 		s.w.closeConn(simclient.ConnID(id), "server crashed")
 	}
-	if s.w.net != nil {
+	switch {
+	case s.w.net != nil && flush:
+		s.w.net.serverDownFlushing(s.id)
+	case s.w.net != nil:
 		s.w.net.serverDown(s.id)
 	}
 	cfg := s.cfg
@@ -523,7 +536,7 @@ func (s *server) heal() {
 	s.cfg = healthyDisk
 	s.disk.SetConfig(s.cfg)
 	s.failNextSync = false
-	s.noSpaceUntil, s.slowUntil = 0, 0
+	s.noSpaceUntil, s.slowUntil, s.holdUntil = 0, 0, 0
 	if !s.up {
 		s.scheduleRestart(restartWait)
 	}
@@ -684,8 +697,13 @@ func (s *server) drain() {
 		if rd.Truncate != nil && !s.truncate(*rd.Truncate) {
 			return
 		}
-		if rd.Epochs != nil && !s.writeEpochs(rd.Epochs) {
-			return
+		if rd.Epochs != nil {
+			if !s.writeEpochs(rd.Epochs) {
+				return
+			}
+			if s.w.aim.syncCrash != nil && s.aimSyncWrite(faults.AfterEpochs, fmt.Sprintf("persisted acceptedEpoch=%d currentEpoch=%d; dies before the rest of that Ready (appends, sends)", rd.Epochs.Accepted, rd.Epochs.Current)) {
+				return
+			}
 		}
 		if rd.DamageRepaired {
 			if err := s.store.ClearDamage(); err != nil {
@@ -722,8 +740,18 @@ func (s *server) drain() {
 		for i := range rd.Messages {
 			s.send(&rd.Messages[i])
 		}
+		acked := -1 // an ACKEPOCH or NEWLEADER ACK sent, for sync-write-crash
 		for i := range rd.PeerMessages {
+			if s.w.aim.fanout != nil && s.aimFanout(rd.PeerMessages, i) {
+				return
+			}
 			s.w.net.sendPeer(s.id, &rd.PeerMessages[i])
+			if s.w.aim.syncCrash != nil && isSyncAck(&rd.PeerMessages[i]) {
+				acked = i
+			}
+		}
+		if acked >= 0 && s.aimAfterAck(&rd.PeerMessages[acked]) {
+			return
 		}
 		for i := range rd.Votes {
 			s.w.net.sendVote(s.id, &rd.Votes[i])
@@ -779,6 +807,9 @@ func (s *server) roleChanged(st zab.SoftState) {
 	}
 	if st.Role == zab.RoleLeading && st.Phase == zab.PhaseBroadcast && was != st {
 		s.decidingSince = s.w.clock.Mono()
+	}
+	if st.Role == zab.RoleLeading && st.Phase == zab.PhaseDiscovery && was != st && s.w.net != nil {
+		s.w.leaderStarting(s)
 	}
 	if s.w.tr.on() {
 		from := "start"
@@ -851,6 +882,10 @@ func (s *server) appendTxns(txns []datatree.Txn) bool {
 			s.stopOnIOError("mark updatingEpoch", err)
 			return false
 		}
+		if s.w.aim.syncCrash != nil && z>>32 > s.appended>>32 && s.hasUpdatingMark() &&
+			s.aimSyncWrite(faults.AfterMark, fmt.Sprintf("the updatingEpoch mark covers epoch %d; dies before appending 0x%x", z>>32, z)) {
+			return false
+		}
 		if _, err := s.log.Append(entry); err != nil {
 			s.stopOnIOError("append", err)
 			return false
@@ -874,6 +909,8 @@ type pendingSnapshot struct {
 	sessions []storage.Session
 	data     []byte
 	steps    int // chunks so far: the steps of the fuzzy serialization
+	// installed: the snapshot is of a tree a SNAP installed.
+	installed bool
 	// installedFuzzyUntil: the snapshot is of a tree a SNAP installed that
 	// holds txns up to this zxid after its own (0: whole, or not installed).
 	installedFuzzyUntil int64
@@ -885,7 +922,7 @@ type pendingSnapshot struct {
 // still holds everything.
 func (s *server) snapshotChunk(ch *zab.SnapshotChunk) {
 	if ch.First {
-		s.snap = &pendingSnapshot{zxid: ch.Zxid}
+		s.snap = &pendingSnapshot{zxid: ch.Zxid, installed: ch.Installed}
 		if ch.Installed {
 			s.snap.installedFuzzyUntil = s.fuzzyUntil
 		}
@@ -911,7 +948,7 @@ func (s *server) snapshotChunk(ch *zab.SnapshotChunk) {
 		s.w.stats.FuzzySnapshots++
 		s.w.tr.logf("server %d: fuzzy snapshot 0x%x serialized in %d steps while txns up to 0x%x were applied", s.sid, snap.zxid, snap.steps, digest.Zxid)
 	}
-	s.w.q.After(snapshotTime(len(snap.data)), func() {
+	s.w.q.After(snapshotTime(len(snap.data))+s.held(), func() {
 		if s.gen != gen || !s.up {
 			return
 		}
@@ -945,6 +982,10 @@ func (s *server) snapshotChunk(ch *zab.SnapshotChunk) {
 				}
 				s.fuzzyInstalled[name] = f
 			}
+			if snap.installed && s.w.aim.syncCrash != nil &&
+				s.aimSyncWrite(faults.AfterSnapshot, fmt.Sprintf("wrote snapshot %s of the tree a SNAP installed; dies before the Peer hears of it", name)) {
+				return
+			}
 		}
 		s.step(zab.SnapshotWritten{Zxid: snap.zxid, Err: err})
 	})
@@ -972,8 +1013,21 @@ func (s *server) startSync() {
 	if s.syncing || !s.up {
 		return
 	}
-	s.syncing = true
 	w := s.w
+	if held := s.held(); held > 0 {
+		// An aimed hold: this fsync begins when it ends, covering what
+		// was appended by then (nothing appended meanwhile is durable).
+		s.syncing = true
+		gen := s.gen
+		w.q.After(held, func() {
+			if s.gen == gen && s.up {
+				s.syncing = false
+				s.startSync()
+			}
+		})
+		return
+	}
+	s.syncing = true
 	delay := fsyncBase + time.Duration(s.fsyncRng.Int64N(int64(fsyncBase)))
 	if w.clock.Mono() < s.slowUntil {
 		delay += s.slowDelay
@@ -1016,6 +1070,10 @@ func (s *server) reportDurable(durable int64) {
 	}
 	if s.w.tr.on() {
 		s.w.tr.logf("server %d: durable to 0x%x", s.sid, durable)
+	}
+	if s.w.aim.syncCrash != nil && (s.role.Phase == zab.PhaseDiscovery || s.role.Phase == zab.PhaseSync) &&
+		s.aimSyncWrite(faults.AfterFsync, fmt.Sprintf("an fsync made its log durable to 0x%x in %s; dies before the Peer hears of it", durable, s.role.Phase)) {
+		return
 	}
 	s.step(zab.LogDurable{Zxid: durable})
 	if s.up && s.appended > durable {

@@ -89,6 +89,12 @@ type Stats struct {
 	// not promise (linearizability.NotPromised: a sync across a leader
 	// change); they are traced, not failures.
 	NotPromised int
+	// AimedFaults counts the aimed faults that fired (aimed.go);
+	// RivalLeaders, the times a member began to lead while another was
+	// still leading in discovery or synchronization: two would-be leaders
+	// at once.
+	AimedFaults  int
+	RivalLeaders int
 }
 
 // Result is what a run found.
@@ -150,6 +156,7 @@ type world struct {
 	quorum   election.QuorumVerifier
 	net      *network
 	inv      *invariants
+	aim      aimer // the schedule's aimed faults
 	dialRng  *rand.Rand
 	dialNext map[int]int // per client: the next server it tries
 	clients  []*simclient.Client
@@ -193,6 +200,7 @@ func newWorld(sched *faults.Schedule, opts Options) *world {
 		intruders: map[*simclient.Client]*intrusion{},
 	}
 	w.tr = tracer{w: opts.Trace, clock: clock}
+	w.aim = newAimer(w)
 	w.rng = w.streams.Stream("net")
 	w.dialRng = w.streams.Stream("dial")
 	w.dialNext = map[int]int{}
@@ -387,13 +395,17 @@ func (w *world) status() string {
 	return strings.Join(parts, "; ")
 }
 
+// initLimitTicks is the ensembles' initLimit, in ticks: how long discovery
+// and synchronization may take.
+const initLimitTicks = 10
+
 // simEnsemble is the members' configuration: voters first, then observers,
 // with the simulator's timing (syncLimit short against the session
 // timeouts, so that a learner cut off from its leader drops its clients
 // before the leader could expire their sessions).
 func simEnsemble(sched *faults.Schedule) *zab.Ensemble {
 	e := &zab.Ensemble{
-		InitLimit: 10, SyncLimit: 2,
+		InitLimit: initLimitTicks, SyncLimit: 2,
 		Election: election.Config{
 			FinalizeWait:            ms(2 * sched.TickMs),
 			MaxNotificationInterval: ms(20 * sched.TickMs),

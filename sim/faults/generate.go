@@ -17,6 +17,8 @@ type Limits struct {
 	SafetyMs     int64
 	LivenessMs   int64
 	AllowedKinds []Kind // nil: all
+	// AimedKinds are the aimed kinds a seed may switch on (nil: none).
+	AimedKinds []AimedKind
 }
 
 // DefaultLimits is what the seed sweep uses.
@@ -27,6 +29,7 @@ var DefaultLimits = Limits{
 	MaxFaults:  12,
 	SafetyMs:   20_000,
 	LivenessMs: 60_000,
+	AimedKinds: AimedKinds,
 }
 
 // Generate draws a schedule from r within lim; seed is recorded in it and
@@ -35,7 +38,9 @@ var DefaultLimits = Limits{
 // It is swarm testing: besides the shape of the ensemble, the seed switches
 // each fault kind on or off (each with even odds), so that a run
 // concentrates on a few kinds at the rates its fault count gives them,
-// rather than spreading every kind thin over every run.
+// rather than spreading every kind thin over every run; an ensemble's seed
+// switches each aimed kind on or off the same way, each with a chance of
+// its own.
 func Generate(seed int64, r *rand.Rand, lim Limits) *Schedule {
 	shape := [2]int{1, 0}
 	if len(lim.Ensembles) > 0 {
@@ -97,6 +102,9 @@ func Generate(seed int64, r *rand.Rand, lim Limits) *Schedule {
 		// meet the run's writes).
 		s.ReapIntervalMs = 100 + r.Int64N(3901)
 	}
+	// Drawn last, so that the schedule's other choices stay what they were
+	// before aimed faults existed.
+	s.drawAimed(r, lim.AimedKinds)
 	return s
 }
 

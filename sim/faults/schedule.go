@@ -175,6 +175,9 @@ type Schedule struct {
 	SafetyMs       int64   `json:"safety_ms"`   // the fault phase
 	LivenessMs     int64   `json:"liveness_ms"` // after it, no faults: all work must finish
 	Faults         []Fault `json:"faults"`
+	// Aimed are the aimed faults switched on (see Aimed): they fire on
+	// the run's events, during the safety phase.
+	Aimed []Aimed `json:"aimed,omitempty"`
 }
 
 // Validate reports the first thing that makes s unrunnable.
@@ -222,7 +225,7 @@ func (s *Schedule) Validate() error {
 	if !slices.IsSortedFunc(s.Faults, func(a, b Fault) int { return int(a.AtMs - b.AtMs) }) {
 		return fmt.Errorf("schedule: faults are not in time order")
 	}
-	return nil
+	return s.validateAimed()
 }
 
 func (s *Schedule) validateFault(f *Fault) error {
@@ -295,6 +298,7 @@ func (s *Schedule) String() string {
 	if s.ReapIntervalMs > 0 {
 		fmt.Fprintf(&b, "  reaping: empty containers and expired TTL nodes every %dms\n", s.ReapIntervalMs)
 	}
+	b.WriteString(s.aimedHeader())
 	for _, f := range s.Faults {
 		fmt.Fprintf(&b, "  fault %s\n", f)
 	}
@@ -346,6 +350,10 @@ func (s *Schedule) Clone() *Schedule {
 		c.Faults[i].Group = slices.Clone(c.Faults[i].Group)
 	}
 	c.Swarm = slices.Clone(s.Swarm)
+	c.Aimed = slices.Clone(s.Aimed)
+	for i := range c.Aimed {
+		c.Aimed[i].Moments = slices.Clone(c.Aimed[i].Moments)
+	}
 	return &c
 }
 
