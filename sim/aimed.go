@@ -65,11 +65,14 @@ func newAimer(w *world) aimer {
 }
 
 // fires reports whether an event at moment m (for a kind without
-// moments: "") fires sw: sw is on and aims at m, the safety phase lasts,
-// sw has fired fewer than Max times, and its stream draws a value below
-// Chance. A firing is counted.
+// moments: "") fires sw: sw is on and aims at m, sw is armed (FromMs) and
+// the safety phase lasts, sw has fired fewer than Max times, and its
+// stream draws a value below Chance. A firing is counted.
 func (a *aimer) fires(sw *aimedSwitch, m faults.Moment) bool {
-	if sw == nil || sw.fired >= sw.Max || a.w.clock.Mono() >= ms(a.w.sched.SafetyMs) || !sw.AimsAt(m) {
+	if sw == nil || sw.fired >= sw.Max || !sw.AimsAt(m) {
+		return false
+	}
+	if now := a.w.clock.Mono(); now < ms(sw.FromMs) || now >= ms(a.w.sched.SafetyMs) {
 		return false
 	}
 	if sw.Chance < 1 && sw.rng.Float64() >= sw.Chance {

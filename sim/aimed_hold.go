@@ -1,10 +1,11 @@
 package sim
 
-// hold-fsync (faults.AimHoldFsync): when NEWLEADER, UPTODATE or a SNAP
-// reaches a learner, its fsyncs are held: none begins until the hold ends
-// (up to the switch's MaxMs, about initLimit), so everything it appends
-// meanwhile stays undurable, and the write of the snapshot a SNAP
-// installed is held alike. It stretches the windows in which a learner
+// hold-fsync (faults.AimHoldFsync): when DIFF or TRUNC (so across the
+// NEWLEADER that follows), NEWLEADER, UPTODATE or a SNAP reaches a
+// learner, its fsyncs are held: none begins until the hold ends (up to the
+// switch's MaxMs, about initLimit), so everything it appends meanwhile
+// stays undurable, and the write of the snapshot a SNAP installed is held
+// alike. It stretches the windows in which a learner
 // holds its synchronized history, or the new epoch's first proposals, in
 // memory only.
 //
@@ -30,10 +31,12 @@ func (s *server) held() time.Duration {
 }
 
 // aimHold: packet qp is about to reach s; a hold-fsync may fire if it is
-// NEWLEADER, UPTODATE or SNAP and s is synchronizing.
+// DIFF, TRUNC, NEWLEADER, UPTODATE or SNAP and s is synchronizing.
 func (s *server) aimHold(qp *wire.QuorumPacket) {
 	var m faults.Moment
 	switch qp.Type {
+	case wire.PacketDiff, wire.PacketTrunc:
+		m = faults.AtDiff
 	case wire.PacketNewLeader:
 		m = faults.AtNewLeader
 	case wire.PacketUpToDate:

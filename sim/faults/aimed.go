@@ -61,6 +61,7 @@ const (
 	AtUpToDate   Moment = "uptodate"
 	AtLeaderInfo Moment = "leaderinfo"
 	AtSnap       Moment = "snap"
+	AtDiff       Moment = "diff" // DIFF or TRUNC: held across the whole synchronization
 )
 
 // AimedMoments lists, for each kind that has several, the moments it can
@@ -69,7 +70,7 @@ const (
 // the first election's epoch writes).
 var AimedMoments = map[AimedKind][]Moment{
 	AimSyncWriteCrash: {AfterEpochs, AfterMark, AfterFsync, AfterSnapshot, AfterAck},
-	AimHoldFsync:      {AtNewLeader, AtUpToDate, AtSnap},
+	AimHoldFsync:      {AtDiff, AtNewLeader, AtUpToDate, AtSnap},
 	AimFanoutCrash:    {AtProposal, AtCommit, AtNewLeader, AtUpToDate, AtLeaderInfo},
 }
 
@@ -87,6 +88,10 @@ type Aimed struct {
 	// Moments are the events the kind fires on, for a kind that has
 	// several (AimedMoments); empty: all of them.
 	Moments []Moment `json:"moments,omitempty"`
+	// FromMs is when the switch is armed: events before it do not fire
+	// it, so that a run may keep its firings for the elections after the
+	// first, when members have histories to lose.
+	FromMs int64 `json:"from_ms,omitempty"`
 }
 
 // String is the switch in one line, as the trace's header shows it.
@@ -94,6 +99,9 @@ func (a Aimed) String() string {
 	s := fmt.Sprintf("%s chance=%g max=%d max-ms=%d", a.Kind, a.Chance, a.Max, a.MaxMs)
 	if len(a.Moments) > 0 {
 		s += fmt.Sprintf(" at=%v", a.Moments)
+	}
+	if a.FromMs > 0 {
+		s += fmt.Sprintf(" from=%dms", a.FromMs)
 	}
 	return s
 }
@@ -141,6 +149,9 @@ func (s *Schedule) drawAimed(r *rand.Rand, kinds []AimedKind) {
 		case AimLateInfo:
 			a.MaxMs = initLimit + r.Int64N(2*initLimit) // the learner gives up after initLimit, then elects again
 		}
+		if r.IntN(2) == 0 {
+			a.FromMs = r.Int64N(s.SafetyMs/2 + 1)
+		}
 		s.Aimed = append(s.Aimed, a)
 	}
 }
@@ -159,6 +170,8 @@ func (s *Schedule) validateAimed() error {
 			return fmt.Errorf("schedule: aimed %d (%s): max %d, need at least 1", i, a.Kind, a.Max)
 		case a.MaxMs < 1:
 			return fmt.Errorf("schedule: aimed %d (%s): max_ms %d, need at least 1", i, a.Kind, a.MaxMs)
+		case a.FromMs < 0:
+			return fmt.Errorf("schedule: aimed %d (%s): from_ms %d is negative", i, a.Kind, a.FromMs)
 		}
 		for _, m := range a.Moments {
 			if !slices.Contains(AimedMoments[a.Kind], m) {
