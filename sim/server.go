@@ -965,13 +965,32 @@ func (s *server) snapshotChunk(ch *zab.SnapshotChunk) {
 				return
 			}
 		}
-		name, err := s.store.WriteSnapshot(&storage.Snapshot{
+		st := &storage.Snapshot{
 			Zxid: snap.zxid, Sessions: snap.sessions,
 			WriteTree: func(out io.Writer) error { _, err := out.Write(snap.data); return err },
 			Digest: func() storage.ZxidDigest {
 				return storage.ZxidDigest{Zxid: digest.Zxid, Version: digest.Version, Digest: digest.Digest}
 			},
-		})
+		}
+		var name string
+		var err error
+		if snap.installed {
+			// As zab/server installs it (SnapshotChunk.Installed): the
+			// updatingEpoch mark covers the snapshot's epoch first, so that
+			// a crash before NEWLEADER's currentEpoch leaves files a
+			// restart accepts; the log is cut to the snapshot, and its old
+			// files, this member's own history, go once it is written.
+			name, err = s.store.InstallSnapshot(s.log, st)
+			if errors.Is(err, storage.ErrFailed) {
+				s.stopOnIOError("install the leader's snapshot", err)
+				return
+			}
+			if err == nil {
+				s.logged = slices.DeleteFunc(s.logged, func(z int64) bool { return z <= snap.zxid })
+			}
+		} else {
+			name, err = s.store.WriteSnapshot(st)
+		}
 		s.w.tr.logf("server %d: snapshot 0x%x written as %s (err %v)", s.sid, snap.zxid, name, err)
 		if err == nil {
 			s.w.stats.Snapshots++
