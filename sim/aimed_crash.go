@@ -5,9 +5,10 @@ package sim
 // that depend on it, or right after it sent its ACKEPOCH or NEWLEADER ACK.
 // The events that can fire it:
 //
-//   - the Ready's epoch files written (acceptedEpoch at LEADERINFO or at a
-//     leader's epoch proposal, currentEpoch at a NEWLEADER ACK or at a
-//     leader's epoch acknowledgement by a quorum): the crash comes before
+//   - the Ready's epoch files written: a leader's (at its epoch proposal,
+//     and once a quorum acknowledged it: moment lead), a learner's with a
+//     new acceptedEpoch only (at LEADERINFO: accepted) or a new
+//     currentEpoch (at its NEWLEADER ACK: current); the crash comes before
 //     that Ready's appends and sends;
 //   - the updatingEpoch mark written for a txn of an epoch newer than
 //     currentEpoch: the crash comes before the txn is appended;

@@ -6,10 +6,12 @@ package sim
 // so that the members cut off from the would-be leader learn it at once
 // and elect again among themselves and the shared voter, and it heals
 // after up to the switch's MaxMs (about initLimit), while the first would-be
-// leader may still be in discovery. At a drawn moment before the cut
-// heals, the shared voter's connection with the would-be leader breaks,
-// so that it too elects again, and it may have sent FOLLOWERINFO and
-// ACKEPOCH to both. Stats.RivalLeaders counts how often a member began to
+// leader may still be in discovery. Half the time, at a drawn moment
+// before the cut heals, the shared voter's connection with the would-be
+// leader breaks, so that it too elects again, and it may have sent
+// FOLLOWERINFO and ACKEPOCH to both; otherwise it stays, and the
+// would-be leader synchronizes it alone while the others elect without
+// them. Stats.RivalLeaders counts how often a member began to
 // lead while another still led in discovery or synchronization.
 //
 // The rules it targets: each epoch has one established leader
@@ -21,6 +23,7 @@ package sim
 // history, whatever it logged from the first.
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/zabd/zabd/sim/faults"
@@ -60,11 +63,20 @@ func (w *world) leaderStarting(s *server) {
 	}
 	slices.Sort(group)
 	d := sw.drawMs(1)
-	leave := sw.rng.Int64N(d)
+	leave := int64(-1)
+	if sw.rng.IntN(2) == 0 {
+		leave = sw.rng.Int64N(d)
+	}
 	f := faults.Fault{AtMs: w.nowMs(), Kind: faults.Partition, Mode: faults.Bridge, Server: shared, Group: group, ForMs: d}
-	w.tr.logf("fault %s aimed:%s: server %d begins to lead; server %d sees both sides and leaves it after %dms",
-		f, sw.Kind, s.sid, shared+1, leave)
+	why := fmt.Sprintf("server %d begins to lead; server %d sees both sides", s.sid, shared+1)
+	if leave >= 0 {
+		why += fmt.Sprintf(" and leaves it after %dms", leave)
+	}
+	w.tr.logf("fault %s aimed:%s: %s", f, sw.Kind, why)
 	w.net.partition(f, w.clock.Mono()+ms(d), true)
+	if leave < 0 {
+		return
+	}
 	gen := s.gen
 	w.q.After(ms(leave), func() {
 		if s.gen != gen || !s.up {

@@ -698,10 +698,20 @@ func (s *server) drain() {
 			return
 		}
 		if rd.Epochs != nil {
+			moment, role := faults.AfterAccepted, s.role.Role
+			if rd.State != nil {
+				role = rd.State.Role // reported below, after the writes
+			}
+			switch {
+			case role == zab.RoleLeading:
+				moment = faults.AfterLead
+			case rd.Epochs.Current != s.diskCurrent:
+				moment = faults.AfterCurrent
+			}
 			if !s.writeEpochs(rd.Epochs) {
 				return
 			}
-			if s.w.aim.syncCrash != nil && s.aimSyncWrite(faults.AfterEpochs, fmt.Sprintf("persisted acceptedEpoch=%d currentEpoch=%d; dies before the rest of that Ready (appends, sends)", rd.Epochs.Accepted, rd.Epochs.Current)) {
+			if s.w.aim.syncCrash != nil && s.aimSyncWrite(moment, fmt.Sprintf("persisted acceptedEpoch=%d currentEpoch=%d; dies before the rest of that Ready (appends, sends)", rd.Epochs.Accepted, rd.Epochs.Current)) {
 				return
 			}
 		}

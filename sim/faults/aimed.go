@@ -46,7 +46,9 @@ type Moment string
 
 // The moments of sync-write-crash.
 const (
-	AfterEpochs   Moment = "epochs"   // the epoch files written
+	AfterLead     Moment = "lead"     // a leader's epoch files written
+	AfterAccepted Moment = "accepted" // a learner's epoch files written, currentEpoch unchanged
+	AfterCurrent  Moment = "current"  // a learner's epoch files written with a new currentEpoch
 	AfterMark     Moment = "mark"     // the updatingEpoch mark written
 	AfterFsync    Moment = "fsync"    // an fsync done in discovery or synchronization
 	AfterSnapshot Moment = "snapshot" // the snapshot a SNAP installed written
@@ -69,7 +71,7 @@ const (
 // that aims only at the updatingEpoch mark does not spend its crashes on
 // the first election's epoch writes).
 var AimedMoments = map[AimedKind][]Moment{
-	AimSyncWriteCrash: {AfterEpochs, AfterMark, AfterFsync, AfterSnapshot, AfterAck},
+	AimSyncWriteCrash: {AfterLead, AfterAccepted, AfterCurrent, AfterMark, AfterFsync, AfterSnapshot, AfterAck},
 	AimHoldFsync:      {AtDiff, AtNewLeader, AtUpToDate, AtSnap},
 	AimFanoutCrash:    {AtProposal, AtCommit, AtNewLeader, AtUpToDate, AtLeaderInfo},
 }

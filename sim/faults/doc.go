@@ -47,37 +47,41 @@
 // that depends on it) is hit by luck or not at all. An aimed fault fires on
 // an event of the run instead. A schedule switches a kind on with an Aimed
 // entry: each event that can trigger it fires it with probability Chance,
-// at most Max times, during the safety phase only; some kinds fire on
-// several moments, and a switch may aim at a subset of them (Moments).
-// Generate switches each kind on for an ensemble with even odds, with a
-// chance of 1/16 to 1, up to three firings and a subset of the moments
-// (swarm testing, as for the timed kinds). The simulator draws each
-// firing, and what it draws (a down time, a hold, a delay), from the
-// kind's own stream in the order the events happen, so a schedule replays
-// exactly. The kinds, and the rules each targets:
+// at most Max times, from FromMs to the end of the safety phase; some
+// kinds fire on several moments, and a switch may aim at a subset of them
+// (Moments). Generate switches each kind on for an ensemble with even
+// odds, with a chance of 1/16 to 1, up to three firings, a subset of the
+// moments, and half the time armed only from a point in the first half of
+// the safety phase, when members have histories to lose (swarm testing,
+// as for the timed kinds). The simulator draws each firing, and what it
+// draws (a down time, a hold, a delay), from the kind's own stream in the
+// order the events happen, so a schedule replays exactly. The kinds, and
+// the rules each targets:
 //
 //   - sync-write-crash: a member crashes right after a durable write of
 //     discovery or synchronization and before the sends that follow it —
-//     the epoch files (epochs), the updatingEpoch mark (mark), an fsync
-//     done in discovery or synchronization (fsync), the snapshot a SNAP
-//     installed (snapshot) — or right after it sent ACKEPOCH or a NEWLEADER
-//     ACK (ack); down for up to MaxMs. Rules: acceptedEpoch is durable
-//     before ACKEPOCH leaves; currentEpoch is written only once the
-//     synchronized txns are durable; the epoch files stay consistent with
-//     the log across the updatingEpoch window; a SNAP's NEWLEADER ACK waits
-//     for its snapshot.
-//   - hold-fsync: when NEWLEADER, UPTODATE or a SNAP reaches a
-//     synchronizing learner (newleader, uptodate, snap), no fsync of it
-//     begins, nor the write of the snapshot a SNAP installed, for up to
-//     MaxMs. Rules: NEWLEADER, and proposals, are ACKed (and currentEpoch
-//     written, and clients answered) only once what they vouch for is
-//     durable.
+//     a leader's epoch files (lead), a learner's with only acceptedEpoch
+//     new (accepted) or with a new currentEpoch (current), the
+//     updatingEpoch mark (mark), an fsync done in discovery or
+//     synchronization (fsync), the snapshot a SNAP installed (snapshot) —
+//     or right after it sent ACKEPOCH or a NEWLEADER ACK (ack); down for
+//     up to MaxMs. Rules: acceptedEpoch is durable before ACKEPOCH leaves;
+//     currentEpoch is written only once the synchronized txns are durable;
+//     the epoch files stay consistent with the log across the
+//     updatingEpoch window; a SNAP's NEWLEADER ACK waits for its snapshot.
+//   - hold-fsync: when DIFF or TRUNC (diff: the hold spans the NEWLEADER
+//     that follows), NEWLEADER, UPTODATE or a SNAP reaches a synchronizing
+//     learner (newleader, uptodate, snap), no fsync of it begins, nor the
+//     write of the snapshot a SNAP installed, for up to MaxMs. Rules:
+//     NEWLEADER, and proposals, are ACKed (and currentEpoch written, and
+//     clients answered) only once what they vouch for is durable.
 //   - duel: as a member starts to lead, a bridge partition cuts it, with up
 //     to half of the others, from the rest, one other voter seeing both
 //     sides, for up to MaxMs (it heals during discovery); packets that
-//     meet the cut are refused, so both ends learn of it at once; before
-//     it heals the shared voter's connection with the would-be leader
-//     breaks. Two would-be leaders in discovery at once, sharing a voter.
+//     meet the cut are refused, so both ends learn of it at once; half the
+//     time, before it heals, the shared voter's connection with the
+//     would-be leader breaks. Two would-be leaders in discovery at once,
+//     sharing a voter.
 //     Rules: one leader per epoch; a learner refuses a LEADERINFO below its
 //     acceptedEpoch; an epoch is above every acceptedEpoch its leader
 //     counted.
@@ -96,8 +100,8 @@
 //     kept by a DIFF (ZOOKEEPER-1154); learners that did and did not take
 //     NEWLEADER or UPTODATE end in one history.
 //
-// The trace prints each firing as a fault line ending in aimed:KIND and
-// what the member had just done; the header lists the switches.
+// The trace prints each firing as a fault line marked aimed:KIND, followed
+// by what the member had just done; the header lists the switches.
 //
 // After the safety phase comes the liveness phase: no more faults, every
 // server that is down restarts with its faults cleared, and every client must
