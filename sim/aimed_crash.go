@@ -50,6 +50,24 @@ func (s *server) aimSyncWrite(m faults.Moment, why string) bool {
 	return true
 }
 
+// epochsMoment is the sync-write-crash moment of rd's epoch write: a
+// leader's, or a learner's with a new currentEpoch or only a new
+// acceptedEpoch. The role is the one rd reports, if it reports one (the
+// shell carries out the writes before it takes the new state).
+func (s *server) epochsMoment(rd *zab.Ready) faults.Moment {
+	role := s.role.Role
+	if rd.State != nil {
+		role = rd.State.Role
+	}
+	switch {
+	case role == zab.RoleLeading:
+		return faults.AfterLead
+	case rd.Epochs.Current != s.diskCurrent:
+		return faults.AfterCurrent
+	}
+	return faults.AfterAccepted
+}
+
 // isSyncAck reports whether m is an ACKEPOCH or a NEWLEADER ACK (an ACK
 // of a zxid with counter 0): the acknowledgements of discovery and
 // synchronization, each of which vouches for a durable write.

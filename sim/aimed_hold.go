@@ -4,8 +4,8 @@ package sim
 // NEWLEADER that follows), NEWLEADER, UPTODATE or a SNAP reaches a
 // learner, its fsyncs are held: none begins until the hold ends (up to the
 // switch's MaxMs, about initLimit), so everything it appends meanwhile
-// stays undurable, and the write of the snapshot a SNAP installed is held
-// alike. It stretches the windows in which a learner
+// stays undurable, and a snapshot write (that of the tree a SNAP
+// installed included) waits for the hold to end as well. It stretches the windows in which a learner
 // holds its synchronized history, or the new epoch's first proposals, in
 // memory only.
 //

@@ -698,16 +698,7 @@ func (s *server) drain() {
 			return
 		}
 		if rd.Epochs != nil {
-			moment, role := faults.AfterAccepted, s.role.Role
-			if rd.State != nil {
-				role = rd.State.Role // reported below, after the writes
-			}
-			switch {
-			case role == zab.RoleLeading:
-				moment = faults.AfterLead
-			case rd.Epochs.Current != s.diskCurrent:
-				moment = faults.AfterCurrent
-			}
+			moment := s.epochsMoment(&rd)
 			if !s.writeEpochs(rd.Epochs) {
 				return
 			}
@@ -929,7 +920,8 @@ type pendingSnapshot struct {
 // snapshotChunk collects the Peer's snapshot stream; at its end the
 // snapshot is written (taking simulated time, while the Peer goes on) and
 // reported with SnapshotWritten. A failed snapshot is not fatal: the log
-// still holds everything.
+// still holds everything; a failed install of the tree a SNAP brought
+// (storage.ErrFailed) stops the process, as in zab/server.
 func (s *server) snapshotChunk(ch *zab.SnapshotChunk) {
 	if ch.First {
 		s.snap = &pendingSnapshot{zxid: ch.Zxid, installed: ch.Installed}

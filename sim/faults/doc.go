@@ -71,10 +71,11 @@
 //     updatingEpoch window; a SNAP's NEWLEADER ACK waits for its snapshot.
 //   - hold-fsync: when DIFF or TRUNC (diff: the hold spans the NEWLEADER
 //     that follows), NEWLEADER, UPTODATE or a SNAP reaches a synchronizing
-//     learner (newleader, uptodate, snap), no fsync of it begins, nor the
-//     write of the snapshot a SNAP installed, for up to MaxMs. Rules:
-//     NEWLEADER, and proposals, are ACKed (and currentEpoch written, and
-//     clients answered) only once what they vouch for is durable.
+//     learner (newleader, uptodate, snap), no fsync of it begins, nor a
+//     snapshot write (that of a SNAP's tree included), for up to MaxMs.
+//     Rules: NEWLEADER, and proposals, are ACKed (and currentEpoch
+//     written, and clients answered) only once what they vouch for is
+//     durable.
 //   - duel: as a member starts to lead, a bridge partition cuts it, with up
 //     to half of the others, from the rest, one other voter seeing both
 //     sides, for up to MaxMs (it heals during discovery); packets that
