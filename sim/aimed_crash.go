@@ -50,19 +50,14 @@ func (s *server) aimSyncWrite(m faults.Moment, why string) bool {
 	return true
 }
 
-// epochsMoment is the sync-write-crash moment of rd's epoch write: a
-// leader's, or a learner's with a new currentEpoch or only a new
-// acceptedEpoch. The role is the one rd reports, if it reports one (the
-// shell carries out the writes before it takes the new state).
-func (s *server) epochsMoment(rd *zab.Ready) faults.Moment {
-	role := s.role.Role
-	if rd.State != nil {
-		role = rd.State.Role
-	}
+// epochsMoment is the sync-write-crash moment of an epoch write: a
+// leader's (role is the member's role when its Ready was carried out), or
+// a learner's with a new currentEpoch or only a new acceptedEpoch.
+func (s *server) epochsMoment(e zab.EpochWrite, role zab.Role) faults.Moment {
 	switch {
 	case role == zab.RoleLeading:
 		return faults.AfterLead
-	case rd.Epochs.Current != s.diskCurrent:
+	case e.Current != s.diskCurrent:
 		return faults.AfterCurrent
 	}
 	return faults.AfterAccepted

@@ -14,13 +14,22 @@ import (
 // broken core: the plain seed sweep must catch each within that many (the
 // first catching seed is in docs/simulator.md's table).
 var bugSearch = map[string]int{
-	"reply-before-fsync":           100,
-	"watch-after-reply":            100,
-	"expire-without-close-txn":     100,
-	"read-overtakes-write":         100,
-	"diff-instead-of-trunc":        100,
-	"epoch-not-persisted":          3000,
-	"ack-newleader-before-durable": 3000,
+	"reply-before-fsync":       100,
+	"watch-after-reply":        100,
+	"expire-without-close-txn": 100,
+	"read-overtakes-write":     100,
+	"diff-instead-of-trunc":    100,
+	"epoch-not-persisted":      3000,
+}
+
+// bugMasked names the broken cores that zab/member, the executor zabd runs,
+// makes harmless, with why; the sweep must pass them (so that the masking
+// is checked, not assumed), and zab's own test catches the core's bug on
+// the in-memory cluster, whose disk does not order its writes.
+var bugMasked = map[string]string{
+	// zab.TestBugAckNewLeaderBeforeDurable.
+	"ack-newleader-before-durable": "the NEWLEADER ACK leaves with the currentEpoch write, so it waits for the disk job " +
+		"that carries it out, which makes every append queued before it durable first (zab/member/ready.go, rules 6 and 8)",
 }
 
 // bugScenario names, for a broken core the CI sweep's seeds cannot reach,
@@ -45,12 +54,19 @@ var bugCaughtBy = map[string]string{
 // file, read back and replayed: the replay fails the same way with the bug
 // and passes without it.
 func TestBrokenCoresAreCaught(t *testing.T) {
-	require.Equal(t, len(bugSearch)+len(bugScenario), len(BugNames()), "every bug has its search bound or its scenario")
+	require.Equal(t, len(bugSearch)+len(bugScenario)+len(bugMasked), len(BugNames()), "every bug has its search bound, its scenario or why it is masked")
 	for _, name := range BugNames() {
 		t.Run(name, func(t *testing.T) {
 			bugs, err := ParseBugs(name)
 			require.NoError(t, err)
 			buggy := Options{Bugs: bugs}
+			if why, ok := bugMasked[name]; ok {
+				sweep(1, 300, buggy, func(r sweepResult) bool {
+					require.False(t, r.res.Failed(), "seed %d fails with %s, which zabd's executor should mask (%s): %v", r.seed, name, why, r.res.Failures)
+					return true
+				})
+				return
+			}
 			var caught *sweepResult
 			catches := func(r sweepResult) bool { return r.res.Failed() && !Run(r.res.Schedule, Options{}).Failed() }
 			if scenario, ok := bugScenario[name]; ok {

@@ -60,6 +60,7 @@ func (inv *invariants) Observe(id int64, m *invariant.Member) {
 		m.Accepted, m.Current = s.peer.Epochs()
 		m.Applied, m.Digest = s.peer.LastZxid(), s.peer.Digest()
 		m.FuzzyUntil = s.fuzzyUntil
+		m.EpochsPending = s.m.EpochsPending()
 	}
 	m.DiskAccepted, m.DiskCurrent = s.diskAccepted, s.diskCurrent
 	m.Log, m.Durable, m.Snapshot = s.logged, s.durable, s.snapBase
@@ -88,6 +89,14 @@ func (inv *invariants) appended(s *server, zxid int64, entry []byte) bool {
 		return true // a standalone server's appends are not checked
 	}
 	return !inv.violated(inv.c.Appended(s.sid, zxid, invariant.EntryHash(entry)))
+}
+
+// proposed: s, leading, proposes the txn whose log entry is entry.
+func (inv *invariants) proposed(s *server, zxid int64, entry []byte) bool {
+	if inv.w.ensemble == nil {
+		return true
+	}
+	return !inv.violated(inv.c.Proposed(s.sid, zxid, invariant.EntryHash(entry)))
 }
 
 // installed: a SNAP replaced s's tree at zxid in the Ready being carried

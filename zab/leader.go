@@ -101,6 +101,7 @@ func (p *Peer) becomeLeading() {
 	p.quorum.ack(p.self, p.durableZxid())
 	p.maybeProposeEpoch()
 	p.reportState()
+	p.admitHeld()
 }
 
 // becomeStandaloneLeader is the ensemble of one: it leads epoch 0 from the

@@ -118,6 +118,7 @@ func (p *Peer) becomeLearner(leader int64, observer bool) {
 	if observer {
 		role, infoType = RoleObserving, wire.PacketObserverInfo
 	}
+	p.refuseHeld(true, "this server is "+role.String())
 	p.resetRole(role, leader)
 	p.learn = &learnerState{
 		leader:       leader,

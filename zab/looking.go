@@ -168,6 +168,7 @@ func (p *Peer) stepPeerPacket(e PeerPacket) {
 		p.stepLeader(e.From, &e.Packet, e.Snapshot)
 	case p.learn != nil:
 		p.stepLearner(e.From, &e.Packet, e.Snapshot)
+	case p.holdLearner(e):
 	default:
 		p.warn("%s: ignoring %s %s from server %d: no leader or learner role", p.role, e.Packet.Type, zxidHex(e.Packet.Zxid), e.From)
 		p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: e.From, Kind: PeerClose})
@@ -182,6 +183,8 @@ func (p *Peer) stepPeerGone(e PeerDisconnected) {
 	case p.learn != nil && e.Peer == p.learn.leader:
 		p.warn("%s: lost the connection to leader %d in phase %s: looking again", p.role, e.Peer, p.phase())
 		p.becomeLooking()
+	default:
+		p.forgetHeld(e.Peer)
 	}
 }
 
@@ -189,6 +192,7 @@ func (p *Peer) stepPeerGone(e PeerDisconnected) {
 func (p *Peer) roleTick() {
 	switch {
 	case p.role == RoleLooking:
+		p.refuseHeld(false, "it did not lead in time")
 		if p.election != nil {
 			p.election.Tick(p.now.Mono)
 			p.collectVotes()

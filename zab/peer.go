@@ -144,6 +144,9 @@ type Peer struct {
 	cfg Config
 	rng Rand
 	now Time
+	// held are learners' first packets that arrived while this member
+	// looked (hold.go).
+	held []heldLearner
 
 	tree     *datatree.Tree
 	sessions *sessions.Tracker

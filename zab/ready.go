@@ -12,20 +12,11 @@ import (
 // Ready is what the Peer asks of its shell after some Steps. Ready hands it
 // over and starts afresh: the slices belong to the caller.
 //
-// The durability contract. A shell carries out a Ready in this order, and
-// the Peer relies on it:
-//  1. Truncate, if set: the log loses every txn after that zxid, durably,
-//     after every append of earlier Readys (the log is one ordered stream).
-//  2. Epochs, if set: acceptedEpoch and currentEpoch are written and made
-//     durable before any of this Ready's PeerMessages leave. So an
-//     ACKEPOCH never leaves before its acceptedEpoch is durable, nor a
-//     NEWLEADER ACK before its currentEpoch.
-//  3. Appends are written after everything above, in order, and reported
-//     durable with LogDurable when they are (asynchronously: the Peer emits
-//     an ACK, a NEWLEADER ACK or a client reply only once the LogDurable
-//     of the txns it depends on has come back, and a SNAP's NEWLEADER ACK
-//     only once SnapshotWritten came back for the snapshot it installed).
-//  4. Messages, PeerMessages and Votes may then all be sent at once.
+// Both shells carry a Ready out through package zab/member, whose ready.go
+// states the contract the Peer relies on: one ordered stream of disk
+// operations (truncation, epochs, appends, a SNAP's snapshot), LogDurable
+// and SnapshotWritten only once they are durable, and every send held
+// behind the epoch or truncation before it.
 type Ready struct {
 	// Appends are txns to write to the log, in zxid order, after every txn
 	// of earlier Readys. Each must be made durable and reported with

@@ -34,19 +34,16 @@ func (s *Server) loop() {
 		case ev := <-peerEvents:
 			s.stepPeer(ev)
 			s.stepPeersWaiting(peerEvents)
-		case w := <-s.disk.installed:
-			s.peer.Step(s.now(), w)
-		case <-s.disk.durableSignal:
-			if err := s.disk.failure(); err != nil {
+		case j := <-s.disk.done:
+			if err := s.m.DiskDone(s.now(), j); err != nil {
 				s.fatal(err)
 				s.shutdownLoop()
 				return
 			}
-			s.peer.Step(s.now(), zab.LogDurable{Zxid: s.disk.durable.Load()})
-		case w := <-s.snapshots.written:
-			s.peer.Step(s.now(), w)
+		case j := <-s.snapshots.done:
+			s.m.SnapshotDone(s.now(), j)
 		case <-timer.C:
-			s.peer.Step(s.now(), zab.Tick{})
+			s.m.Peer.Step(s.now(), zab.Tick{})
 		case fn := <-s.queries:
 			fn()
 			continue
@@ -114,80 +111,20 @@ func (s *Server) step(in inbound) {
 	s.peer.Step(s.now(), in.ev)
 }
 
-// flushReady carries out the Peer's effects in the order its durability
-// contract asks (zab.Ready): the log's truncation, then the epoch files,
-// both durable before anything of this Ready is sent; then the appends
-// (their durability comes back as LogDurable); then the sends.
+// flushReady carries out the Peer's effects (member.Member.Flush: the
+// Ready contract in zab/member/ready.go) and arms the timer for its next
+// Tick.
 func (s *Server) flushReady(timer *time.Timer) {
-	rd := s.peer.Ready()
-	if rd.State != nil {
-		s.roleChanged(*rd.State)
-	}
-	for _, n := range rd.Notices {
-		if n.Warn {
-			s.log.Warn(n.Text)
-		} else {
-			s.log.Info(n.Text)
-		}
-	}
-	if rd.Truncate != nil {
-		if err := s.disk.sync(diskOp{truncate: rd.Truncate}); err != nil {
-			s.fatal(err)
-			return
-		}
-	}
-	if rd.Epochs != nil {
-		if err := s.disk.sync(diskOp{epochs: rd.Epochs}); err != nil {
-			s.fatal(err)
-			return
-		}
-		s.log.Info("epochs persisted", "accepted_epoch", rd.Epochs.Accepted, "current_epoch", rd.Epochs.Current)
-	}
-	if rd.DamageRepaired {
-		if err := s.disk.sync(diskOp{clearDamage: true}); err != nil {
-			s.fatal(err)
-			return
-		}
-		s.log.Info("the log damage is repaired by the leader's synchronization; forgotten on disk")
-	}
-	if len(rd.Appends) > 0 {
-		s.logSessionTxns(rd.Appends)
-		s.disk.append(rd.Appends)
-	}
-	now := time.Now()
-	for i := range rd.Messages {
-		s.dispatch(&rd.Messages[i], now)
-	}
-	s.measureNotifications(rd.Messages)
-	for i := range rd.Snapshots {
-		s.routeSnapshot(&rd.Snapshots[i])
-	}
-	if s.net != nil {
-		s.measurePeerTraffic(rd.PeerMessages, nil)
-		s.net.SendPeer(rd.PeerMessages)
-		s.net.SendVotes(rd.Votes)
-	}
-	wait := rd.Wakeup - s.now().Mono
+	wakeup := s.m.Flush()
+	wait := wakeup - s.now().Mono
 	if wait < time.Millisecond {
 		wait = time.Millisecond
 	}
 	timer.Reset(wait)
 }
 
-// routeSnapshot hands a snapshot chunk to the snapshot writer, or, for the
-// snapshot of a tree installed from the leader's SNAP (the Peer marks its
-// chunks Installed), to the log goroutine, which installs it in order with
-// the appends.
-func (s *Server) routeSnapshot(c *zab.SnapshotChunk) {
-	if c.Installed {
-		s.disk.in <- diskOp{chunk: c}
-		return
-	}
-	s.snapshots.in <- *c
-}
-
 // roleChanged logs the member's new role (one line per change of role or
-// leader), with how long the election took, and tells the transport.
+// leader), with how long the election took, and measures it.
 func (s *Server) roleChanged(st zab.SoftState) {
 	prev := s.role
 	s.role = st
@@ -196,7 +133,6 @@ func (s *Server) roleChanged(st zab.SoftState) {
 		s.electionStart = now // a whole election within one Ready
 	}
 	if s.net != nil {
-		s.net.SetRole(st.Role)
 		s.measureRole(prev, st, now)
 	}
 	if !s.roleSince.IsZero() && st.Role == prev.Role && st.Leader == prev.Leader {
@@ -284,18 +220,22 @@ func (s *Server) dispatch(m *zab.Message, now time.Time) {
 	c.enqueue(m.AppendFrame(nil))
 }
 
-// shutdownLoop ends the loop's part of a stop: the disk goroutine gets no
-// more txns and finishes the fsync in flight; every connection closes.
+// shutdownLoop ends the loop's part of a stop: the member stops, the disk
+// job in flight finishes and the log closes; every connection closes.
 func (s *Server) shutdownLoop() {
+	s.m.Stop()
 	if s.net != nil {
 		s.net.Close()
 	}
-	close(s.disk.in)
+	close(s.disk.jobs)
 	close(s.snapshots.in)
 	for _, c := range s.conns {
 		c.nc.Close()
 	}
 	s.wg.Wait()
+	if err := s.m.Log.Close(); err != nil {
+		s.log.Error("closing the txn log", "err", err)
+	}
 }
 
 // latencyStats keeps min/avg/max of request latencies in ms.

@@ -18,7 +18,7 @@ import (
 	"github.com/zabd/zabd/election"
 	"github.com/zabd/zabd/sessions"
 	"github.com/zabd/zabd/zab"
-	"github.com/zabd/zabd/zab/restore"
+	"github.com/zabd/zabd/zab/member"
 	"github.com/zabd/zabd/zab/server/config"
 	"github.com/zabd/zabd/zab/server/metrics"
 	"github.com/zabd/zabd/zab/server/peernet"
@@ -77,17 +77,19 @@ type Server struct {
 	lock      *dirLock // the data directories' lock files
 	listeners []clientListener
 	tls       *tls.Config // the client ports' TLS; nil without secureClientPort or port unification
-	store     *storage.Store
-	wal       *storage.Log
-	peer      *zab.Peer
+	// m is the member (zab/member: the Peer, its storage, and the
+	// executor of its Readys); peer is its Peer.
+	m    *member.Member
+	peer *zab.Peer
+	// replayStart is when the start's replay of the log began.
+	replayStart time.Time
 	// net carries an ensemble member's peer traffic; nil when standalone.
 	net *peernet.Net
 
 	events    chan inbound
 	queries   chan func()
-	disk      *diskWriter
-	syncLog   *syncLog // an ensemble member's log as its leader reads it (nil standalone)
-	snapshots *snapshotWriter
+	disk      *diskRunner
+	snapshots *snapshotRunner
 
 	// Owned by the event loop.
 	conns map[zab.ConnID]*conn
@@ -225,8 +227,8 @@ func bindPort(what, key, addr string) (net.Listener, error) {
 // abandon releases what a failed New holds: the log, the listeners and the
 // data directories' locks.
 func (s *Server) abandon() {
-	if s.wal != nil {
-		s.wal.Close()
+	if s.m != nil {
+		s.m.Log.Close()
 	}
 	s.closeListeners()
 	for _, h := range s.http {
@@ -243,86 +245,82 @@ func (s *Server) abandon() {
 func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 	cfg := s.cfg
 	s.log.Info("recovery: opening data directory", "dir", cfg.DataDir, "log_dir", cfg.DataLogDir)
-	store, err := storage.Open(storage.Options{
-		FS: fsys, Dir: cfg.DataDir, LogDir: cfg.DataLogDir, SnapCount: cfg.SnapCount,
-		Rand: newMathRand(seed), AllowDataLoss: allowDataLoss, AllowDataLossName: "-allow-data-loss", // zabd's flag
-		Logf: func(format string, args ...any) { s.log.Warn("recovery: " + fmt.Sprintf(format, args...)) },
-	})
-	if err != nil {
-		return fmt.Errorf("open data directory: %w", err)
-	}
 	treeCfg := datatree.Config{
 		SuperDigest: cfg.SuperDigest, ExtendedTypesEnabled: cfg.ExtendedTypesEnabled, EnforceQuota: cfg.EnforceQuota,
 		X509Enabled: cfg.X509AuthEnabled, X509SuperUser: cfg.X509SuperUser,
 		Warn:    func(msg string) { s.log.Warn(msg) },
 		Traffic: namespaceTraffic{s.measured},
 	}
-	loadStart := time.Now()
-	rec, restored, err := restore.Load(store, treeCfg)
-	if err != nil {
-		return fmt.Errorf("recover %s: %w", cfg.DataDir, err)
-	}
-	if name, err := restore.Initialize(store, rec); err != nil {
-		// As ZooKeeper, a first start that cannot write its snapshot
-		// does not serve.
-		rec.Log.Close()
-		return fmt.Errorf("first start in %s: %w", cfg.DataDir, err)
-	} else if name != "" {
-		s.log.Info("recovery: first start, wrote the empty tree's snapshot", "file", name)
-	} else if rec.Snapshot.Name != "" {
-		s.log.Info("recovery: loaded snapshot", "file", rec.Snapshot.Name, "zxid", zxidHex(rec.Snapshot.Zxid), "sessions", len(rec.Snapshot.Sessions))
-	} else {
-		s.log.Info("recovery: no snapshot, starting from an empty tree")
-	}
 	zcfg := zab.Config{
 		ServerID:               zab.StandaloneServerID,
 		Tick:                   cfg.TickTime,
 		SessionLimits:          sessions.Limits{MinMillis: int32(cfg.MinSessionTimeout.Milliseconds()), MaxMillis: int32(cfg.MaxSessionTimeout.Milliseconds())},
-		Tree:                   treeCfg,
 		SnapCount:              cfg.SnapCount,
 		ContainerCheckInterval: cfg.ContainerCheckInterval,
 	}
-	if rec.Damaged != "" && !cfg.Distributed() {
-		// -allow-data-loss cut damaged txns, and no other member can
-		// restore them: the operator accepted the loss.
-		s.log.Warn("recovery: a standalone server starts without the txns the damage cut", "damage", rec.Damaged)
-		if err := store.ClearDamage(); err != nil {
-			return err
-		}
-	}
 	if cfg.Distributed() {
 		zcfg.ServerID, zcfg.Ensemble = cfg.MyID, ensembleOf(cfg)
-		if cfg.SnapshotSizeFactor >= 0 {
-			// A negative snapshotSizeFactor turns the DIFF from the txn
-			// log off, as in ZooKeeper: a learner behind the committed
-			// window gets a SNAP.
-			s.syncLog = &syncLog{store: store, factor: cfg.SnapshotSizeFactor}
-			zcfg.TxnLog = s.syncLog
-		}
-		if rec.Damaged != "" {
-			// Until a leader has synchronized it, this member may lack
-			// txns it acknowledged: it abstains from elections.
-			restored.LogDamaged = &zab.LogDamage{AfterZxid: rec.LastZxid, What: rec.Damaged}
-		}
-		if restored.AcceptedEpoch, restored.CurrentEpoch, err = store.MemberEpochs(rec.LastZxid); err != nil {
-			return fmt.Errorf("recover %s: %w", cfg.DataDir, err)
-		}
-		s.log.Info("recovery: ensemble member", "myid", cfg.MyID, "accepted_epoch", restored.AcceptedEpoch, "current_epoch", restored.CurrentEpoch)
 	}
-	peer, err := zab.New(zcfg, s.now(), rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), restored)
+	s.disk = newDiskRunner(s.measured)
+	s.snapshots = newSnapshotRunner(nil, s.log, s.stopping, cfg.PurgeInterval, cfg.SnapRetainCount, s.measured.snapshotTime)
+	loadStart := time.Now()
+	m, st, err := member.Open(member.Options{
+		Storage: storage.Options{
+			FS: fsys, Dir: cfg.DataDir, LogDir: cfg.DataLogDir, SnapCount: cfg.SnapCount,
+			Rand: newMathRand(seed), AllowDataLoss: allowDataLoss, AllowDataLossName: "-allow-data-loss", // zabd's flag
+			Logf: func(format string, args ...any) { s.log.Warn("recovery: " + fmt.Sprintf(format, args...)) },
+		},
+		Config: zcfg,
+		Tree:   treeCfg,
+		// A negative snapshotSizeFactor turns the DIFF from the txn log
+		// off, as in ZooKeeper: a learner behind the committed window gets
+		// a SNAP.
+		SnapshotSizeFactor: cfg.SnapshotSizeFactor,
+		Now:                s.now(),
+		Rand:               rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		Leaves:             shell{s: s},
+		Observer:           shell{s: s},
+	})
 	if err != nil {
+		var se *member.StartError
+		if errors.As(err, &se) {
+			switch se.Stage {
+			case member.StageOpen:
+				return fmt.Errorf("open data directory: %w", se.Err)
+			case member.StageFirstStart:
+				return fmt.Errorf("first start in %s: %w", cfg.DataDir, se.Err)
+			case member.StageReplay:
+				return fmt.Errorf("replay the txn log: %w", se.Err)
+			case member.StagePeer:
+				return se.Err
+			}
+			return fmt.Errorf("recover %s: %w", cfg.DataDir, se.Err)
+		}
 		return err
 	}
-	replayStart := time.Now()
-	replayed, err := restore.Replay(peer, rec)
-	if err != nil {
-		return fmt.Errorf("replay the txn log: %w", err)
+	rec := st.Recovery
+	switch {
+	case st.Initialized != "":
+		s.log.Info("recovery: first start, wrote the empty tree's snapshot", "file", st.Initialized)
+	case rec.Snapshot.Name != "":
+		s.log.Info("recovery: loaded snapshot", "file", rec.Snapshot.Name, "zxid", zxidHex(rec.Snapshot.Zxid), "sessions", len(rec.Snapshot.Sessions))
+	default:
+		s.log.Info("recovery: no snapshot, starting from an empty tree")
 	}
-	s.measureRecovery(loadStart, replayStart, replayed)
-	s.log.Info("recovery: replayed txn log", "txns", replayed, "last_zxid", zxidHex(rec.LastZxid))
-	peer.Start()
-	s.store, s.wal, s.peer = store, rec.Log, peer
-	s.role, s.electionStart = peer.State(), s.started
+	if st.DamageForgotten != "" {
+		// -allow-data-loss cut damaged txns, and no other member can
+		// restore them: the operator accepted the loss.
+		s.log.Warn("recovery: a standalone server starts without the txns the damage cut", "damage", st.DamageForgotten)
+	}
+	if cfg.Distributed() {
+		s.log.Info("recovery: ensemble member", "myid", cfg.MyID, "accepted_epoch", st.Restored.AcceptedEpoch, "current_epoch", st.Restored.CurrentEpoch)
+	}
+	s.measureRecovery(loadStart, s.replayStart, st.Replayed)
+	s.log.Info("recovery: replayed txn log", "txns", st.Replayed, "last_zxid", zxidHex(rec.LastZxid))
+	m.Start()
+	s.m, s.peer = m, m.Peer
+	s.snapshots.store = m.Store
+	s.role, s.electionStart = m.Peer.State(), s.started
 	return nil
 }
 
@@ -345,10 +343,7 @@ func ensembleOf(cfg *config.Config) *zab.Ensemble {
 // quorum and election ports.
 func newPeerNet(cfg *config.Config, log *slog.Logger, quorumLn, electionLn net.Listener) (*peernet.Net, error) {
 	pc := peernet.Config{Self: cfg.MyID, QuorumConfig: []byte(cfg.DynamicConfig()), Log: log,
-		QuorumListener: quorumLn, ElectionListener: electionLn,
-		// A learner waits for a leader that is still deciding as long as
-		// ZooKeeper's learner retries its connection: initLimit ticks.
-		HoldWindow: time.Duration(cfg.InitLimit) * cfg.TickTime}
+		QuorumListener: quorumLn, ElectionListener: electionLn}
 	for _, m := range cfg.Servers {
 		pc.Members = append(pc.Members, peernet.Member{ID: m.ID, QuorumAddr: m.QuorumAddr(), ElectionAddr: m.ElectionAddr(), Observer: m.Role == config.Observer})
 	}
@@ -368,11 +363,6 @@ func (s *Server) now() zab.Time {
 // gracefully: listeners close, the fsync in flight finishes, the log is
 // closed. It returns a fatal error (a failed log write) if one stopped it.
 func (s *Server) Serve(ctx context.Context) error {
-	s.disk = newDiskWriter(s.wal, s.store, s.log, s.measured)
-	if s.syncLog != nil {
-		s.syncLog.durable = &s.disk.durable
-	}
-	s.snapshots = newSnapshotWriter(s.store, s.disk, s.log, s.stopping, s.cfg.PurgeInterval, s.cfg.SnapRetainCount, s.measured.snapshotTime)
 	if s.cfg.PurgeInterval > 0 {
 		s.snapshots.purge() // ZooKeeper's autopurge also runs once at start
 	}

@@ -33,9 +33,6 @@ const (
 	// DefaultLeaderDialWindow is how long a learner keeps dialling its
 	// leader before it reports the connection lost.
 	DefaultLeaderDialWindow = 2 * time.Second
-	// DefaultHoldWindow is how long a learner's connection is held while
-	// this member is still looking.
-	DefaultHoldWindow = 10 * time.Second
 	// DefaultMaxQueuedBytes bounds what waits to be sent to one peer on
 	// the quorum port; a peer that falls further behind loses its
 	// connection (and synchronizes again), rather than hold our memory.
@@ -64,7 +61,6 @@ type Config struct {
 	WriteTimeout     time.Duration
 	HandshakeTimeout time.Duration
 	LeaderDialWindow time.Duration
-	HoldWindow       time.Duration
 	EventBuffer      int
 }
 
@@ -76,7 +72,6 @@ func (c *Config) fillDefaults() {
 	setDefault(&c.WriteTimeout, DefaultWriteTimeout)
 	setDefault(&c.HandshakeTimeout, DefaultHandshakeTimeout)
 	setDefault(&c.LeaderDialWindow, DefaultLeaderDialWindow)
-	setDefault(&c.HoldWindow, DefaultHoldWindow)
 	setDefault(&c.EventBuffer, DefaultEventBuffer)
 	if c.Log == nil {
 		c.Log = slog.Default()
@@ -103,10 +98,6 @@ type Net struct {
 	cancel               context.CancelFunc
 	wg                   sync.WaitGroup
 
-	roleMu      sync.Mutex
-	role        zab.Role
-	roleChanged chan struct{} // closed and replaced when role changes
-
 	mu        sync.Mutex
 	conns     map[net.Conn]struct{} // every open connection, for Close
 	elections map[int64]*electionPeer
@@ -119,7 +110,7 @@ type Net struct {
 func New(cfg Config) (*Net, error) {
 	cfg.fillDefaults()
 	n := &Net{cfg: cfg, log: cfg.Log, members: map[int64]Member{}, events: make(chan zab.Event, cfg.EventBuffer),
-		roleChanged: make(chan struct{}), conns: map[net.Conn]struct{}{},
+		conns:     map[net.Conn]struct{}{},
 		elections: map[int64]*electionPeer{}, quorums: map[int64]*quorumPeer{}}
 	for _, m := range cfg.Members {
 		if _, dup := n.members[m.ID]; dup {
@@ -242,48 +233,6 @@ func (n *Net) push(ev zab.Event) bool {
 		return true
 	case <-n.ctx.Done():
 		return false
-	}
-}
-
-// SetRole tells the Net the member's role (Ready.State), which decides
-// what becomes of a learner's connection: admitted while leading, held
-// while looking, refused otherwise.
-func (n *Net) SetRole(r zab.Role) {
-	n.roleMu.Lock()
-	defer n.roleMu.Unlock()
-	if n.role != r {
-		n.role = r
-		close(n.roleChanged)
-		n.roleChanged = make(chan struct{})
-	}
-}
-
-// awaitLeading waits, for at most HoldWindow, for the member to lead,
-// with a learner's connection.
-func (n *Net) awaitLeading(learner int64, remote string) (bool, string) {
-	timer := time.NewTimer(n.cfg.HoldWindow)
-	defer timer.Stop()
-	for held := false; ; held = true {
-		n.roleMu.Lock()
-		role, changed := n.role, n.roleChanged
-		n.roleMu.Unlock()
-		switch role {
-		case zab.RoleLeading:
-			return true, ""
-		case zab.RoleLooking:
-			if !held {
-				n.log.Info("quorum: holding a learner's connection until this server leads", "server", learner, "remote", remote)
-			}
-		default:
-			return false, "this server is " + role.String()
-		}
-		select {
-		case <-changed:
-		case <-timer.C:
-			return false, fmt.Sprintf("this server did not lead within %v", n.cfg.HoldWindow)
-		case <-n.ctx.Done():
-			return false, "stopping"
-		}
 	}
 }
 

@@ -319,8 +319,9 @@ func (n *Net) readQuorumPacket(br *bufio.Reader) (wire.QuorumPacket, []byte, err
 
 // acceptQuorum handles a learner's connection to our quorum port: its
 // first packet must be FOLLOWERINFO or OBSERVERINFO from a member; the
-// connection is then held until this member leads, and replaces any
-// earlier connection of that learner.
+// connection replaces any earlier connection of that learner, and its
+// packets go to the core at once (the core holds a learner that arrives
+// while the member still looks: zab/hold.go).
 func (n *Net) acceptQuorum(nc net.Conn) {
 	remote := nc.RemoteAddr().String()
 	br := bufio.NewReaderSize(nc, 64<<10)
@@ -341,11 +342,6 @@ func (n *Net) acceptQuorum(nc net.Conn) {
 	}
 	if err != nil {
 		n.log.Warn("quorum: dropping a connection", "remote", remote, "err", err)
-		n.untrack(nc)
-		return
-	}
-	if ok, why := n.awaitLeading(info.ServerID, remote); !ok {
-		n.log.Info("quorum: refusing a learner", "server", info.ServerID, "remote", remote, "why", why)
 		n.untrack(nc)
 		return
 	}

@@ -38,7 +38,6 @@ func (n *testNode) nextQuorum(t *testing.T) zab.Event {
 func TestLearnerAndLeaderExchangePacketsAndASnapshot(t *testing.T) {
 	nodes, _, _ := startNets(t, []int64{1, 2}, nil, nil)
 	leader, learner := nodes[1], nodes[2]
-	leader.SetRole(zab.RoleLeading)
 
 	learner.SendPeer([]zab.PeerMessage{followerInfo(1, 2)})
 	ev := leader.nextQuorum(t).(zab.PeerPacket)
@@ -78,7 +77,6 @@ func TestLearnerAndLeaderExchangePacketsAndASnapshot(t *testing.T) {
 func TestSnapStreamedInPiecesArrivesWhole(t *testing.T) {
 	nodes, _, _ := startNets(t, []int64{1, 2}, nil, nil)
 	leader, learner := nodes[1], nodes[2]
-	leader.SetRole(zab.RoleLeading)
 	learner.SendPeer([]zab.PeerMessage{followerInfo(1, 2)})
 	require.Equal(t, wire.PacketFollowerInfo, leader.nextQuorum(t).(zab.PeerPacket).Packet.Type)
 
@@ -97,20 +95,15 @@ func TestSnapStreamedInPiecesArrivesWhole(t *testing.T) {
 	learner.noEventQueued(t)
 }
 
-// A learner that reaches a member still looking waits until it leads; one
-// that reaches a follower is refused and hears of it.
-func TestLearnerHeldWhileLookingRefusedByFollower(t *testing.T) {
-	nodes, _, _ := startNets(t, []int64{1, 2, 3}, nil, nil)
+// A learner's connection reaches the core at once, whatever the member's
+// role (the core holds or refuses it); the core's close reaches the
+// learner as a lost connection.
+func TestLearnerConnectionReachesTheCore(t *testing.T) {
+	nodes, _, _ := startNets(t, []int64{1, 2}, nil, nil)
 	nodes[2].SendPeer([]zab.PeerMessage{followerInfo(1, 2)})
-	nodes[1].log.waitLog(t, "holding a learner", "server=2")
-	nodes[1].noEventQueued(t)
-	nodes[1].SetRole(zab.RoleLeading)
 	assert.Equal(t, wire.PacketFollowerInfo, nodes[1].nextQuorum(t).(zab.PeerPacket).Packet.Type)
-
-	nodes[3].SetRole(zab.RoleFollowing)
-	nodes[2].SendPeer([]zab.PeerMessage{followerInfo(3, 2)})
-	assert.Equal(t, zab.PeerDisconnected{Peer: 3}, nodes[2].nextQuorum(t))
-	nodes[3].log.waitLog(t, "refusing a learner", "server=2", "this server is following")
+	nodes[1].SendPeer([]zab.PeerMessage{{To: 2, Kind: zab.PeerClose}})
+	assert.Equal(t, zab.PeerDisconnected{Peer: 1}, nodes[2].nextQuorum(t))
 }
 
 func TestUnreachableLeaderIsReported(t *testing.T) {
@@ -136,7 +129,6 @@ func rawQuorum(t *testing.T, addr string, send ...[]byte) net.Conn {
 func TestQuorumPortRefusesBadPeers(t *testing.T) {
 	nodes, _, _ := startNets(t, []int64{1, 2}, []int64{3}, func(c *Config) { c.HandshakeTimeout = 200 * time.Millisecond })
 	leader := nodes[1]
-	leader.SetRole(zab.RoleLeading)
 	addr := leader.QuorumAddr().String()
 	fi := func(sid int64) []byte { m := followerInfo(1, sid); return wire.Marshal(&m.Packet) }
 	oversized := wire.Marshal(&wire.QuorumPacket{Type: wire.PacketAck})
@@ -182,7 +174,6 @@ func TestQuorumPortRefusesBadPeers(t *testing.T) {
 func TestNewLearnerConnectionReplacesTheOld(t *testing.T) {
 	nodes, _, _ := startNets(t, []int64{1}, []int64{3}, nil)
 	leader := nodes[1]
-	leader.SetRole(zab.RoleLeading)
 	m := followerInfo(1, 3)
 	first := rawQuorum(t, leader.QuorumAddr().String(), wire.Marshal(&m.Packet))
 	assert.Equal(t, int64(3), leader.nextQuorum(t).(zab.PeerPacket).From)
@@ -201,7 +192,6 @@ func TestSlowLearnerLosesItsConnection(t *testing.T) {
 		c.WriteTimeout = time.Hour
 	})
 	leader := nodes[1]
-	leader.SetRole(zab.RoleLeading)
 	m := followerInfo(1, 3)
 	nc := rawQuorum(t, leader.QuorumAddr().String(), wire.Marshal(&m.Packet))
 	assert.Equal(t, int64(3), leader.nextQuorum(t).(zab.PeerPacket).From)
