@@ -20,7 +20,10 @@ import (
 // a fake disk per member whose durability a test may hold back, and one
 // virtual clock. Nothing moves unless the test says so (Deliver,
 // Stabilize, Advance), so a test drives any interleaving it wants, and
-// every step is written to Trace as a line a reader can follow.
+// every step is written to Trace as a line a reader can follow. It carries
+// out each Ready itself rather than through zab/member, because its disks are
+// data a test writes and holds at will: it checks the core's contract, and
+// the simulator checks zab/member's.
 type Cluster struct {
 	t     TB
 	Now   zab.Time
