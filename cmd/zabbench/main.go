@@ -14,8 +14,16 @@
 // client's next write succeeds) and rejoin (restart of the killed member
 // until it serves); -svg DIR writes a bar chart per figure.
 //
+// With -fill N each server, standalone, is filled with N znodes instead
+// (N/1000 parents under the root with the rest spread evenly under them,
+// 10-character names, 100 bytes of data, as datatree's benchmarks build
+// theirs); the table gives its resident set's growth per znode, and the
+// time a restart on the same data directory takes until it serves a read
+// of the last znode (snapshot load and log replay).
+//
 //	go run ./cmd/zabbench -duration 10s
 //	go run ./cmd/zabbench -n 3 -duration 10s -svg docs/bench
+//	go run ./cmd/zabbench -fill 1000000 -zk-heap 3g
 package main
 
 import (
@@ -56,6 +64,11 @@ type options struct {
 	// syncNodes, if set, adds the synchronization phase: the tree grows to
 	// this many znodes, then a follower is brought back by SNAP and by DIFF.
 	syncNodes int
+	// fill, if set, replaces the throughput phases: each server is filled
+	// with this many znodes, its resident set measured, and restarted.
+	fill    int
+	zabdEnv []string // KEY=VALUE added to zabd's environment
+	zkHeap  string   // ZooKeeper's JVM -Xmx
 }
 
 func main() {
@@ -72,7 +85,19 @@ func main() {
 	flag.StringVar(&o.svgDir, "svg", "", "with -n: write a bar chart per figure into this directory")
 	flag.IntVar(&o.syncNodes, "sync-nodes", 0, "with -n: grow the tree to this many znodes and time a follower's SNAP and DIFF synchronization")
 	flag.DurationVar(&o.electionWait, "election-wait", 0, "with -n: fastleader.minNotificationInterval for both, and zabd's fastleader.finalizeWait (default: ZooKeeper's 200ms)")
+	flag.IntVar(&o.fill, "fill", 0, "standalone: fill each server with this many znodes (100 bytes each), report RSS growth per znode and time a restart until it serves")
+	flag.Func("zabd-env", "KEY=VALUE to add to zabd's environment (repeatable), e.g. GOMEMLIMIT=400MiB", func(s string) error {
+		if !strings.Contains(s, "=") {
+			return errors.New("want KEY=VALUE")
+		}
+		o.zabdEnv = append(o.zabdEnv, s)
+		return nil
+	})
+	flag.StringVar(&o.zkHeap, "zk-heap", "", "ZooKeeper's JVM maximum heap (-Xmx; default "+zkprocess.Heap+")")
 	flag.Parse()
+	if o.zkHeap != "" {
+		zkprocess.Heap = o.zkHeap
+	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "zabbench:", err)
 		os.Exit(1)
@@ -102,6 +127,9 @@ func run(o options) error {
 	}
 	if o.members > 1 {
 		return runEnsemble(o, dir)
+	}
+	if o.fill > 0 {
+		return runFill(o, dir)
 	}
 	var results []result
 	zabd, err := startZabd(o, dir)
@@ -376,6 +404,9 @@ func startZabd(o options, dir string) (*zabdProcess, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
 	cfg := filepath.Join(dir, "zabd.cfg")
 	text := fmt.Sprintf("tickTime=2000\ndataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n4lw.commands.whitelist=*\nmaxClientCnxns=0\n",
 		filepath.Join(dir, "zabd-data"), port)
@@ -388,6 +419,7 @@ func startZabd(o options, dir string) (*zabdProcess, error) {
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stderr = os.Stderr
+	cmd.Env = append(os.Environ(), o.zabdEnv...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -405,7 +437,7 @@ func startZabd(o options, dir string) (*zabdProcess, error) {
 			p.stop()
 			return nil, fmt.Errorf("zabd did not start on %s", p.addr)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -169,6 +169,11 @@ func Start(ctx context.Context, dir string, extra map[string]string) (*Server, e
 	return s, nil
 }
 
+// Heap is the JVM's maximum heap (-Xmx) for the servers JavaCommand starts:
+// enough for tests and the benchmarks' small trees; a benchmark that grows
+// a large tree raises it.
+var Heap = "512m"
+
 // JavaCommand is the JVM running one of ZooKeeper's main classes
 // (ZooKeeperServerMain standalone, QuorumPeerMain for an ensemble member)
 // on the zoo.cfg at cfgPath, logging under logDir.
@@ -180,7 +185,7 @@ func JavaCommand(mainClass, cfgPath, logDir string) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	return exec.Command("java", "-Xmx512m", "-cp", strings.Join(jars, ":"),
+	return exec.Command("java", "-Xmx"+Heap, "-cp", strings.Join(jars, ":"),
 		"-Dzookeeper.log.dir="+logDir, mainClass, cfgPath), nil
 }
 
