@@ -161,24 +161,25 @@ func (t *Tree) createNode(path string, data []byte, acl []wire.ACL, owner int64,
 	if !ok || path == "/" {
 		return wire.Stat{}, wire.ErrNoNode, events
 	}
-	parent := t.nodes[parentPath]
+	parent := t.nodes.get(parentPath)
 	if parent == nil {
 		return wire.Stat{}, wire.ErrNoNode, events
 	}
-	if t.nodes[path] != nil {
+	if t.nodes.get(path) != nil {
 		return wire.Stat{}, wire.ErrNodeExists, events
 	}
 	t.raiseNodeCversion(parentPath, parent, parentCVersion, zxid)
 	n := &node{
-		slot: childrenSorted,
-		data: data,
-		acl:  t.acls.ref(acl),
-		stat: stored{czxid: zxid, mzxid: zxid, pzxid: zxid, ctime: time, mtime: time, owner: owner},
+		path:  path,
+		slot:  childrenSorted,
+		acl:   t.acls.ref(acl),
+		czxid: zxid, mzxid: zxid, pzxid: zxid, ctime: time, mtime: time, owner: owner,
 	}
-	t.nodes[path] = n
-	t.dataSize += nodeSize(path, n.data)
-	t.link(parent, name, n)
-	n.digest = t.nodeDigest(path, n.data, &n.stat)
+	n.setData(data)
+	t.nodes.put(n)
+	t.dataSize += nodeSize(path, data)
+	t.link(parent, n)
+	n.digest = t.digestOf(path, n)
 	t.digest += int64(n.digest)
 	t.trackKind(path, owner)
 	t.quotaNodeCreated(parentPath, name)
@@ -194,7 +195,7 @@ func (t *Tree) raiseCversion(path string, cversion int32, zxid int64) {
 	if !ok {
 		return
 	}
-	if parent := t.nodes[parentPath]; parent != nil {
+	if parent := t.nodes.get(parentPath); parent != nil {
 		t.raiseNodeCversion(parentPath, parent, cversion, zxid)
 	}
 }
@@ -203,11 +204,11 @@ func (t *Tree) raiseCversion(path string, cversion int32, zxid int64) {
 // more than it is) and its pzxid to zxid, where that raises its cversion.
 func (t *Tree) raiseNodeCversion(path string, n *node, cversion int32, zxid int64) {
 	if cversion == -1 {
-		cversion = n.stat.cversion + 1
+		cversion = n.cversion + 1
 	}
-	if cversion > n.stat.cversion {
-		n.stat.cversion = cversion
-		n.stat.pzxid = zxid
+	if cversion > n.cversion {
+		n.cversion = cversion
+		n.pzxid = zxid
 		t.setDigest(path, n)
 	}
 }
@@ -219,16 +220,16 @@ func (t *Tree) deleteNode(path string, zxid int64, events []WatchEvent) (wire.Er
 	if !ok || path == "/" {
 		return wire.ErrNoNode, events
 	}
-	parent := t.nodes[parentPath]
+	parent := t.nodes.get(parentPath)
 	if parent == nil {
 		return wire.ErrNoNode, events
 	}
-	n := t.nodes[path]
+	n := t.nodes.get(path)
 	if n != nil {
 		t.unlink(parent, n)
 	}
-	if zxid > parent.stat.pzxid {
-		parent.stat.pzxid = zxid
+	if zxid > parent.pzxid {
+		parent.pzxid = zxid
 		t.setDigest(parentPath, parent)
 	}
 	if n == nil {
@@ -238,7 +239,7 @@ func (t *Tree) deleteNode(path string, zxid int64, events []WatchEvent) (wire.Er
 	// subtree goes with it so that no node is left without a parent.
 	for len(n.kids()) > 0 {
 		c := n.kids()[len(n.kids())-1]
-		_, events = t.deleteNode(joinPath(path, c.name), zxid, events)
+		_, events = t.deleteNode(joinPath(path, c.name()), zxid, events)
 	}
 	acl := t.acls.list(n.acl)
 	t.removeNode(path, parentPath, name, n)
@@ -248,13 +249,13 @@ func (t *Tree) deleteNode(path string, zxid int64, events []WatchEvent) (wire.Er
 
 // removeNode forgets a node already unlinked from its parent.
 func (t *Tree) removeNode(path, parentPath, name string, n *node) {
-	delete(t.nodes, path)
-	t.dataSize -= nodeSize(path, n.data)
+	t.nodes.remove(path)
+	t.dataSize -= nodeSize(path, n.data())
 	t.digest -= int64(n.digest)
 	t.acls.release(n.acl)
-	t.untrackKind(path, n.stat.owner)
+	t.untrackKind(path, n.owner)
 	t.quotaNodeDeleted(parentPath, name)
-	t.updateQuotaUsage(path, -int64(len(n.data)), -1)
+	t.updateQuotaUsage(path, -int64(n.dataLen), -1)
 }
 
 // setData is DataTree.setData: version is the node's new version.
@@ -263,12 +264,12 @@ func (t *Tree) setData(path string, data []byte, version int32, zxid, time int64
 	if n == nil {
 		return wire.Stat{}, wire.ErrNoNode, events
 	}
-	old := len(n.data)
+	old := int(n.dataLen)
 	t.dataSize += int64(len(data) - old)
-	n.data = data
-	n.stat.mtime = time
-	n.stat.mzxid = zxid
-	n.stat.version = version
+	n.setData(data)
+	n.mtime = time
+	n.mzxid = zxid
+	n.version = version
 	t.setDigest(canonical(path), n)
 	t.updateQuotaUsage(canonical(path), int64(len(data)-old), 0)
 	t.countWrite(path, len(data))
@@ -283,7 +284,7 @@ func (t *Tree) setACL(path string, acl []wire.ACL, version int32) (wire.Stat, wi
 	}
 	t.acls.release(n.acl)
 	n.acl = t.acls.ref(acl)
-	n.stat.aversion = version
+	n.aversion = version
 	t.setDigest(canonical(path), n)
 	return t.visibleStat(n), wire.ErrOK
 }

@@ -105,14 +105,14 @@ func FuzzApply(f *testing.F) {
 			tr.Apply(&txn, nil)
 		}
 		var sum int64
-		for p, n := range tr.nodes {
-			sum += int64(tr.nodeDigest(p, n.data, &n.stat))
+		for p, n := range allNodes(tr) {
+			sum += int64(tr.digestOf(p, n))
 			if p == "/" {
 				continue
 			}
 			parentPath, name, ok := splitPath(p)
-			parent := tr.nodes[parentPath]
-			if !ok || parent == nil || parent.kids()[n.index()].node != n || parent.kids()[n.index()].name != name {
+			parent := tr.nodes.get(parentPath)
+			if !ok || parent == nil || parent.kids()[n.index()] != n || n.name() != name {
 				t.Fatalf("node %q is not linked under its parent", p)
 			}
 		}

@@ -53,3 +53,10 @@ func (h *harness) stat(path string) wire.Stat {
 	require.Equal(h.t, wire.ErrOK, err, "exists %s", path)
 	return st
 }
+
+// allNodes returns the tree's nodes by path.
+func allNodes(t *Tree) map[string]*node {
+	out := make(map[string]*node, t.NodeCount())
+	t.nodes.each(func(n *node) { out[n.path] = n })
+	return out
+}

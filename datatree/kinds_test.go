@@ -38,7 +38,7 @@ func TestContainerRemoval(t *testing.T) {
 	r := h.createContainer("/c")
 	require.Equal(t, wire.ErrOK, r.Err)
 	assert.Zero(t, r.Stat.EphemeralOwner, "a container shows ephemeralOwner 0")
-	assert.Equal(t, containerOwner, h.tree.nodes["/c"].stat.owner, "stored as Long.MIN_VALUE")
+	assert.Equal(t, containerOwner, h.tree.nodes.get("/c").owner, "stored as Long.MIN_VALUE")
 	h.createContainer("/c/c2")
 	h.mustCreate("/c/c2/leaf")
 	h.createContainer("/unused")
@@ -103,7 +103,7 @@ func TestTTLRemoval(t *testing.T) {
 	r = createTTL(h, "/t", wire.ModePersistentWithTTL, 100)
 	require.Equal(t, wire.ErrOK, r.Err)
 	assert.Zero(t, r.Stat.EphemeralOwner, "a TTL node shows ephemeralOwner 0")
-	assert.Equal(t, ttlOwner(100), h.tree.nodes["/t"].stat.owner, "stored with the TTL in ephemeralOwner")
+	assert.Equal(t, ttlOwner(100), h.tree.nodes.get("/t").owner, "stored with the TTL in ephemeralOwner")
 	tCreated := h.now
 	r = createTTL(h, "/s-", wire.ModePersistentSequentialWithTTL, 200)
 	assert.Equal(t, "/s-0000000001", r.Path)
@@ -115,7 +115,7 @@ func TestTTLRemoval(t *testing.T) {
 	h.mustCreate("/s-0000000001/kid")
 	assert.Empty(t, reapPaths(h.tree, tCreated+101, 0), "modified since")
 	assert.Equal(t, []string{"/t"}, reapPaths(h.tree, sCreated+1000, 0), "a TTL node with a child stays")
-	h.now = h.tree.nodes["/t"].stat.mtime + 101
+	h.now = h.tree.nodes.get("/t").mtime + 101
 	res := h.reap(0)
 	assert.Equal(t, []Result{{Op: wire.OpDeleteContainer, Path: "/t"}}, res)
 }

@@ -12,7 +12,7 @@ import (
 // on every mntr, srvr or /metrics scrape stalled the event loop for a
 // tenth of a second each).
 func (t *Tree) ApproximateDataSize() int64 {
-	return t.dataSize + int64(len(t.root.data)) // and the "" alias
+	return t.dataSize + int64(t.root.dataLen) // and the "" alias
 }
 
 // nodeSize is one node map entry's share of ApproximateDataSize.
@@ -20,7 +20,7 @@ func nodeSize(path string, data []byte) int64 { return int64(utf16Len(path)) + i
 
 // ZooKeeperNodeCount is znode_count as ZooKeeper reports it: its node map's
 // size, in which the root is there twice ("" and "/").
-func (t *Tree) ZooKeeperNodeCount() int { return len(t.nodes) + 1 }
+func (t *Tree) ZooKeeperNodeCount() int { return t.nodes.len() + 1 }
 
 func utf16Len(s string) int {
 	n := 0
@@ -50,7 +50,7 @@ func (t *Tree) QuotaMetrics() map[string]QuotaUsage {
 		kids := n.kids()
 		if len(kids) > 0 {
 			for _, c := range kids {
-				walk(path+"/"+c.name, c.node)
+				walk(c.path, c)
 			}
 			return
 		}
@@ -63,8 +63,8 @@ func (t *Tree) QuotaMetrics() map[string]QuotaUsage {
 		if len(parts) < 2 {
 			return
 		}
-		st, ok := parseStats(n.data)
-		if !ok || len(n.data) == 0 {
+		st, ok := parseStats(n.data())
+		if !ok || n.dataLen == 0 {
 			return
 		}
 		q := out[parts[1]]
@@ -79,7 +79,7 @@ func (t *Tree) QuotaMetrics() map[string]QuotaUsage {
 		}
 		out[parts[1]] = q
 	}
-	if n := t.nodes[quotaPath]; n != nil {
+	if n := t.nodes.get(quotaPath); n != nil {
 		walk(quotaPath, n)
 	}
 	return out

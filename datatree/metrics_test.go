@@ -51,9 +51,9 @@ func TestQuotaMetrics(t *testing.T) {
 // DataTree.approximateDataSize walks its node map (the root twice): what
 // the kept figure must equal.
 func walkedDataSize(t *Tree) int64 {
-	size := int64(len(t.root.data))
-	for path, n := range t.nodes {
-		size += int64(utf16Len(path)) + int64(len(n.data))
+	size := int64(len(t.root.data()))
+	for path, n := range allNodes(t) {
+		size += int64(utf16Len(path)) + int64(len(n.data()))
 	}
 	return size
 }

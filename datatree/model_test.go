@@ -407,9 +407,9 @@ func requireMatchesModel(t *rapid.T, tr *Tree, m *model) {
 		st, code := tr.Exists(p, false, 0)
 		require.Equal(t, wire.ErrOK, code, "exists %s", p)
 		require.Equal(t, m.stat(p), st, "stat of %s", p)
-		tn := tr.nodes[p]
-		require.Equal(t, string(n.data), string(tn.data), "data of %s", p)
-		require.Equal(t, n.data == nil, tn.data == nil, "null data of %s", p)
+		tn := tr.nodes.get(p)
+		require.Equal(t, string(n.data), string(tn.data()), "data of %s", p)
+		require.Equal(t, n.data == nil, tn.data() == nil, "null data of %s", p)
 		require.Equal(t, n.acl, tr.acls.list(tn.acl), "ACL of %s", p)
 		kids, _, code := tr.GetChildren(p, []wire.Id{{Scheme: "super"}}, false, 0)
 		require.Equal(t, wire.ErrOK, code)
@@ -426,8 +426,8 @@ func requireMatchesModel(t *rapid.T, tr *Tree, m *model) {
 		require.Equal(t, fmt.Sprint(want), fmt.Sprint(tr.Ephemerals(s)), "ephemerals of %d", s)
 	}
 	var sum int64
-	for p, n := range tr.nodes {
-		sum += int64(tr.nodeDigest(p, n.data, &n.stat))
+	for p, n := range allNodes(tr) {
+		sum += int64(tr.digestOf(p, n))
 	}
 	require.Equal(t, sum, tr.Digest(), "incremental digest")
 }

@@ -57,8 +57,8 @@ func (t *Tree) record(path string) (c *change, ok bool) {
 	return &change{
 		zxid:     -1,
 		path:     canonical(path),
-		stat:     n.stat,
-		data:     n.data,
+		stat:     n.stat(),
+		data:     n.data(),
 		acl:      t.acls.list(n.acl),
 		children: int32(len(n.kids())),
 		digest:   n.digest,

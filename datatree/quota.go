@@ -137,21 +137,21 @@ func (t *Tree) quotaNodeDeleted(parentPath, name string) {
 // (DataTree.updateQuotaForPath).
 func (t *Tree) recountQuota(path string) {
 	statPath := quotaNodePath(path, quotaStatNode)
-	statNode := t.nodes[statPath]
+	statNode := t.nodes.get(statPath)
 	if statNode == nil {
 		return
 	}
 	var count, bytes int64
-	if n := t.nodes[path]; n != nil {
+	if n := t.nodes.get(path); n != nil {
 		count, bytes = subtreeUsage(n)
 	}
 	t.replaceQuotaStats(statPath, statNode, statsTrack{"count": count, "bytes": bytes})
 }
 
 func subtreeUsage(n *node) (count, bytes int64) {
-	count, bytes = 1, int64(len(n.data))
+	count, bytes = 1, int64(n.dataLen)
 	for _, c := range n.kids() {
-		cc, cb := subtreeUsage(c.node)
+		cc, cb := subtreeUsage(c)
 		count += cc
 		bytes += cb
 	}
@@ -166,11 +166,11 @@ func quotaNodePath(path, name string) string { return quotaPath + path + "/" + n
 // quotaStatNode): n is nil when there is no such node, and ok is false when
 // its data does not parse.
 func (t *Tree) quotaStats(path, name string) (n *node, st statsTrack, ok bool) {
-	n = t.nodes[quotaNodePath(path, name)]
+	n = t.nodes.get(quotaNodePath(path, name))
 	if n == nil {
 		return nil, nil, false
 	}
-	st, ok = parseStats(n.data)
+	st, ok = parseStats(n.data())
 	return n, st, ok
 }
 
@@ -178,8 +178,8 @@ func (t *Tree) quotaStats(path, name string) (n *node, st statsTrack, ok bool) {
 // as ZooKeeper does.
 func (t *Tree) replaceQuotaStats(path string, n *node, st statsTrack) {
 	data := st.bytes()
-	t.dataSize += int64(len(data) - len(n.data))
-	n.data = data
+	t.dataSize += int64(len(data) - int(n.dataLen))
+	n.setData(data)
 	t.setDigest(path, n)
 }
 

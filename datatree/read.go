@@ -17,8 +17,8 @@ func (t *Tree) GetData(path string, auth []wire.Id, watch bool, w WatcherID) ([]
 	if watch {
 		t.watches.add(inData, path, w, modeStandard)
 	}
-	t.countRead(path, len(n.data))
-	return n.data, t.visibleStat(n), wire.ErrOK
+	t.countRead(path, int(n.dataLen))
+	return n.data(), t.visibleStat(n), wire.ErrOK
 }
 
 // readable looks up path for a read that needs READ: the node, or nil with
@@ -75,15 +75,15 @@ func (t *Tree) GetChildren(path string, auth []wire.Id, watch bool, w WatcherID)
 func childNames(n *node) []string {
 	if !n.sortedChildren() {
 		kids := n.kids()
-		sort.Slice(kids, func(i, j int) bool { return kids[i].name < kids[j].name })
+		sort.Slice(kids, func(i, j int) bool { return kids[i].name() < kids[j].name() })
 		for i, c := range n.kids() {
-			c.node.setIndex(i)
+			c.setIndex(i)
 		}
 		n.setSortedChildren(true)
 	}
 	names := make([]string, len(n.kids()))
 	for i, c := range n.kids() {
-		names[i] = c.name
+		names[i] = c.name()
 	}
 	return names
 }
@@ -151,9 +151,9 @@ func (t *Tree) GetAllChildrenNumber(path string, auth []wire.Id) (int32, wire.Er
 	}
 	switch path {
 	case "/":
-		return int32(len(t.nodes) - 1), wire.ErrOK
+		return int32(t.nodes.len() - 1), wire.ErrOK
 	case "":
-		return int32(len(t.nodes)), wire.ErrOK
+		return int32(t.nodes.len()), wire.ErrOK
 	}
 	return int32(countDescendants(n)), wire.ErrOK
 }
@@ -161,8 +161,8 @@ func (t *Tree) GetAllChildrenNumber(path string, auth []wire.Id) (int32, wire.Er
 func countDescendants(n *node) int {
 	c := len(n.kids())
 	for _, ch := range n.kids() {
-		if len(ch.node.kids()) > 0 {
-			c += countDescendants(ch.node)
+		if len(ch.kids()) > 0 {
+			c += countDescendants(ch)
 		}
 	}
 	return c

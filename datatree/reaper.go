@@ -18,29 +18,29 @@ import (
 func (t *Tree) ReapCandidates(nowMs, maxNeverUsedMs int64) []Request {
 	var paths []string // chosen, each named by its node in the request
 	for p := range t.containers {
-		n := t.nodes[p]
+		n := t.nodes.get(p)
 		if n == nil || len(n.kids()) > 0 {
 			continue
 		}
-		if n.stat.cversion > 0 || (maxNeverUsedMs != 0 && nowMs-n.stat.mtime > maxNeverUsedMs) {
+		if n.cversion > 0 || (maxNeverUsedMs != 0 && nowMs-n.mtime > maxNeverUsedMs) {
 			paths = append(paths, p)
 		}
 	}
 	for p := range t.ttls {
-		n := t.nodes[p]
-		if n == nil || len(n.kids()) > 0 || t.kindOf(n.stat.owner) != kindTTL {
+		n := t.nodes.get(p)
+		if n == nil || len(n.kids()) > 0 || t.kindOf(n.owner) != kindTTL {
 			continue
 		}
-		if ttl := ttlOf(n.stat.owner); ttl != 0 && nowMs-n.stat.mtime > ttl {
+		if ttl := ttlOf(n.owner); ttl != 0 && nowMs-n.mtime > ttl {
 			paths = append(paths, p)
 		}
 	}
 	sort.Strings(paths)
 	reqs := make([]Request, len(paths))
 	for i, p := range paths {
-		n := t.nodes[p]
+		n := t.nodes.get(p)
 		reqs[i] = Request{Op: wire.OpDeleteContainer, Body: &wire.PathRequest{Path: p}, Internal: true,
-			ReapCzxid: n.stat.czxid, ReapMzxid: n.stat.mzxid}
+			ReapCzxid: n.czxid, ReapMzxid: n.mzxid}
 	}
 	return reqs
 }

@@ -90,8 +90,8 @@ func (s *Snapshot) Step(e *wire.Encoder, maxNodes int) (done bool) {
 		}
 		path := joinPath(top.path, top.names[top.next])
 		top.next++
-		n := s.t.nodes[path]
-		if n == nil || n.stat.czxid > s.zxid {
+		n := s.t.nodes.get(path)
+		if n == nil || n.czxid > s.zxid {
 			continue
 		}
 		s.writeNode(e, path, n)
@@ -113,9 +113,10 @@ func (s *Snapshot) push(path string, n *node) {
 
 func (s *Snapshot) writeNode(e *wire.Encoder, path string, n *node) {
 	e.WriteString(path)
-	e.WriteBuffer(n.data)
+	e.WriteBuffer(n.data())
 	e.WriteLong(n.acl)
-	st := n.stat.persisted()
+	stat := n.stat()
+	st := stat.persisted()
 	st.Encode(e)
 }
 
@@ -201,20 +202,22 @@ func Load(cfg Config, d *wire.Decoder, lastZxid int64) (*Tree, error) {
 			break
 		}
 		n := &node{slot: childrenSorted}
-		n.data = d.ReadBuffer()
+		n.setData(d.ReadBuffer())
 		n.acl = d.ReadLong()
 		var st wire.StatPersisted
 		st.Decode(d)
 		if d.Err() != nil {
 			return nil, fail("node " + quoted(path))
 		}
-		n.stat = storedFrom(&st)
+		stat := storedFrom(&st)
+		n.setStat(&stat)
 		if path == "" {
 			if t.root != nil {
 				return nil, &SnapshotError{Offset: at, Reason: "root twice"}
 			}
 			t.root = n
-			t.insertLoaded("/", n)
+			n.path = "/"
+			t.insertLoaded(n)
 			t.acls.addUsage(n.acl)
 			t.acls.last = max(t.acls.last, n.acl)
 			continue
@@ -225,15 +228,16 @@ func Load(cfg Config, d *wire.Decoder, lastZxid int64) (*Tree, error) {
 		if !ok {
 			return nil, &SnapshotError{Offset: at, Reason: "path without a parent " + quoted(path)}
 		}
-		parent := t.nodes[parentPath]
+		parent := t.nodes.get(parentPath)
 		if parent == nil {
 			return nil, &SnapshotError{Offset: at, Reason: "node " + quoted(path) + " before its parent"}
 		}
-		if t.nodes[path] != nil {
+		if t.nodes.get(path) != nil {
 			return nil, &SnapshotError{Offset: at, Reason: "node " + quoted(path) + " twice"}
 		}
-		t.insertLoaded(path, n)
-		t.link(parent, path[lastSlash(path)+1:], n)
+		n.path = path
+		t.insertLoaded(n)
+		t.link(parent, n)
 		t.acls.addUsage(n.acl)
 		// A reference the map lacks must not be handed out again to
 		// another list.
@@ -259,10 +263,17 @@ func quoted(s string) string {
 func (t *Tree) setupQuotas() {
 	suffix := "/" + quotaLimitNode
 	var limits []string
-	for p, n := range t.nodes {
-		if len(n.kids()) == 0 && strings.HasPrefix(p, quotaPath+"/") && strings.HasSuffix(p, suffix) {
-			limits = append(limits, p)
+	var walk func(n *node)
+	walk = func(n *node) {
+		for _, c := range n.kids() {
+			if len(c.kids()) == 0 && strings.HasSuffix(c.path, suffix) {
+				limits = append(limits, c.path)
+			}
+			walk(c)
 		}
+	}
+	if q := t.nodes.get(quotaPath); q != nil {
+		walk(q)
 	}
 	for _, p := range limits {
 		target := p[len(quotaPath) : len(p)-len(suffix)]

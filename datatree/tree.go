@@ -1,6 +1,8 @@
 package datatree
 
 import (
+	"unsafe"
+
 	"github.com/zabd/zabd/wire"
 )
 
@@ -22,25 +24,67 @@ type stored struct {
 	owner               int64 // session, or the container / TTL encoding
 }
 
-// node is a znode. Its path is the key it is stored under and its name is
-// kept in its parent's children, next to the pointer, so that listing
-// children reads one slice. Children are kept in the order creates and
-// deletes leave them; the first listing after a change that broke the order
-// sorts them (sequential creates keep it).
+// node is a znode, laid out in 112 bytes (a Go size class; TestNodeSize
+// keeps it there): the stored stat's fields without padding, the ACL
+// reference, the digest term, the data as pointer and length, the children
+// and the path. The path is the node's key in the tree's index and the only
+// copy of its name, the part after its last '/'; a parent keeps its
+// children as node pointers, in the order creates and deletes leave them,
+// and the first listing after a change that broke the order sorts them
+// (sequential creates keep it).
 type node struct {
-	data     []byte   // never modified in place, so readers may alias it; nil (jute's null buffer) stays nil
-	children *[]child // nil for a leaf (most nodes), which saves a slice header per node
-	stat     stored
-	acl      int64  // reference into the ACL cache (-1 = world:anyone ALL)
-	slot     uint32 // position in the parent's children, and childrenSorted
-	digest   uint32 // this node's digest term (0 under /zookeeper/)
+	czxid, mzxid, pzxid int64
+	ctime, mtime        int64
+	owner               int64 // session, or the container / TTL encoding
+	version             int32
+	cversion            int32 // children ever created (deletes do not count)
+	aversion            int32
+	slot                uint32 // position in the parent's children, and childrenSorted
+	acl                 int64  // reference into the ACL cache (-1 = world:anyone ALL)
+	digest              uint32 // this node's digest term (0 under /zookeeper/)
+	dataLen             uint32
+	// dataPtr is the data's first byte: nil for jute's null buffer, and
+	// &emptyData for an empty one. The data is never modified in place,
+	// so readers may alias it; storing it without a capacity saves the 8
+	// bytes that keep the node in its size class.
+	dataPtr  *byte
+	children *[]*node // nil for a leaf (most nodes), which saves a slice header per node
+	path     string
 }
 
-// child is one entry of a node's children.
-type child struct {
-	name string
-	node *node
+// emptyData is what an empty, non-null data points at.
+var emptyData byte
+
+// data returns n's data; nil for a null buffer.
+func (n *node) data() []byte { return unsafe.Slice(n.dataPtr, n.dataLen) }
+
+// setData makes b n's data, aliasing it: b must never be modified.
+func (n *node) setData(b []byte) {
+	switch {
+	case b == nil:
+		n.dataPtr = nil
+	case len(b) == 0:
+		n.dataPtr = &emptyData
+	default:
+		n.dataPtr = unsafe.SliceData(b)
+	}
+	n.dataLen = uint32(len(b))
 }
+
+// stat returns n's stored stat.
+func (n *node) stat() stored {
+	return stored{czxid: n.czxid, mzxid: n.mzxid, pzxid: n.pzxid, ctime: n.ctime, mtime: n.mtime,
+		version: n.version, cversion: n.cversion, aversion: n.aversion, owner: n.owner}
+}
+
+// setStat sets n's stored stat.
+func (n *node) setStat(s *stored) {
+	n.czxid, n.mzxid, n.pzxid, n.ctime, n.mtime = s.czxid, s.mzxid, s.pzxid, s.ctime, s.mtime
+	n.version, n.cversion, n.aversion, n.owner = s.version, s.cversion, s.aversion, s.owner
+}
+
+// name is the last component of n's path ("" for the root).
+func (n *node) name() string { return n.path[lastSlash(n.path)+1:] }
 
 // childrenSorted is the bit of node.slot that says the node's own children
 // are in name order; the other bits are the node's position in its parent.
@@ -60,7 +104,7 @@ func (n *node) setSortedChildren(sorted bool) {
 // Tree is a ZooKeeper data tree. The zero value is not usable; call New or Load.
 type Tree struct {
 	cfg    Config
-	nodes  map[string]*node // by path; the root is "/"
+	nodes  pathIndex // by path; the root is "/"
 	root   *node
 	acls   aclCache
 	digest int64 // sum of every node's digest term (wrapping, as Java's long)
@@ -85,25 +129,27 @@ type Tree struct {
 // /zookeeper, /zookeeper/quota and /zookeeper/config (ACL world:anyone READ).
 func New(cfg Config) *Tree {
 	t := newEmpty(cfg)
-	t.root = &node{data: []byte{}, acl: openACLRef, slot: childrenSorted}
-	t.insertLoaded("/", t.root)
+	t.root = &node{path: "/", acl: openACLRef, slot: childrenSorted}
+	t.root.setData([]byte{})
+	t.insertLoaded(t.root)
 	for _, p := range []string{zookeeperPath, quotaPath, configPath} {
-		n := &node{data: []byte{}, acl: openACLRef, slot: childrenSorted}
-		t.insertLoaded(p, n)
-		t.link(t.nodes[parentOf(p)], p[lastSlash(p)+1:], n)
+		n := &node{path: p, acl: openACLRef, slot: childrenSorted}
+		n.setData([]byte{})
+		t.insertLoaded(n)
+		t.link(t.nodes.get(parentOf(p)), n)
 	}
 	// ZooKeeper sets this ACL with setACL(..., version -1), which stores -1
 	// as the aversion.
-	cfgNode := t.nodes[configPath]
+	cfgNode := t.nodes.get(configPath)
 	cfgNode.acl = t.acls.ref(wire.ReadACLUnsafe)
-	cfgNode.stat.aversion = -1
+	cfgNode.aversion = -1
 	return t
 }
 
 func newEmpty(cfg Config) *Tree {
 	return &Tree{
 		cfg:        cfg,
-		nodes:      make(map[string]*node),
+		nodes:      newPathIndex(),
 		acls:       newACLCache(),
 		ephemerals: make(map[int64]*ephemeralSet),
 		containers: make(map[string]struct{}),
@@ -114,35 +160,35 @@ func newEmpty(cfg Config) *Tree {
 	}
 }
 
-// insertLoaded puts n under path and accounts its digest and kind; the
-// caller links it to its parent.
-func (t *Tree) insertLoaded(path string, n *node) {
-	t.nodes[path] = n
-	t.dataSize += nodeSize(path, n.data)
-	n.digest = t.nodeDigest(path, n.data, &n.stat)
+// insertLoaded indexes n under its path and accounts its digest and kind;
+// the caller links it to its parent.
+func (t *Tree) insertLoaded(n *node) {
+	t.nodes.put(n)
+	t.dataSize += nodeSize(n.path, n.data())
+	n.digest = t.digestOf(n.path, n)
 	t.digest += int64(n.digest)
-	t.trackKind(path, n.stat.owner)
+	t.trackKind(n.path, n.owner)
 }
 
 // kids returns n's children.
-func (n *node) kids() []child {
+func (n *node) kids() []*node {
 	if n.children == nil {
 		return nil
 	}
 	return *n.children
 }
 
-// link appends n, named name, to parent's children.
-func (t *Tree) link(parent *node, name string, n *node) {
+// link appends n to parent's children.
+func (t *Tree) link(parent, n *node) {
 	if parent.children == nil {
-		parent.children = new([]child)
+		parent.children = new([]*node)
 	}
 	kids := *parent.children
-	if last := len(kids) - 1; last >= 0 && name < kids[last].name {
+	if last := len(kids) - 1; last >= 0 && n.name() < kids[last].name() {
 		parent.setSortedChildren(false)
 	}
 	n.setIndex(len(kids))
-	*parent.children = append(kids, child{name: name, node: n})
+	*parent.children = append(kids, n)
 }
 
 // unlink removes n from parent's children in O(1): the last child takes its
@@ -153,10 +199,10 @@ func (t *Tree) unlink(parent, n *node) {
 	if i != last {
 		moved := kids[last]
 		kids[i] = moved
-		moved.node.setIndex(i)
+		moved.setIndex(i)
 		parent.setSortedChildren(false)
 	}
-	kids[last] = child{}
+	kids[last] = nil
 	if last == 0 {
 		parent.children = nil
 		parent.setSortedChildren(true)
@@ -170,12 +216,19 @@ func (t *Tree) lookup(path string) *node {
 	if path == "" {
 		return t.root
 	}
-	return t.nodes[path]
+	return t.nodes.get(path)
+}
+
+// digestOf is n's digest term, n being at path (its own, or the root's
+// alias "").
+func (t *Tree) digestOf(path string, n *node) uint32 {
+	st := n.stat()
+	return t.nodeDigest(path, n.data(), &st)
 }
 
 // setDigest replaces n's digest term after a change to path's data or stat.
 func (t *Tree) setDigest(path string, n *node) {
-	d := t.nodeDigest(path, n.data, &n.stat)
+	d := t.digestOf(path, n)
 	t.digest += int64(d) - int64(n.digest)
 	n.digest = d
 }
@@ -191,7 +244,7 @@ const DigestVersion = 2
 func (t *Tree) LastZxid() int64 { return t.lastZxid }
 
 // NodeCount returns the number of znodes, the root and /zookeeper's included.
-func (t *Tree) NodeCount() int { return len(t.nodes) }
+func (t *Tree) NodeCount() int { return t.nodes.len() }
 
 // kind is a znode's kind as ZooKeeper's EphemeralType derives it from the
 // stored ephemeralOwner.
@@ -270,7 +323,8 @@ func (t *Tree) untrackKind(path string, owner int64) {
 
 // visibleStat is ZooKeeper's DataNode.copyStat: the stat a client sees.
 func (t *Tree) visibleStat(n *node) wire.Stat {
-	return t.visible(&n.stat, len(n.data), len(n.kids()))
+	st := n.stat()
+	return t.visible(&st, int(n.dataLen), len(n.kids()))
 }
 
 func (t *Tree) visible(s *stored, dataLen, numChildren int) wire.Stat {

@@ -416,7 +416,7 @@ func (t *Tree) SetWatches(req *wire.SetWatchesRequest, w WatcherID, events []Wat
 	}
 	steps := []listStep{
 		{req.DataWatches, func(l []string) {
-			oneShot(l, inData, func(n *node) int64 { return n.stat.mzxid }, wire.EventNodeDataChanged)
+			oneShot(l, inData, func(n *node) int64 { return n.mzxid }, wire.EventNodeDataChanged)
 		}},
 		{req.ExistWatches, func(l []string) {
 			for _, p := range l {
@@ -428,7 +428,7 @@ func (t *Tree) SetWatches(req *wire.SetWatchesRequest, w WatcherID, events []Wat
 			}
 		}},
 		{req.ChildWatches, func(l []string) {
-			oneShot(l, inChild, func(n *node) int64 { return n.stat.pzxid }, wire.EventNodeChildrenChanged)
+			oneShot(l, inChild, func(n *node) int64 { return n.pzxid }, wire.EventNodeChildrenChanged)
 		}},
 	}
 	if req.Persistent {

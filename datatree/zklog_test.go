@@ -181,15 +181,15 @@ func requireSameTree(t require.TestingT, want, got *Tree) {
 	if h, ok := t.(interface{ Helper() }); ok {
 		h.Helper()
 	}
-	require.Equal(t, len(want.nodes), len(got.nodes), "node count")
-	for p, n := range want.nodes {
-		g := got.nodes[p]
+	require.Equal(t, want.NodeCount(), got.NodeCount(), "node count")
+	for p, n := range allNodes(want) {
+		g := got.nodes.get(p)
 		require.NotNil(t, g, "missing %s", p)
-		require.Equal(t, n.stat, g.stat, "stat of %s", p)
+		require.Equal(t, n.stat(), g.stat(), "stat of %s", p)
 		if !strings.HasSuffix(p, "/"+quotaStatNode) {
 			// Quota stats are recounted on load (as ZooKeeper does), so a
 			// client's hand-written stats do not survive a restore.
-			require.Equal(t, string(n.data), string(g.data), "data of %s", p)
+			require.Equal(t, string(n.data()), string(g.data()), "data of %s", p)
 		}
 		require.Equal(t, want.acls.list(n.acl), got.acls.list(g.acl), "ACL of %s", p)
 		require.Equal(t, childNames(n), childNames(g), "children of %s", p)
@@ -212,14 +212,14 @@ func modeOwnerDigest(tr *Tree, txn Txn, logged int64) bool {
 	default:
 		return false
 	}
-	n := tr.nodes[path]
-	if n == nil || n.stat.czxid != txn.Header.Zxid {
+	n := tr.nodes.get(path)
+	if n == nil || n.czxid != txn.Header.Zxid {
 		return false
 	}
 	for _, owner := range []int64{containerOwner, 0, txn.Header.ClientID} {
-		as := n.stat
+		as := n.stat()
 		as.owner = owner
-		if tr.Digest()-int64(n.digest)+int64(tr.nodeDigest(path, n.data, &as)) == logged {
+		if tr.Digest()-int64(n.digest)+int64(tr.nodeDigest(path, n.data(), &as)) == logged {
 			return true
 		}
 	}
