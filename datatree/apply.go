@@ -239,7 +239,7 @@ func (t *Tree) deleteNode(path string, zxid int64, events []WatchEvent) (wire.Er
 	// subtree goes with it so that no node is left without a parent.
 	for len(n.kids()) > 0 {
 		c := n.kids()[len(n.kids())-1]
-		_, events = t.deleteNode(joinPath(path, c.name()), zxid, events)
+		_, events = t.deleteNode(joinPath(path, c), zxid, events)
 	}
 	acl := t.acls.list(n.acl)
 	t.removeNode(path, parentPath, name, n)

@@ -14,7 +14,8 @@ import "hash/maphash"
 // never rehashes more than one table's paths at once, and a million-node
 // tree grows without a pause. Each slot has a tag byte: empty, deleted, or
 // 7 bits of the hash, which rules out nearly every other path in the probe
-// sequence without reading its node.
+// sequence without reading its node. Tags and pointers are kept in groups
+// of 8, so that a probe's tag and pointer share a cache line.
 //
 // The hash is seeded per index: no order of the table reaches any output
 // (each iteration over it is sorted or order-independent), and a client
@@ -30,8 +31,20 @@ type indexTable struct {
 	depth   uint8 // the top depth bits of the hash are the same for all its paths
 	used    int   // live entries
 	deleted int   // tombstones
-	tags    []uint8
-	nodes   []*node
+	groups  []indexGroup
+}
+
+type indexGroup struct {
+	tags  [8]uint8
+	nodes [8]*node
+}
+
+func (t *indexTable) slots() int       { return len(t.groups) * 8 }
+func (t *indexTable) tag(i int) uint8  { return t.groups[i>>3].tags[i&7] }
+func (t *indexTable) node(i int) *node { return t.groups[i>>3].nodes[i&7] }
+func (t *indexTable) set(i int, tag uint8, n *node) {
+	g := &t.groups[i>>3]
+	g.tags[i&7], g.nodes[i&7] = tag, n
 }
 
 const (
@@ -50,7 +63,7 @@ func newPathIndex() pathIndex {
 }
 
 func newIndexTable(depth uint8, slots int) *indexTable {
-	return &indexTable{depth: depth, tags: make([]uint8, slots), nodes: make([]*node, slots)}
+	return &indexTable{depth: depth, groups: make([]indexGroup, slots/8)}
 }
 
 func (x *pathIndex) hash(path string) uint64 { return maphash.String(x.seed, path) }
@@ -68,24 +81,58 @@ func home(h uint64, slots int) int { return int(h>>7) & (slots - 1) }
 func (x *pathIndex) get(path string) *node {
 	h := x.hash(path)
 	t := x.table(h)
-	tag, mask := tagOf(h), len(t.tags)-1
-	for i := home(h, len(t.tags)); ; i = (i + 1) & mask {
-		switch t.tags[i] {
+	tag, mask := tagOf(h), t.slots()-1
+	for i := home(h, t.slots()); ; i = (i + 1) & mask {
+		switch t.tag(i) {
 		case tagEmpty:
 			return nil
 		case tag:
-			if n := t.nodes[i]; n.path == path {
+			if n := t.node(i); n.path == path {
 				return n
 			}
 		}
 	}
 }
 
+// getChild returns the node at parent's child name: the same as
+// get(joinPath(parent, name)), without building the path.
+func (x *pathIndex) getChild(parent, name string) *node {
+	var hs maphash.Hash
+	hs.SetSeed(x.seed)
+	if parent != "/" {
+		hs.WriteString(parent)
+	}
+	hs.WriteByte('/')
+	hs.WriteString(name)
+	h := hs.Sum64()
+	t := x.table(h)
+	tag, mask := tagOf(h), t.slots()-1
+	for i := home(h, t.slots()); ; i = (i + 1) & mask {
+		switch t.tag(i) {
+		case tagEmpty:
+			return nil
+		case tag:
+			if n := t.node(i); isChildPath(n.path, parent, name) {
+				return n
+			}
+		}
+	}
+}
+
+// isChildPath reports whether path is joinPath(parent, name).
+func isChildPath(path, parent, name string) bool {
+	if parent == "/" {
+		parent = ""
+	}
+	return len(path) == len(parent)+1+len(name) && path[len(parent)] == '/' &&
+		path[:len(parent)] == parent && path[len(parent)+1:] == name
+}
+
 // put adds n under n.path, which the index must not hold.
 func (x *pathIndex) put(n *node) {
 	h := x.hash(n.path)
 	t := x.table(h)
-	for (t.used+t.deleted+1)*8 > len(t.tags)*7 {
+	for (t.used+t.deleted+1)*8 > t.slots()*7 {
 		// A split may leave every path on one side: then again.
 		x.grow(t)
 		t = x.table(h)
@@ -97,15 +144,15 @@ func (x *pathIndex) put(n *node) {
 // insert puts n in its first free slot: a table has no two entries for a
 // path, so a tombstone met before any empty slot may be reused.
 func (t *indexTable) insert(h uint64, n *node) {
-	mask := len(t.tags) - 1
-	i := home(h, len(t.tags))
-	for t.tags[i] >= tagFull {
+	mask := t.slots() - 1
+	i := home(h, t.slots())
+	for t.tag(i) >= tagFull {
 		i = (i + 1) & mask
 	}
-	if t.tags[i] == tagDeleted {
+	if t.tag(i) == tagDeleted {
 		t.deleted--
 	}
-	t.tags[i], t.nodes[i] = tagOf(h), n
+	t.set(i, tagOf(h), n)
 	t.used++
 }
 
@@ -113,16 +160,22 @@ func (t *indexTable) insert(h uint64, n *node) {
 func (x *pathIndex) remove(path string) {
 	h := x.hash(path)
 	t := x.table(h)
-	tag, mask := tagOf(h), len(t.tags)-1
-	for i := home(h, len(t.tags)); ; i = (i + 1) & mask {
-		switch t.tags[i] {
+	tag, mask := tagOf(h), t.slots()-1
+	for i := home(h, t.slots()); ; i = (i + 1) & mask {
+		switch t.tag(i) {
 		case tagEmpty:
 			return
 		case tag:
-			if t.nodes[i].path == path {
-				t.tags[i], t.nodes[i] = tagDeleted, nil
+			if t.node(i).path == path {
+				// A slot before an empty one ends no other path's probe
+				// sequence: it becomes empty, not a tombstone.
+				if t.tag((i+1)&mask) == tagEmpty {
+					t.set(i, tagEmpty, nil)
+				} else {
+					t.set(i, tagDeleted, nil)
+					t.deleted++
+				}
 				t.used--
-				t.deleted++
 				x.count--
 				return
 			}
@@ -130,15 +183,16 @@ func (x *pathIndex) remove(path string) {
 	}
 }
 
-// grow makes room in t: it rehashes t into a table of twice its size, or,
-// at maxTableSlots, of the same size when tombstones fill half of it; or
-// splits it in two by the next bit of the hash.
+// grow makes room in t: a table at most half full of live paths is
+// rehashed at its size (its tombstones cleared; creates and deletes of
+// the same paths stay in place), a fuller one into a table of twice its
+// size, or, at maxTableSlots, split in two by the next bit of the hash.
 func (x *pathIndex) grow(t *indexTable) {
 	switch {
-	case len(t.tags) < maxTableSlots:
-		x.replace(t, t.rehash(len(t.tags)*2, x))
-	case t.deleted >= t.used:
-		x.replace(t, t.rehash(len(t.tags), x))
+	case t.used*2 <= t.slots():
+		x.replace(t, t.rehash(t.slots(), x))
+	case t.slots() < maxTableSlots:
+		x.replace(t, t.rehash(t.slots()*2, x))
 	default:
 		x.split(t)
 	}
@@ -147,9 +201,9 @@ func (x *pathIndex) grow(t *indexTable) {
 // rehash copies t's entries into a new table of the given size and depth.
 func (t *indexTable) rehash(slots int, x *pathIndex) *indexTable {
 	nt := newIndexTable(t.depth, slots)
-	for i, tag := range t.tags {
-		if tag >= tagFull {
-			nt.insert(x.hash(t.nodes[i].path), t.nodes[i])
+	for i := range t.slots() {
+		if n := t.node(i); n != nil {
+			nt.insert(x.hash(n.path), n)
 		}
 	}
 	return nt
@@ -174,17 +228,18 @@ func (x *pathIndex) split(t *indexTable) {
 		}
 		x.dir, x.depth = dir, x.depth+1
 	}
-	lo, hi := newIndexTable(t.depth+1, len(t.tags)), newIndexTable(t.depth+1, len(t.tags))
+	lo, hi := newIndexTable(t.depth+1, t.slots()), newIndexTable(t.depth+1, t.slots())
 	bit := uint64(1) << (63 - t.depth)
-	for i, tag := range t.tags {
-		if tag < tagFull {
+	for i := range t.slots() {
+		n := t.node(i)
+		if n == nil {
 			continue
 		}
-		h := x.hash(t.nodes[i].path)
+		h := x.hash(n.path)
 		if h&bit == 0 {
-			lo.insert(h, t.nodes[i])
+			lo.insert(h, n)
 		} else {
-			hi.insert(h, t.nodes[i])
+			hi.insert(h, n)
 		}
 	}
 	// t fills a run of directory entries; the first half of the run takes
@@ -216,9 +271,9 @@ func (x *pathIndex) each(fn func(*node)) {
 			continue
 		}
 		prev = t
-		for i, tag := range t.tags {
-			if tag >= tagFull {
-				fn(t.nodes[i])
+		for i := range t.slots() {
+			if n := t.node(i); n != nil {
+				fn(n)
 			}
 		}
 	}

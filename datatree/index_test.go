@@ -94,3 +94,19 @@ func TestPathIndexChurn(t *testing.T) {
 	require.Equal(t, dirLen, len(x.dir))
 	require.Equal(t, 2000, x.len()) // 100,000 puts and as many removes of each of 50 paths
 }
+
+// TestPathIndexGetChild: a child is found from its parent's path and its
+// name as from its own path, under the root too.
+func TestPathIndexGetChild(t *testing.T) {
+	x := newPathIndex()
+	paths := []string{"/", "/a", "/a/b", "/ab", "/a/bc", "/a/b/c"}
+	for _, p := range paths {
+		x.put(&node{path: p})
+	}
+	for _, p := range paths[1:] {
+		parent, name, _ := splitPath(p)
+		require.Same(t, x.get(p), x.getChild(parent, name), "%s", p)
+	}
+	require.Nil(t, x.getChild("/a", "x"))
+	require.Nil(t, x.getChild("/", "b"))
+}

@@ -50,7 +50,7 @@ func (t *Tree) QuotaMetrics() map[string]QuotaUsage {
 		kids := n.kids()
 		if len(kids) > 0 {
 			for _, c := range kids {
-				walk(c.path, c)
+				walk(path+"/"+c, t.child(n, c))
 			}
 			return
 		}

@@ -143,15 +143,15 @@ func (t *Tree) recountQuota(path string) {
 	}
 	var count, bytes int64
 	if n := t.nodes.get(path); n != nil {
-		count, bytes = subtreeUsage(n)
+		count, bytes = t.subtreeUsage(n)
 	}
 	t.replaceQuotaStats(statPath, statNode, statsTrack{"count": count, "bytes": bytes})
 }
 
-func subtreeUsage(n *node) (count, bytes int64) {
+func (t *Tree) subtreeUsage(n *node) (count, bytes int64) {
 	count, bytes = 1, int64(n.dataLen)
 	for _, c := range n.kids() {
-		cc, cb := subtreeUsage(c)
+		cc, cb := t.subtreeUsage(t.child(n, c))
 		count += cc
 		bytes += cb
 	}

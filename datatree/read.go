@@ -67,25 +67,21 @@ func (t *Tree) GetChildren(path string, auth []wire.Id, watch bool, w WatcherID)
 	if t.cfg.Traffic != nil {
 		t.countRead(path, namesLength(n))
 	}
-	return childNames(n), t.visibleStat(n), wire.ErrOK
+	return t.childNames(n), t.visibleStat(n), wire.ErrOK
 }
 
 // childNames returns n's children's names, sorted; it sorts the children
 // first if a change left them out of order.
-func childNames(n *node) []string {
+func (t *Tree) childNames(n *node) []string {
 	if !n.sortedChildren() {
 		kids := n.kids()
-		sort.Slice(kids, func(i, j int) bool { return kids[i].name() < kids[j].name() })
-		for i, c := range n.kids() {
-			c.setIndex(i)
+		sort.Strings(kids)
+		for i, c := range kids {
+			t.child(n, c).setIndex(i)
 		}
 		n.setSortedChildren(true)
 	}
-	names := make([]string, len(n.kids()))
-	for i, c := range n.kids() {
-		names[i] = c.name()
-	}
-	return names
+	return append(make([]string, 0, len(n.kids())), n.kids()...)
 }
 
 // GetACL answers getACL: the node's ACL and visible stat; READ or ADMIN
@@ -155,14 +151,14 @@ func (t *Tree) GetAllChildrenNumber(path string, auth []wire.Id) (int32, wire.Er
 	case "":
 		return int32(t.nodes.len()), wire.ErrOK
 	}
-	return int32(countDescendants(n)), wire.ErrOK
+	return int32(t.countDescendants(n)), wire.ErrOK
 }
 
-func countDescendants(n *node) int {
+func (t *Tree) countDescendants(n *node) int {
 	c := len(n.kids())
-	for _, ch := range n.kids() {
-		if len(ch.kids()) > 0 {
-			c += countDescendants(ch)
+	for _, name := range n.kids() {
+		if ch := t.child(n, name); len(ch.kids()) > 0 {
+			c += t.countDescendants(ch)
 		}
 	}
 	return c

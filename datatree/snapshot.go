@@ -107,7 +107,7 @@ func (s *Snapshot) Step(e *wire.Encoder, maxNodes int) (done bool) {
 
 func (s *Snapshot) push(path string, n *node) {
 	if len(n.kids()) > 0 {
-		s.stack = append(s.stack, snapFrame{path: path, names: childNames(n)})
+		s.stack = append(s.stack, snapFrame{path: path, names: s.t.childNames(n)})
 	}
 }
 
@@ -265,7 +265,8 @@ func (t *Tree) setupQuotas() {
 	var limits []string
 	var walk func(n *node)
 	walk = func(n *node) {
-		for _, c := range n.kids() {
+		for _, name := range n.kids() {
+			c := t.child(n, name)
 			if len(c.kids()) == 0 && strings.HasSuffix(c.path, suffix) {
 				limits = append(limits, c.path)
 			}

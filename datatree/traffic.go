@@ -94,7 +94,7 @@ func (t *Tree) countWrite(path string, data int) {
 func namesLength(n *node) int {
 	total := 0
 	for _, c := range n.kids() {
-		total += utf16Len(c.name())
+		total += utf16Len(c)
 	}
 	return total
 }

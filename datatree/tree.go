@@ -27,11 +27,13 @@ type stored struct {
 // node is a znode, laid out in 112 bytes (a Go size class; TestNodeSize
 // keeps it there): the stored stat's fields without padding, the ACL
 // reference, the digest term, the data as pointer and length, the children
-// and the path. The path is the node's key in the tree's index and the only
-// copy of its name, the part after its last '/'; a parent keeps its
-// children as node pointers, in the order creates and deletes leave them,
-// and the first listing after a change that broke the order sorts them
-// (sequential creates keep it).
+// and the path. The path is the node's key in the tree's index and holds
+// the only copy of its name, the part after its last '/': a parent's list
+// of children is of names that point into their nodes' paths, so that
+// listing children copies string headers without visiting the nodes. The
+// list is in the order creates and deletes leave it; the first listing
+// after a change that broke the order sorts it (sequential creates keep
+// it).
 type node struct {
 	czxid, mzxid, pzxid int64
 	ctime, mtime        int64
@@ -48,7 +50,7 @@ type node struct {
 	// so readers may alias it; storing it without a capacity saves the 8
 	// bytes that keep the node in its size class.
 	dataPtr  *byte
-	children *[]*node // nil for a leaf (most nodes), which saves a slice header per node
+	children *[]string // the children's names; nil for a leaf (most nodes), which saves a slice header per node
 	path     string
 }
 
@@ -170,25 +172,31 @@ func (t *Tree) insertLoaded(n *node) {
 	t.trackKind(n.path, n.owner)
 }
 
-// kids returns n's children.
-func (n *node) kids() []*node {
+// kids returns the names of n's children.
+func (n *node) kids() []string {
 	if n.children == nil {
 		return nil
 	}
 	return *n.children
 }
 
+// child returns the node of parent's child named name.
+func (t *Tree) child(parent *node, name string) *node {
+	return t.nodes.getChild(parent.path, name)
+}
+
 // link appends n to parent's children.
 func (t *Tree) link(parent, n *node) {
 	if parent.children == nil {
-		parent.children = new([]*node)
+		parent.children = new([]string)
 	}
 	kids := *parent.children
-	if last := len(kids) - 1; last >= 0 && n.name() < kids[last].name() {
+	name := n.name()
+	if last := len(kids) - 1; last >= 0 && name < kids[last] {
 		parent.setSortedChildren(false)
 	}
 	n.setIndex(len(kids))
-	*parent.children = append(kids, n)
+	*parent.children = append(kids, name)
 }
 
 // unlink removes n from parent's children in O(1): the last child takes its
@@ -199,10 +207,10 @@ func (t *Tree) unlink(parent, n *node) {
 	if i != last {
 		moved := kids[last]
 		kids[i] = moved
-		moved.setIndex(i)
+		t.child(parent, moved).setIndex(i)
 		parent.setSortedChildren(false)
 	}
-	kids[last] = nil
+	kids[last] = ""
 	if last == 0 {
 		parent.children = nil
 		parent.setSortedChildren(true)

@@ -192,7 +192,7 @@ func requireSameTree(t require.TestingT, want, got *Tree) {
 			require.Equal(t, string(n.data()), string(g.data()), "data of %s", p)
 		}
 		require.Equal(t, want.acls.list(n.acl), got.acls.list(g.acl), "ACL of %s", p)
-		require.Equal(t, childNames(n), childNames(g), "children of %s", p)
+		require.Equal(t, want.childNames(n), got.childNames(g), "children of %s", p)
 	}
 }
 
