@@ -169,18 +169,14 @@ func (t *Tree) createNode(path string, data []byte, acl []wire.ACL, owner int64,
 		return wire.Stat{}, wire.ErrNodeExists, events
 	}
 	t.raiseNodeCversion(parentPath, parent, parentCVersion, zxid)
-	n := &node{
-		path:  path,
-		slot:  childrenSorted,
-		acl:   t.acls.ref(acl),
-		czxid: zxid, mzxid: zxid, pzxid: zxid, ctime: time, mtime: time, owner: owner,
-	}
+	n := newNode(path)
+	n.acl = t.acls.ref(acl)
+	n.czxid, n.mzxid, n.pzxid, n.ctime, n.mtime, n.owner = zxid, zxid, zxid, time, time, owner
 	n.setData(data)
 	t.nodes.put(n)
 	t.dataSize += nodeSize(path, data)
 	t.link(parent, n)
-	n.digest = t.digestOf(path, n)
-	t.digest += int64(n.digest)
+	t.digest += int64(t.digestOf(path, n))
 	t.trackKind(path, owner)
 	t.quotaNodeCreated(parentPath, name)
 	t.updateQuotaUsage(path, int64(len(data)), 1)
@@ -207,9 +203,10 @@ func (t *Tree) raiseNodeCversion(path string, n *node, cversion int32, zxid int6
 		cversion = n.cversion + 1
 	}
 	if cversion > n.cversion {
+		before := t.digestOf(path, n)
 		n.cversion = cversion
 		n.pzxid = zxid
-		t.setDigest(path, n)
+		t.redigest(path, n, before)
 	}
 }
 
@@ -229,16 +226,17 @@ func (t *Tree) deleteNode(path string, zxid int64, events []WatchEvent) (wire.Er
 		t.unlink(parent, n)
 	}
 	if zxid > parent.pzxid {
+		before := t.digestOf(parentPath, parent)
 		parent.pzxid = zxid
-		t.setDigest(parentPath, parent)
+		t.redigest(parentPath, parent, before)
 	}
 	if n == nil {
 		return wire.ErrNoNode, events
 	}
 	// A txn never deletes a node with children; were a replay to, the
 	// subtree goes with it so that no node is left without a parent.
-	for len(n.kids()) > 0 {
-		c := n.kids()[len(n.kids())-1]
+	for len(t.kids(n)) > 0 {
+		c := t.kids(n)[len(t.kids(n))-1]
 		_, events = t.deleteNode(joinPath(path, c), zxid, events)
 	}
 	acl := t.acls.list(n.acl)
@@ -251,7 +249,7 @@ func (t *Tree) deleteNode(path string, zxid int64, events []WatchEvent) (wire.Er
 func (t *Tree) removeNode(path, parentPath, name string, n *node) {
 	t.nodes.remove(path)
 	t.dataSize -= nodeSize(path, n.data())
-	t.digest -= int64(n.digest)
+	t.digest -= int64(t.digestOf(path, n))
 	t.acls.release(n.acl)
 	t.untrackKind(path, n.owner)
 	t.quotaNodeDeleted(parentPath, name)
@@ -265,12 +263,13 @@ func (t *Tree) setData(path string, data []byte, version int32, zxid, time int64
 		return wire.Stat{}, wire.ErrNoNode, events
 	}
 	old := int(n.dataLen)
+	before := t.digestOf(canonical(path), n)
 	t.dataSize += int64(len(data) - old)
 	n.setData(data)
 	n.mtime = time
 	n.mzxid = zxid
 	n.version = version
-	t.setDigest(canonical(path), n)
+	t.redigest(canonical(path), n, before)
 	t.updateQuotaUsage(canonical(path), int64(len(data)-old), 0)
 	t.countWrite(path, len(data))
 	return t.visibleStat(n), wire.ErrOK, t.fireDataChanged(path, t.acls.list(n.acl), events)
@@ -282,10 +281,11 @@ func (t *Tree) setACL(path string, acl []wire.ACL, version int32) (wire.Stat, wi
 	if n == nil {
 		return wire.Stat{}, wire.ErrNoNode
 	}
+	before := t.digestOf(canonical(path), n)
 	t.acls.release(n.acl)
 	n.acl = t.acls.ref(acl)
 	n.aversion = version
-	t.setDigest(canonical(path), n)
+	t.redigest(canonical(path), n, before)
 	return t.visibleStat(n), wire.ErrOK
 }
 

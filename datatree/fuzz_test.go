@@ -112,7 +112,7 @@ func FuzzApply(f *testing.F) {
 			}
 			parentPath, name, ok := splitPath(p)
 			parent := tr.nodes.get(parentPath)
-			if !ok || parent == nil || parent.kids()[n.index()] != name || n.name() != name || tr.child(parent, name) != n {
+			if !ok || parent == nil || tr.kids(parent)[n.index()] != name || n.name() != name || tr.child(parent, name) != n {
 				t.Fatalf("node %q is not linked under its parent", p)
 			}
 		}

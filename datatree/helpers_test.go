@@ -57,6 +57,6 @@ func (h *harness) stat(path string) wire.Stat {
 // allNodes returns the tree's nodes by path.
 func allNodes(t *Tree) map[string]*node {
 	out := make(map[string]*node, t.NodeCount())
-	t.nodes.each(func(n *node) { out[n.path] = n })
+	t.nodes.each(func(n *node) { out[n.path()] = n })
 	return out
 }

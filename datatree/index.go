@@ -87,7 +87,7 @@ func (x *pathIndex) get(path string) *node {
 		case tagEmpty:
 			return nil
 		case tag:
-			if n := t.node(i); n.path == path {
+			if n := t.node(i); n.path() == path {
 				return n
 			}
 		}
@@ -112,7 +112,7 @@ func (x *pathIndex) getChild(parent, name string) *node {
 		case tagEmpty:
 			return nil
 		case tag:
-			if n := t.node(i); isChildPath(n.path, parent, name) {
+			if n := t.node(i); isChildPath(n.path(), parent, name) {
 				return n
 			}
 		}
@@ -128,9 +128,9 @@ func isChildPath(path, parent, name string) bool {
 		path[:len(parent)] == parent && path[len(parent)+1:] == name
 }
 
-// put adds n under n.path, which the index must not hold.
+// put adds n under its path, which the index must not hold.
 func (x *pathIndex) put(n *node) {
-	h := x.hash(n.path)
+	h := x.hash(n.path())
 	t := x.table(h)
 	for (t.used+t.deleted+1)*8 > t.slots()*7 {
 		// A split may leave every path on one side: then again.
@@ -166,7 +166,7 @@ func (x *pathIndex) remove(path string) {
 		case tagEmpty:
 			return
 		case tag:
-			if t.node(i).path == path {
+			if t.node(i).path() == path {
 				// A slot before an empty one ends no other path's probe
 				// sequence: it becomes empty, not a tombstone.
 				if t.tag((i+1)&mask) == tagEmpty {
@@ -203,7 +203,7 @@ func (t *indexTable) rehash(slots int, x *pathIndex) *indexTable {
 	nt := newIndexTable(t.depth, slots)
 	for i := range t.slots() {
 		if n := t.node(i); n != nil {
-			nt.insert(x.hash(n.path), n)
+			nt.insert(x.hash(n.path()), n)
 		}
 	}
 	return nt
@@ -235,7 +235,7 @@ func (x *pathIndex) split(t *indexTable) {
 		if n == nil {
 			continue
 		}
-		h := x.hash(n.path)
+		h := x.hash(n.path())
 		if h&bit == 0 {
 			lo.insert(h, n)
 		} else {

@@ -47,7 +47,7 @@ func (t *Tree) QuotaMetrics() map[string]QuotaUsage {
 	out := map[string]QuotaUsage{}
 	var walk func(path string, n *node)
 	walk = func(path string, n *node) {
-		kids := n.kids()
+		kids := t.kids(n)
 		if len(kids) > 0 {
 			for _, c := range kids {
 				walk(path+"/"+c, t.child(n, c))

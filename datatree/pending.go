@@ -60,8 +60,8 @@ func (t *Tree) record(path string) (c *change, ok bool) {
 		stat:     n.stat(),
 		data:     n.data(),
 		acl:      t.acls.list(n.acl),
-		children: int32(len(n.kids())),
-		digest:   n.digest,
+		children: int32(len(t.kids(n))),
+		digest:   t.digestOf(canonical(path), n),
 	}, true
 }
 

@@ -150,7 +150,7 @@ func (t *Tree) recountQuota(path string) {
 
 func (t *Tree) subtreeUsage(n *node) (count, bytes int64) {
 	count, bytes = 1, int64(n.dataLen)
-	for _, c := range n.kids() {
+	for _, c := range t.kids(n) {
 		cc, cb := t.subtreeUsage(t.child(n, c))
 		count += cc
 		bytes += cb
@@ -178,9 +178,10 @@ func (t *Tree) quotaStats(path, name string) (n *node, st statsTrack, ok bool) {
 // as ZooKeeper does.
 func (t *Tree) replaceQuotaStats(path string, n *node, st statsTrack) {
 	data := st.bytes()
+	before := t.digestOf(path, n)
 	t.dataSize += int64(len(data) - int(n.dataLen))
 	n.setData(data)
-	t.setDigest(path, n)
+	t.redigest(path, n, before)
 }
 
 // updateQuotaUsage adds a change of the node at path to its quota's stats

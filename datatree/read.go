@@ -65,7 +65,7 @@ func (t *Tree) GetChildren(path string, auth []wire.Id, watch bool, w WatcherID)
 		t.watches.add(inChild, path, w, modeStandard)
 	}
 	if t.cfg.Traffic != nil {
-		t.countRead(path, namesLength(n))
+		t.countRead(path, t.namesLength(n))
 	}
 	return t.childNames(n), t.visibleStat(n), wire.ErrOK
 }
@@ -74,14 +74,14 @@ func (t *Tree) GetChildren(path string, auth []wire.Id, watch bool, w WatcherID)
 // first if a change left them out of order.
 func (t *Tree) childNames(n *node) []string {
 	if !n.sortedChildren() {
-		kids := n.kids()
+		kids := t.kids(n)
 		sort.Strings(kids)
 		for i, c := range kids {
 			t.child(n, c).setIndex(i)
 		}
 		n.setSortedChildren(true)
 	}
-	return append(make([]string, 0, len(n.kids())), n.kids()...)
+	return append(make([]string, 0, len(t.kids(n))), t.kids(n)...)
 }
 
 // GetACL answers getACL: the node's ACL and visible stat; READ or ADMIN
@@ -155,9 +155,9 @@ func (t *Tree) GetAllChildrenNumber(path string, auth []wire.Id) (int32, wire.Er
 }
 
 func (t *Tree) countDescendants(n *node) int {
-	c := len(n.kids())
-	for _, name := range n.kids() {
-		if ch := t.child(n, name); len(ch.kids()) > 0 {
+	c := len(t.kids(n))
+	for _, name := range t.kids(n) {
+		if ch := t.child(n, name); len(t.kids(ch)) > 0 {
 			c += t.countDescendants(ch)
 		}
 	}

@@ -19,7 +19,7 @@ func (t *Tree) ReapCandidates(nowMs, maxNeverUsedMs int64) []Request {
 	var paths []string // chosen, each named by its node in the request
 	for p := range t.containers {
 		n := t.nodes.get(p)
-		if n == nil || len(n.kids()) > 0 {
+		if n == nil || len(t.kids(n)) > 0 {
 			continue
 		}
 		if n.cversion > 0 || (maxNeverUsedMs != 0 && nowMs-n.mtime > maxNeverUsedMs) {
@@ -28,7 +28,7 @@ func (t *Tree) ReapCandidates(nowMs, maxNeverUsedMs int64) []Request {
 	}
 	for p := range t.ttls {
 		n := t.nodes.get(p)
-		if n == nil || len(n.kids()) > 0 || t.kindOf(n.owner) != kindTTL {
+		if n == nil || len(t.kids(n)) > 0 || t.kindOf(n.owner) != kindTTL {
 			continue
 		}
 		if ttl := ttlOf(n.owner); ttl != 0 && nowMs-n.mtime > ttl {

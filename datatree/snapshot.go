@@ -106,7 +106,7 @@ func (s *Snapshot) Step(e *wire.Encoder, maxNodes int) (done bool) {
 }
 
 func (s *Snapshot) push(path string, n *node) {
-	if len(n.kids()) > 0 {
+	if len(s.t.kids(n)) > 0 {
 		s.stack = append(s.stack, snapFrame{path: path, names: s.t.childNames(n)})
 	}
 }
@@ -201,7 +201,7 @@ func Load(cfg Config, d *wire.Decoder, lastZxid int64) (*Tree, error) {
 		if path == "/" {
 			break
 		}
-		n := &node{slot: childrenSorted}
+		n := &node{}
 		n.setData(d.ReadBuffer())
 		n.acl = d.ReadLong()
 		var st wire.StatPersisted
@@ -216,7 +216,7 @@ func Load(cfg Config, d *wire.Decoder, lastZxid int64) (*Tree, error) {
 				return nil, &SnapshotError{Offset: at, Reason: "root twice"}
 			}
 			t.root = n
-			n.path = "/"
+			n.setPath("/")
 			t.insertLoaded(n)
 			t.acls.addUsage(n.acl)
 			t.acls.last = max(t.acls.last, n.acl)
@@ -235,7 +235,7 @@ func Load(cfg Config, d *wire.Decoder, lastZxid int64) (*Tree, error) {
 		if t.nodes.get(path) != nil {
 			return nil, &SnapshotError{Offset: at, Reason: "node " + quoted(path) + " twice"}
 		}
-		n.path = path
+		n.setPath(path)
 		t.insertLoaded(n)
 		t.link(parent, n)
 		t.acls.addUsage(n.acl)
@@ -265,10 +265,10 @@ func (t *Tree) setupQuotas() {
 	var limits []string
 	var walk func(n *node)
 	walk = func(n *node) {
-		for _, name := range n.kids() {
+		for _, name := range t.kids(n) {
 			c := t.child(n, name)
-			if len(c.kids()) == 0 && strings.HasSuffix(c.path, suffix) {
-				limits = append(limits, c.path)
+			if len(t.kids(c)) == 0 && strings.HasSuffix(c.path(), suffix) {
+				limits = append(limits, c.path())
 			}
 			walk(c)
 		}

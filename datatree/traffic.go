@@ -91,9 +91,9 @@ func (t *Tree) countWrite(path string, data int) {
 
 // namesLength is the children's names' lengths summed, as getChildren's read
 // is charged.
-func namesLength(n *node) int {
+func (t *Tree) namesLength(n *node) int {
 	total := 0
-	for _, c := range n.kids() {
+	for _, c := range t.kids(n) {
 		total += utf16Len(c)
 	}
 	return total

@@ -24,16 +24,20 @@ type stored struct {
 	owner               int64 // session, or the container / TTL encoding
 }
 
-// node is a znode, laid out in 112 bytes (a Go size class; TestNodeSize
+// node is a znode, laid out in 96 bytes (a Go size class; TestNodeSize
 // keeps it there): the stored stat's fields without padding, the ACL
-// reference, the digest term, the data as pointer and length, the children
-// and the path. The path is the node's key in the tree's index and holds
-// the only copy of its name, the part after its last '/': a parent's list
-// of children is of names that point into their nodes' paths, so that
-// listing children copies string headers without visiting the nodes. The
-// list is in the order creates and deletes leave it; the first listing
-// after a change that broke the order sorts it (sequential creates keep
-// it).
+// reference, and the data and the path as pointer and length each. What
+// does not fit is kept elsewhere or computed: a node's digest term is
+// computed again when the node changes (one CRC of its path, data and
+// stat), and the children of the few nodes that have any are in the
+// tree's children map.
+//
+// The path is the node's key in the tree's index and holds the only copy
+// of its name, the part after its last '/': a parent's list of children is
+// of names that point into their nodes' paths, so that listing children
+// copies string headers without visiting the nodes. The list is in the
+// order creates and deletes leave it; the first listing after a change
+// that broke the order sorts it (sequential creates keep it).
 type node struct {
 	czxid, mzxid, pzxid int64
 	ctime, mtime        int64
@@ -41,17 +45,30 @@ type node struct {
 	version             int32
 	cversion            int32 // children ever created (deletes do not count)
 	aversion            int32
-	slot                uint32 // position in the parent's children, and childrenSorted
+	slot                uint32 // position in the parent's children, childrenSorted, hasChildren
 	acl                 int64  // reference into the ACL cache (-1 = world:anyone ALL)
-	digest              uint32 // this node's digest term (0 under /zookeeper/)
-	dataLen             uint32
+	dataLen, pathLen    uint32
 	// dataPtr is the data's first byte: nil for jute's null buffer, and
 	// &emptyData for an empty one. The data is never modified in place,
-	// so readers may alias it; storing it without a capacity saves the 8
-	// bytes that keep the node in its size class.
-	dataPtr  *byte
-	children *[]string // the children's names; nil for a leaf (most nodes), which saves a slice header per node
-	path     string
+	// so readers may alias it. Neither the data nor the path keeps a
+	// capacity or a 64-bit length, which is what fits the node in 96 bytes.
+	dataPtr, pathPtr *byte
+}
+
+// newNode returns a node at path whose children are in order (it has none).
+func newNode(path string) *node {
+	n := &node{}
+	n.setPath(path)
+	return n
+}
+
+// path is n's path, "/" for the root.
+func (n *node) path() string { return unsafe.String(n.pathPtr, n.pathLen) }
+
+// setPath puts n at path, whose children are in order (it has none).
+func (n *node) setPath(path string) {
+	n.pathPtr, n.pathLen = unsafe.StringData(path), uint32(len(path))
+	n.slot = childrenSorted
 }
 
 // emptyData is what an empty, non-null data points at.
@@ -86,14 +103,23 @@ func (n *node) setStat(s *stored) {
 }
 
 // name is the last component of n's path ("" for the root).
-func (n *node) name() string { return n.path[lastSlash(n.path)+1:] }
+func (n *node) name() string {
+	p := n.path()
+	return p[lastSlash(p)+1:]
+}
 
-// childrenSorted is the bit of node.slot that says the node's own children
-// are in name order; the other bits are the node's position in its parent.
-const childrenSorted = 1 << 31
+// Bits of node.slot: childrenSorted says the node's own children are in
+// name order, hasChildren that it has some (an entry in the tree's
+// children map); the other bits are the node's position in its parent's
+// children (at most 2^30 children).
+const (
+	childrenSorted = 1 << 31
+	hasChildren    = 1 << 30
+	slotFlags      = childrenSorted | hasChildren
+)
 
-func (n *node) index() int           { return int(n.slot &^ childrenSorted) }
-func (n *node) setIndex(i int)       { n.slot = n.slot&childrenSorted | uint32(i) }
+func (n *node) index() int           { return int(n.slot &^ slotFlags) }
+func (n *node) setIndex(i int)       { n.slot = n.slot&slotFlags | uint32(i) }
 func (n *node) sortedChildren() bool { return n.slot&childrenSorted != 0 }
 func (n *node) setSortedChildren(sorted bool) {
 	if sorted {
@@ -105,11 +131,14 @@ func (n *node) setSortedChildren(sorted bool) {
 
 // Tree is a ZooKeeper data tree. The zero value is not usable; call New or Load.
 type Tree struct {
-	cfg    Config
-	nodes  pathIndex // by path; the root is "/"
-	root   *node
-	acls   aclCache
-	digest int64 // sum of every node's digest term (wrapping, as Java's long)
+	cfg   Config
+	nodes pathIndex // by path; the root is "/"
+	// children holds the names of each node's children, for the nodes
+	// that have any (hasChildren).
+	children map[*node]*[]string
+	root     *node
+	acls     aclCache
+	digest   int64 // sum of every node's digest term (wrapping, as Java's long)
 	// dataSize is approximate_data_size without the root's "" alias: each
 	// node's path (UTF-16 units) and data, kept as nodes come, go and
 	// change, as ZooKeeper keeps nodeDataSize (cachedApproximateDataSize).
@@ -131,11 +160,13 @@ type Tree struct {
 // /zookeeper, /zookeeper/quota and /zookeeper/config (ACL world:anyone READ).
 func New(cfg Config) *Tree {
 	t := newEmpty(cfg)
-	t.root = &node{path: "/", acl: openACLRef, slot: childrenSorted}
+	t.root = newNode("/")
+	t.root.acl = openACLRef
 	t.root.setData([]byte{})
 	t.insertLoaded(t.root)
 	for _, p := range []string{zookeeperPath, quotaPath, configPath} {
-		n := &node{path: p, acl: openACLRef, slot: childrenSorted}
+		n := newNode(p)
+		n.acl = openACLRef
 		n.setData([]byte{})
 		t.insertLoaded(n)
 		t.link(t.nodes.get(parentOf(p)), n)
@@ -152,6 +183,7 @@ func newEmpty(cfg Config) *Tree {
 	return &Tree{
 		cfg:        cfg,
 		nodes:      newPathIndex(),
+		children:   make(map[*node]*[]string),
 		acls:       newACLCache(),
 		ephemerals: make(map[int64]*ephemeralSet),
 		containers: make(map[string]struct{}),
@@ -166,57 +198,59 @@ func newEmpty(cfg Config) *Tree {
 // the caller links it to its parent.
 func (t *Tree) insertLoaded(n *node) {
 	t.nodes.put(n)
-	t.dataSize += nodeSize(n.path, n.data())
-	n.digest = t.digestOf(n.path, n)
-	t.digest += int64(n.digest)
-	t.trackKind(n.path, n.owner)
+	t.dataSize += nodeSize(n.path(), n.data())
+	t.digest += int64(t.digestOf(n.path(), n))
+	t.trackKind(n.path(), n.owner)
 }
 
 // kids returns the names of n's children.
-func (n *node) kids() []string {
-	if n.children == nil {
+func (t *Tree) kids(n *node) []string {
+	if n.slot&hasChildren == 0 {
 		return nil
 	}
-	return *n.children
+	return *t.children[n]
 }
 
 // child returns the node of parent's child named name.
 func (t *Tree) child(parent *node, name string) *node {
-	return t.nodes.getChild(parent.path, name)
+	return t.nodes.getChild(parent.path(), name)
 }
 
 // link appends n to parent's children.
 func (t *Tree) link(parent, n *node) {
-	if parent.children == nil {
-		parent.children = new([]string)
+	kids := t.children[parent]
+	if kids == nil {
+		kids = new([]string)
+		t.children[parent] = kids
+		parent.slot |= hasChildren
 	}
-	kids := *parent.children
 	name := n.name()
-	if last := len(kids) - 1; last >= 0 && name < kids[last] {
+	if last := len(*kids) - 1; last >= 0 && name < (*kids)[last] {
 		parent.setSortedChildren(false)
 	}
-	n.setIndex(len(kids))
-	*parent.children = append(kids, name)
+	n.setIndex(len(*kids))
+	*kids = append(*kids, name)
 }
 
 // unlink removes n from parent's children in O(1): the last child takes its
 // place.
 func (t *Tree) unlink(parent, n *node) {
-	kids := *parent.children
-	i, last := n.index(), len(kids)-1
+	kids := t.children[parent]
+	i, last := n.index(), len(*kids)-1
 	if i != last {
-		moved := kids[last]
-		kids[i] = moved
+		moved := (*kids)[last]
+		(*kids)[i] = moved
 		t.child(parent, moved).setIndex(i)
 		parent.setSortedChildren(false)
 	}
-	kids[last] = ""
+	(*kids)[last] = ""
 	if last == 0 {
-		parent.children = nil
+		delete(t.children, parent)
+		parent.slot &^= hasChildren
 		parent.setSortedChildren(true)
 		return
 	}
-	*parent.children = kids[:last]
+	*kids = (*kids)[:last]
 }
 
 // lookup finds a node; "" is the root, as in ZooKeeper.
@@ -234,11 +268,10 @@ func (t *Tree) digestOf(path string, n *node) uint32 {
 	return t.nodeDigest(path, n.data(), &st)
 }
 
-// setDigest replaces n's digest term after a change to path's data or stat.
-func (t *Tree) setDigest(path string, n *node) {
-	d := t.digestOf(path, n)
-	t.digest += int64(d) - int64(n.digest)
-	n.digest = d
+// redigest replaces n's digest term, which was before, after a change to
+// the data or stat of n, at path.
+func (t *Tree) redigest(path string, n *node, before uint32) {
+	t.digest += int64(t.digestOf(path, n)) - int64(before)
 }
 
 // Digest returns the tree digest (ZooKeeper's DigestCalculator version 2),
@@ -332,7 +365,7 @@ func (t *Tree) untrackKind(path string, owner int64) {
 // visibleStat is ZooKeeper's DataNode.copyStat: the stat a client sees.
 func (t *Tree) visibleStat(n *node) wire.Stat {
 	st := n.stat()
-	return t.visible(&st, int(n.dataLen), len(n.kids()))
+	return t.visible(&st, int(n.dataLen), len(t.kids(n)))
 }
 
 func (t *Tree) visible(s *stored, dataLen, numChildren int) wire.Stat {

@@ -219,7 +219,7 @@ func modeOwnerDigest(tr *Tree, txn Txn, logged int64) bool {
 	for _, owner := range []int64{containerOwner, 0, txn.Header.ClientID} {
 		as := n.stat()
 		as.owner = owner
-		if tr.Digest()-int64(n.digest)+int64(tr.nodeDigest(path, n.data(), &as)) == logged {
+		if tr.Digest()-int64(tr.digestOf(path, n))+int64(tr.nodeDigest(path, n.data(), &as)) == logged {
 			return true
 		}
 	}
