@@ -38,7 +38,9 @@
 // A Tree is deterministic and single-threaded: no goroutines, clocks, I/O or
 // randomness; time arrives in txn headers and as arguments; no map order
 // reaches any output (children, ephemerals, events and snapshots are
-// sorted, or in an order ZooKeeper's own hash tables give, computed). It is
+// sorted, or in an order ZooKeeper's own hash tables give, computed), nor
+// does the seed of the path index's hash, which like Go's maps' is drawn
+// per table and decides only where paths sit in it. It is
 // not safe for concurrent use: its owner (the replica's event loop) calls
 // it, snapshots included, which advance by Snapshot.Step between applies
 // instead of on another goroutine.

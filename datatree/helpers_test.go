@@ -60,3 +60,19 @@ func allNodes(t *Tree) map[string]*node {
 	t.nodes.each(func(n *node) { out[n.path()] = n })
 	return out
 }
+
+// each calls fn for every node of the index, in no particular order.
+func (x *pathIndex) each(fn func(*node)) {
+	var prev *indexTable
+	for _, t := range x.dir {
+		if t == prev {
+			continue
+		}
+		prev = t
+		for i := range t.slots() {
+			if n := t.node(i); n != nil {
+				fn(n)
+			}
+		}
+	}
+}

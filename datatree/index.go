@@ -17,9 +17,9 @@ import "hash/maphash"
 // sequence without reading its node. Tags and pointers are kept in groups
 // of 8, so that a probe's tag and pointer share a cache line.
 //
-// The hash is seeded per index: no order of the table reaches any output
-// (each iteration over it is sorted or order-independent), and a client
-// cannot choose paths that collide.
+// The hash is seeded per index, as Go's maps are: nothing iterates over the
+// table (the tree walks children instead), so no order of it reaches any
+// output, and a client cannot choose paths that collide.
 type pathIndex struct {
 	seed  maphash.Seed
 	dir   []*indexTable // 1<<depth entries; a table of local depth d fills 1<<(depth-d) consecutive ones
@@ -262,19 +262,3 @@ func (x *pathIndex) split(t *indexTable) {
 
 // len is the number of paths held.
 func (x *pathIndex) len() int { return x.count }
-
-// each calls fn for every node, in no particular order.
-func (x *pathIndex) each(fn func(*node)) {
-	var prev *indexTable
-	for _, t := range x.dir {
-		if t == prev {
-			continue
-		}
-		prev = t
-		for i := range t.slots() {
-			if n := t.node(i); n != nil {
-				fn(n)
-			}
-		}
-	}
-}
