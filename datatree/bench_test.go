@@ -198,3 +198,23 @@ func BenchmarkMemoryPerZnode(b *testing.B) {
 		runtime.KeepAlive(leaves)
 	}
 }
+
+// BenchmarkLoad loads a snapshot of the benchmark tree (1,000,000 znodes),
+// as a restarting server does once it has read the file: one op is one
+// whole load.
+func BenchmarkLoad(b *testing.B) {
+	benchOnce.Do(func() { benchTree, benchPaths, benchZxid = buildBenchTree(benchNodes, benchParents) })
+	var e wire.Encoder
+	benchTree.WriteSnapshot(&e)
+	snap := e.Bytes()
+	runtime.GC()
+	start := cpuTime()
+	b.Cleanup(func() { b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op") })
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tr, err := Load(Config{}, wire.NewDecoder(snap), benchZxid)
+		if err != nil || tr.NodeCount() != benchTree.NodeCount() {
+			b.Fatal(err)
+		}
+	}
+}
