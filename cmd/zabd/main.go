@@ -12,8 +12,11 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strconv"
 	"syscall"
 
 	"github.com/zabd/zabd/zab/server"
@@ -53,6 +56,8 @@ func run(args []string) error {
 	for _, w := range cfg.Warnings {
 		log.Warn("config: "+w.Message, "file", cfg.File, "line", w.Line, "key", w.Key)
 	}
+	limit, gogc := memorySettings()
+	log.Info("memory: Go runtime settings (see docs/zabd.md, Memory)", "GOMEMLIMIT", limit, "GOGC", gogc)
 	srv, err := server.New(server.Options{Config: cfg, Log: log, AllowDataLoss: *allowDataLoss})
 	if err != nil {
 		return err
@@ -79,6 +84,21 @@ func loadConfig(file string) (*config.Config, error) {
 	cfg.MinSessionTimeout, cfg.MaxSessionTimeout = 2*cfg.TickTime, 20*cfg.TickTime
 	cfg.AdminEnabled = false
 	return cfg, nil
+}
+
+// memorySettings describes the garbage collector's settings, which zabd
+// leaves as the environment's GOMEMLIMIT and GOGC make them: the soft
+// memory limit ("none" or bytes) and the heap growth percentage.
+func memorySettings() (limit, gogc string) {
+	limit = "none"
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		limit = strconv.FormatInt(l, 10)
+	}
+	gogc = os.Getenv("GOGC")
+	if gogc == "" {
+		gogc = "100"
+	}
+	return limit, gogc
 }
 
 func newLogger(format, level string) (*slog.Logger, error) {

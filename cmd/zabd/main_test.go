@@ -3,8 +3,10 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -69,4 +71,19 @@ func TestJSONLogs(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(strings.TrimSpace(string(out))), &line))
 	assert.Equal(t, "connection opened", line["msg"])
 	assert.Equal(t, 1.0, line["conn"])
+}
+
+// TestMemorySettings: the logged settings are the runtime's.
+func TestMemorySettings(t *testing.T) {
+	t.Setenv("GOGC", "")
+	previous := debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetMemoryLimit(previous)
+	limit, gogc := memorySettings()
+	assert.Equal(t, "none", limit)
+	assert.Equal(t, "100", gogc)
+	debug.SetMemoryLimit(400 << 20)
+	t.Setenv("GOGC", "50")
+	limit, gogc = memorySettings()
+	assert.Equal(t, "419430400", limit)
+	assert.Equal(t, "50", gogc)
 }
