@@ -66,8 +66,9 @@ type options struct {
 	syncNodes int
 	// fill, if set, replaces the throughput phases: each server is filled
 	// with this many znodes, its resident set measured, and restarted.
-	fill    int
-	zabdEnv []string // KEY=VALUE added to zabd's environment
+	fill     int
+	restarts int      // with fill: restarts to take the median of
+	zabdEnv  []string // KEY=VALUE added to zabd's environment
 	zkHeap  string   // ZooKeeper's JVM -Xmx
 }
 
@@ -86,6 +87,7 @@ func main() {
 	flag.IntVar(&o.syncNodes, "sync-nodes", 0, "with -n: grow the tree to this many znodes and time a follower's SNAP and DIFF synchronization")
 	flag.DurationVar(&o.electionWait, "election-wait", 0, "with -n: fastleader.minNotificationInterval for both, and zabd's fastleader.finalizeWait (default: ZooKeeper's 200ms)")
 	flag.IntVar(&o.fill, "fill", 0, "standalone: fill each server with this many znodes (100 bytes each), report RSS growth per znode and time a restart until it serves")
+	flag.IntVar(&o.restarts, "restarts", 3, "with -fill: restarts to time, the median is reported")
 	flag.Func("zabd-env", "KEY=VALUE to add to zabd's environment (repeatable), e.g. GOMEMLIMIT=400MiB", func(s string) error {
 		if !strings.Contains(s, "=") {
 			return errors.New("want KEY=VALUE")
