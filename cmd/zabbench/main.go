@@ -69,7 +69,7 @@ type options struct {
 	fill     int
 	restarts int      // with fill: restarts to take the median of
 	zabdEnv  []string // KEY=VALUE added to zabd's environment
-	zkHeap  string   // ZooKeeper's JVM -Xmx
+	zkHeap   string   // ZooKeeper's JVM -Xmx
 }
 
 func main() {
