@@ -19,7 +19,8 @@
 // 10-character names, 100 bytes of data, as datatree's benchmarks build
 // theirs); the table gives its resident set's growth per znode, and the
 // time a restart on the same data directory takes until it serves a read
-// of the last znode (snapshot load and log replay).
+// of the last znode (snapshot load and log replay; the median of
+// -restarts).
 //
 //	go run ./cmd/zabbench -duration 10s
 //	go run ./cmd/zabbench -n 3 -duration 10s -svg docs/bench
