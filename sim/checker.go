@@ -1,11 +1,14 @@
 package sim
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/invariant"
+	"github.com/zabd/zabd/zab/tlatrace"
 )
 
 // KindInvariant prefixes the failures of the ensemble invariants; the
@@ -14,6 +17,11 @@ import (
 // durable on a quorum (invariant.QuorumDurability) fails as KindDurability,
 // the simulator's kind for lost acknowledged data.
 const KindInvariant = "invariant: "
+
+// KindConformance prefixes the failures of trace conformance (package
+// zab/tlatrace): a step no action of the spec allows; the action's name
+// follows, so the shrinker keeps to the same action.
+const KindConformance = "conformance: "
 
 // invariants feeds what the servers do to the invariant checker of package
 // zab/invariant after every step of every server, and holds what the
@@ -33,6 +41,12 @@ type invariants struct {
 	closedSessions map[int64]bool
 	// timeouts is the longest timeout negotiated for each session.
 	timeouts map[int64]time.Duration
+	// conf checks every step of an ensemble's members against the spec's
+	// actions (nil for a standalone server); steps holds, by server index,
+	// the step being carried out, gathered from the hooks below until the
+	// Ready is done (drained) or the process dies in it (crashed).
+	conf  *tlatrace.Checker
+	steps []tlatrace.Step
 }
 
 func newInvariants(w *world) *invariants {
@@ -46,6 +60,13 @@ func newInvariants(w *world) *invariants {
 		cfg.Quorum = w.quorum
 	}
 	inv.c = invariant.New(cfg, inv)
+	if w.ensemble != nil {
+		inv.conf = tlatrace.New(tlatrace.Config{Voters: w.ensemble.Voters, Observers: w.ensemble.Observers, Quorum: w.quorum, Note: inv.allowance})
+		inv.steps = make([]tlatrace.Step, w.sched.Servers)
+		for i := range inv.steps {
+			inv.steps[i].Reset(int64(i + 1))
+		}
+	}
 	return inv
 }
 
@@ -81,13 +102,22 @@ func (inv *invariants) violated(v *invariant.Violation) bool {
 }
 
 // started: s recovered from its disk and is about to run.
-func (inv *invariants) started(s *server) { inv.violated(inv.c.Started(s.sid)) }
+func (inv *invariants) started(s *server) {
+	if inv.violated(inv.c.Started(s.sid)) || inv.conf == nil {
+		return
+	}
+	inv.steps[s.id].Reset(s.sid)
+	inv.conformed(inv.conf.Started(s.sid, tlatrace.Disk{Accepted: s.diskAccepted, Current: s.diskCurrent,
+		Snapshot: s.snapBase, Log: s.logged, Applied: s.peer.LastZxid()}))
+}
 
 // appended checks an append to s's log; it reports whether it may go on.
 func (inv *invariants) appended(s *server, zxid int64, entry []byte) bool {
 	if inv.w.ensemble == nil {
 		return true // a standalone server's appends are not checked
 	}
+	st := &inv.steps[s.id]
+	st.Appends = append(st.Appends, zxid)
 	return !inv.violated(inv.c.Appended(s.sid, zxid, invariant.EntryHash(entry)))
 }
 
@@ -101,10 +131,125 @@ func (inv *invariants) proposed(s *server, zxid int64, entry []byte) bool {
 
 // installed: a SNAP replaced s's tree at zxid in the Ready being carried
 // out.
-func (inv *invariants) installed(s *server, zxid int64) { inv.c.Installed(s.sid, zxid) }
+func (inv *invariants) installed(s *server, zxid int64) {
+	inv.c.Installed(s.sid, zxid)
+	if inv.conf != nil {
+		st := &inv.steps[s.id]
+		st.Installed, st.InstalledAt = true, zxid
+	}
+}
+
+// truncated: s's log loses every txn after zxid in the Ready being
+// carried out.
+func (inv *invariants) truncated(s *server, zxid int64) {
+	if inv.conf != nil {
+		st := &inv.steps[s.id]
+		st.Truncated, st.TruncatedAt = true, zxid
+	}
+}
 
 // stepped: s carried out a Ready's truncation, epochs and appends.
-func (inv *invariants) stepped(s *server) { inv.violated(inv.c.Stepped(s.sid)) }
+func (inv *invariants) stepped(s *server) {
+	if inv.violated(inv.c.Stepped(s.sid)) || inv.conf == nil {
+		return
+	}
+	st := &inv.steps[s.id]
+	st.Observed, st.Applied, st.State = true, s.peer.LastZxid(), s.peer.State()
+}
+
+// received: packet qp from server index from is about to reach s.
+func (inv *invariants) received(s *server, from int, qp *wire.QuorumPacket) {
+	if inv.conf == nil {
+		return
+	}
+	st := &inv.steps[s.id]
+	st.Received, st.From = true, int64(from+1)
+	st.Packet = tlatrace.Packet{Type: qp.Type, Zxid: qp.Zxid}
+	if qp.Type == wire.PacketAckEpoch {
+		var ack wire.AckEpoch
+		if wire.Unmarshal(qp.Data, &ack) == nil {
+			st.Packet.Epoch = int64(ack.CurrentEpoch)
+		}
+	}
+}
+
+// peerGone: s is about to learn that its quorum connection with server
+// index from is gone.
+func (inv *invariants) peerGone(s *server, from int) {
+	if inv.conf != nil {
+		st := &inv.steps[s.id]
+		st.Gone, st.From = true, int64(from+1)
+	}
+}
+
+// sent: s's quorum message m leaves (a SNAP with its whole stream).
+func (inv *invariants) sent(s *server, m *zab.PeerMessage) {
+	if inv.conf == nil {
+		return
+	}
+	st := &inv.steps[s.id]
+	st.Sends = append(st.Sends, tlatrace.Send{To: m.To, Close: m.Kind == zab.PeerClose, Packet: tlatrace.Packet{Type: m.Packet.Type, Zxid: m.Packet.Zxid}})
+	if m.Packet.Type == wire.PacketAckEpoch {
+		var ack wire.AckEpoch
+		if wire.Unmarshal(m.Packet.Data, &ack) == nil {
+			st.Sends[len(st.Sends)-1].Packet.Epoch = int64(ack.CurrentEpoch)
+		}
+	}
+}
+
+// drained: s carried out a whole Ready; the step is checked.
+func (inv *invariants) drained(s *server) {
+	if inv.conf == nil {
+		return
+	}
+	st := inv.disk(s)
+	inv.conformed(inv.conf.Step(st))
+	st.Reset(s.sid)
+}
+
+// crashed: s's process died, maybe in the middle of a Ready: what it did
+// of it is checked.
+func (inv *invariants) crashed(s *server) {
+	if inv.conf == nil {
+		return
+	}
+	st := inv.disk(s)
+	inv.conformed(inv.conf.Crashed(s.sid, st))
+	st.Reset(s.sid)
+}
+
+// disk completes s's step with its disk as the Ready left it.
+func (inv *invariants) disk(s *server) *tlatrace.Step {
+	st := &inv.steps[s.id]
+	st.Accepted, st.Current, st.Durable, st.Snapshot = s.diskAccepted, s.diskCurrent, s.durable, s.snapBase
+	return st
+}
+
+// FormatAllowances lists the allowances taken, with their counts, in
+// tlatrace's order ("" for none).
+func FormatAllowances(c tlatrace.Counts) string {
+	var parts []string
+	for _, a := range tlatrace.Allowances() {
+		if c[a] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", a, c[a]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// conformed records a step the spec does not allow.
+func (inv *invariants) conformed(v *tlatrace.Violation) {
+	if v != nil {
+		inv.w.fail(KindConformance+v.Action, "%s", v.Detail)
+	}
+}
+
+// allowance traces a step the conformance checker accepted by name only.
+func (inv *invariants) allowance(a tlatrace.Allowance, member, zxid int64) {
+	if inv.w.tr.on() {
+		inv.w.tr.logf("server %d: conformance allowance %s (0x%x)", member, a, zxid)
+	}
+}
 
 // replied checks the zxid of a reply before it leaves s for cn.
 func (inv *invariants) replied(s *server, cn *conn, h *wire.ReplyHeader) {

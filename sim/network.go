@@ -171,6 +171,7 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 		net.w.fail(KindProtocol, "server %d sent a quorum message to unknown server %d", from+1, m.To)
 		return
 	}
+	net.w.inv.sent(sender, m)
 	c := net.conns[from][to]
 	if m.Kind == zab.PeerClose {
 		if c == nil {
@@ -258,8 +259,13 @@ func (d *peerDelivery) deliver() {
 			return
 		}
 		if old != nil {
+			// The receiver closes the replaced connection: whatever is
+			// still on its way over it is lost, even once c breaks too
+			// and the receiver holds no connection with from any more.
+			old.closedBy[old.dir(to)] = true
 			net.conns[to][from] = nil
 			net.w.tr.logf("server %d: connection %d from %d replaced by %d", to+1, old.id, from+1, c.id)
+			net.w.inv.peerGone(net.w.servers[to], from)
 			net.w.servers[to].step(zab.PeerDisconnected{Peer: int64(from + 1)})
 			if !net.w.servers[to].up || c.broken {
 				return
@@ -272,6 +278,7 @@ func (d *peerDelivery) deliver() {
 		if net.conns[to][from] == c {
 			net.conns[to][from] = nil
 			net.w.tr.logf("server %d: quorum connection from %d closed", to+1, from+1)
+			net.w.inv.peerGone(s, from)
 			s.step(zab.PeerDisconnected{Peer: int64(from + 1)})
 		}
 		return
@@ -283,6 +290,7 @@ func (d *peerDelivery) deliver() {
 	if net.w.aim.hold != nil {
 		s.aimHold(&d.pkt)
 	}
+	net.w.inv.received(s, from, &d.pkt)
 	s.step(zab.PeerPacket{From: int64(from + 1), Packet: d.pkt, Snapshot: d.snap})
 }
 
@@ -308,6 +316,7 @@ func (net *network) breakConn(c *peerConn, visible bool, why string) {
 			net.conns[holder][other] = nil
 			if s := net.w.servers[holder]; s.up {
 				net.w.tr.logf("server %d: quorum connection %d to %d reported broken", holder+1, c.id, other+1)
+				net.w.inv.peerGone(s, other)
 				s.step(zab.PeerDisconnected{Peer: int64(other + 1)})
 			}
 		})
@@ -320,6 +329,7 @@ func (net *network) breakConn(c *peerConn, visible bool, why string) {
 // connection its peer holds and it does not breaks. Its ends are
 // forgotten, as by serverDown.
 func (net *network) serverDownFlushing(s int) {
+	net.w.inv.crashed(net.w.servers[s])
 	for o := range net.n {
 		mine := net.conns[s][o]
 		if mine != nil && !mine.broken {
@@ -336,6 +346,7 @@ func (net *network) serverDownFlushing(s int) {
 // serverDown breaks every connection of a stopped server and forgets its
 // ends: a new incarnation starts with none.
 func (net *network) serverDown(s int) {
+	net.w.inv.crashed(net.w.servers[s])
 	for o := range net.n {
 		for _, c := range []*peerConn{net.conns[s][o], net.conns[o][s]} {
 			if c != nil {

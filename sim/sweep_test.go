@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/zabd/zabd/zab/tlatrace"
 )
 
 // sweepSeeds is how many seeds TestSeedSweep runs: 2,385 of the first
@@ -101,8 +103,10 @@ func TestSeedSweep(t *testing.T) {
 	var ensembles int
 	var simulated time.Duration
 	var failed *sweepResult
+	var allowed tlatrace.Counts
 	sweep(first, n, Options{}, func(r sweepResult) bool {
 		simulated += r.res.Stats.SimTime
+		allowed.Add(r.res.Stats.Allowances)
 		if r.ensemble {
 			ensembles++
 		}
@@ -119,4 +123,5 @@ func TestSeedSweep(t *testing.T) {
 	wall, _ := meter.Elapsed()
 	t.Logf("%d seeds (%d ensembles) passed in %v, %s simulated: %s",
 		n, ensembles, wall.Round(time.Millisecond), simulated.Round(time.Second), meter.Speed(simulated))
+	t.Logf("trace conformance allowances taken: %s", FormatAllowances(allowed))
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/storage/vfs"
+	"github.com/zabd/zabd/zab/tlatrace"
 )
 
 // wallStart is the simulated wall-clock time at monotonic 0: fixed, so that
@@ -95,6 +96,9 @@ type Stats struct {
 	// at once.
 	AimedFaults  int
 	RivalLeaders int
+	// Allowances counts the steps the trace conformance checker accepted
+	// only through a named allowance (zab/tlatrace), by allowance.
+	Allowances tlatrace.Counts
 }
 
 // Result is what a run found.
@@ -185,6 +189,9 @@ func Run(sched *faults.Schedule, opts Options) *Result {
 	w := newWorld(sched, opts)
 	w.run()
 	w.stats.SimTime = w.clock.Mono()
+	if w.inv.conf != nil {
+		w.stats.Allowances = w.inv.conf.Allowed()
+	}
 	disks := make([]*vfs.Sim, len(w.servers))
 	for i, s := range w.servers {
 		disks[i] = s.disk

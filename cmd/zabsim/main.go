@@ -141,6 +141,9 @@ func one(s *faults.Schedule, replay string, opts sim.Options, shrink bool, histo
 	fmt.Fprintf(stdout, "%s: %s simulated in %s (%.0f× real time), %d ops, %d events, %d crashes, %d refusals, %d damaged starts, %d snapshots\n",
 		replay, st.SimTime.Round(time.Millisecond), elapsed.Round(time.Millisecond),
 		st.SimTime.Seconds()/elapsed.Seconds(), st.Ops, st.Events, st.Crashes, st.Refusals, st.DamagedStarts, st.Snapshots)
+	if a := sim.FormatAllowances(st.Allowances); a != "" {
+		fmt.Fprintf(stdout, "trace conformance allowances taken (-v traces them): %s\n", a)
+	}
 	if st.NotPromised > 0 {
 		fmt.Fprintf(stdout, "note: %d read(s) after a sync answered across a leader change missed a write (not promised by ZooKeeper, ZOOKEEPER-1675; -v traces them)\n", st.NotPromised)
 	}
@@ -174,9 +177,11 @@ func sweep(from, to int64, jobs int, opts sim.Options, shrink bool, historyFile 
 	failed := 0
 	meter := sim.StartMeter()
 	var simTime time.Duration
+	allowed := sim.Stats{}.Allowances // the allowances the conformance checker took
 	ops := 0
 	for seed, res := range runSeeds(from, to, jobs, opts) {
 		simTime += res.Stats.SimTime
+		allowed.Add(res.Stats.Allowances)
 		ops += res.Stats.Ops
 		if res.Failed() {
 			failed++
@@ -207,6 +212,9 @@ func sweep(from, to int64, jobs int, opts sim.Options, shrink bool, historyFile 
 	wall, _ := meter.Elapsed()
 	fmt.Fprintf(stdout, "%d seeds, %d failed, %s, %s simulated: %s\n", to-from+1, failed, wall.Round(time.Millisecond),
 		simTime.Round(time.Second), meter.Speed(simTime))
+	if a := sim.FormatAllowances(allowed); a != "" {
+		fmt.Fprintf(stdout, "trace conformance allowances taken: %s\n", a)
+	}
 	if failed > 0 {
 		return 1
 	}
