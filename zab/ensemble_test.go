@@ -488,3 +488,44 @@ func TestLeaderDropsALearnerSilentPastSyncLimit(t *testing.T) {
 		"%q not in the trace:\n%s", want, strings.Join(c.Trace, "\n"))
 	require.Equal(t, leader, c.Leader(), "the leader keeps its quorum and its lead")
 }
+
+// TestReelectedLeaderKeepsItsInitialHistoryCommitted: a leader elected
+// again in a new epoch, with its whole initial history applied in the
+// epoch before, commits that history at establishment. When the learners
+// whose NEWLEADER ACKs made the quorum introduce themselves again (a
+// reconnect: their acknowledgements are withdrawn), a learner is still
+// synchronized by DIFF: the commit point, fallen back to 0, sent it TRUNC
+// 0, below committed txns (simulator seed 6597, found by trace
+// conformance; scenario leader-keeps-initial-history-committed).
+func TestReelectedLeaderKeepsItsInitialHistoryCommitted(t *testing.T) {
+	c := checkedCluster(t, zabtest.ClusterConfig{Voters: 3})
+	l := serving(t, c)
+	a, b := l%3+1, (l+1)%3+1
+	cl := session(t, c, l)
+	createOK(t, c, cl, "/a")
+	createOK(t, c, cl, "/b")
+	last := zxidOf(c, l, "/b")
+
+	// The leader loses its followers and looks; they come back, and it
+	// leads again, having applied its whole initial history before.
+	c.Crash(a)
+	c.Crash(b)
+	settle(c, 2*time.Second)
+	c.Restart(a)
+	c.Restart(b)
+	require.Equal(t, l, serving(t, c))
+	epoch := c.Node(l).Peer.State().Epoch
+	require.Greater(t, epoch, int64(1))
+
+	// Both introduce themselves again, as after reconnecting, and b
+	// acknowledges the epoch with the history it holds.
+	from := len(c.Notices)
+	for _, id := range []int64{a, b} {
+		c.Inject(id, l, wire.QuorumPacket{Type: wire.PacketFollowerInfo, Zxid: epoch << 32,
+			Data: wire.Marshal(&wire.LearnerInfo{ServerID: id, ProtocolVersion: wire.ProtocolVersion})})
+	}
+	c.Inject(b, l, wire.QuorumPacket{Type: wire.PacketAckEpoch, Zxid: last, Data: wire.Marshal(&wire.AckEpoch{CurrentEpoch: -1})})
+	want := fmt.Sprintf("synchronizing server %d by DIFF from %#x", b, last)
+	require.True(t, slices.ContainsFunc(c.Notices[from:], func(n string) bool { return strings.Contains(n, want) }),
+		"committed txns are never truncated: %s", strings.Join(c.Notices[from:], "\n"))
+}

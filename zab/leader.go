@@ -374,6 +374,14 @@ func (p *Peer) maybeEstablish() {
 		return
 	}
 	l.stage = leaderBroadcasting
+	// Establishment commits the initial history. The acknowledgements
+	// that made the quorum may be withdrawn (a learner that reconnects is
+	// forgotten), and a leader that applied its whole initial history in
+	// an earlier epoch applies nothing now that would fix the commit point
+	// at them: without this, its commit point could fall back to 0, and
+	// a learner reconnecting with committed txns would be sent TRUNC below
+	// them (simulator seed 6597, trace conformance).
+	p.quorum.commitThrough(l.initialEnd)
 	p.sessions.RestartExpiry(p.now.Mono)
 	p.notice("leader: epoch %d established with %v after %v; serving", l.epoch, ids, p.now.Mono-l.since)
 	p.reportState()

@@ -104,6 +104,11 @@ func (q *quorumTracker) ack(voter int64, zxid int64) {
 // the voter no longer holds).
 func (q *quorumTracker) forget(voter int64) { delete(q.acked, voter) }
 
+// commitThrough records that every proposal up to zxid is committed,
+// whatever acknowledgements are withdrawn later: a leader's initial
+// history at establishment (question 3's quorum holds it durably).
+func (q *quorumTracker) commitThrough(zxid int64) { q.floor = max(q.floor, zxid) }
+
 // committed is question 4: the highest zxid whose acknowledgers form a
 // quorum (trying the acknowledged zxids from the highest down, the first
 // that a quorum has reached), and never less than it returned before.

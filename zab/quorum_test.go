@@ -21,6 +21,21 @@ func TestQuorumOfOneCommitsOnOwnAck(t *testing.T) {
 	require.Equal(t, int64(5), q.committed(), "non-voters do not count")
 }
 
+// TestCommitThroughOutlivesForgottenAcks: a commit point recorded at
+// establishment holds when the acknowledgements that made it are withdrawn.
+func TestCommitThroughOutlivesForgottenAcks(t *testing.T) {
+	q := newQuorumTracker(votersOnly(t, 1, 2, 3, 4, 5))
+	for _, v := range []int64{1, 2, 3} {
+		q.ack(v, 7)
+	}
+	q.commitThrough(7)
+	q.forget(2)
+	q.forget(3)
+	require.Equal(t, int64(7), q.committed())
+	q.commitThrough(5)
+	require.Equal(t, int64(7), q.committed(), "never back")
+}
+
 // TestQuorumCommitsWhatAMajorityLogged compares with a direct count: a
 // zxid is committed iff more than half the voters acked it or later.
 func TestQuorumCommitsWhatAMajorityLogged(t *testing.T) {
