@@ -3,6 +3,7 @@ package sim
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -129,6 +130,42 @@ func TestExpiryCarriedOutCatchesAnExpiryWithoutClose(t *testing.T) {
 			res := Run(sched, Options{Bugs: bugs})
 			require.True(t, res.Failed())
 			require.Equal(t, KindInvariant+"ExpiryCarriedOut", res.Failures[0].Kind, "%v", res.Failures)
+		})
+	}
+}
+
+// TestConformanceCatchesProtocolBugs: each broken core that breaks a rule
+// of Zab's protocol is refused by trace conformance (zab/tlatrace), on a
+// seed the correct core passes, naming the spec action whose guard it
+// breaks, before the history checkers see its consequence. (A member that
+// works with an epoch its disk does not hold fails EpochDurable in the
+// same Ready, just before the LEADERINFO that conformance refuses.)
+func TestConformanceCatchesProtocolBugs(t *testing.T) {
+	for _, c := range []struct{ bug, action, detail string }{
+		{"diff-instead-of-trunc", "LeaderSyncFollower", "SyncFollower sends TRUNC"},
+		{"epoch-not-persisted", "LeaderProcessFOLLOWERINFO", "written to its acceptedEpoch file"},
+		{"ack-newleader-before-durable", "FollowerProcessNEWLEADER", "durable only to"},
+		{"reply-before-fsync", "LeaderTryToCommit", "hasAllQuorums"},
+	} {
+		t.Run(c.bug, func(t *testing.T) {
+			bugs, err := ParseBugs(c.bug)
+			require.NoError(t, err)
+			var caught *sweepResult
+			var f Failure
+			sweep(1, 100, Options{Bugs: bugs, SkipCheckers: true}, func(r sweepResult) bool {
+				for _, f = range r.res.Failures {
+					if strings.HasPrefix(f.Kind, KindConformance) {
+						caught = &r
+						return false
+					}
+				}
+				return true
+			})
+			require.NotNil(t, caught, "no seed in 1..100 caught %s by conformance", c.bug)
+			t.Logf("seed %d: %s", caught.seed, f)
+			require.Equal(t, KindConformance+c.action, f.Kind)
+			require.Contains(t, f.Msg, c.detail)
+			require.False(t, Run(caught.res.Schedule, Options{}).Failed(), "seed %d passes without the bug", caught.seed)
 		})
 	}
 }

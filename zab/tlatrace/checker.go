@@ -164,6 +164,7 @@ type member struct {
 	id              int64
 	voter, observer bool
 	up              bool
+	started         bool // it started before: its disk must hold what it wrote
 
 	// The spec's acceptedEpoch and currentEpoch: the epoch files.
 	accepted, current int64
@@ -334,7 +335,11 @@ func (c *Checker) Started(id int64, d Disk) *Violation {
 	m.elections, m.shut = 0, false
 	m.expect, m.installing = m.expect[:0], false
 	m.inSnap.from, m.inSnap.zxid = 0, 0
+	first := !m.started
+	m.started = true
 	switch {
+	case first:
+		// The checker begins here: the disk is the spec's initial state.
 	case d.Accepted < m.accepted || d.Current < m.current:
 		return c.fail(m, "NodeStart", "starts with acceptedEpoch %d and currentEpoch %d, below the %d and %d it wrote: the spec's epochs survive a crash", d.Accepted, d.Current, m.accepted, m.current)
 	case d.Accepted > m.accepted:
@@ -601,8 +606,11 @@ func (c *Checker) learnerReceive(m *member, p *Packet) *Violation {
 			// committed (the Zab 1.0 rule; the spec: the whole history).
 			m.committed = max(m.committed, min(z, m.queuedLast()))
 		case wire.PacketTrunc:
-			if !m.hist.contains(z) || z < m.applied {
-				return c.fail(m, "FollowerProcessSyncMessage", "is sent TRUNC %s: its history holds that zxid %v and its tree is at %s (truncOk: a zxid of its history, not below what it applied)", hex(z), m.hist.contains(z), hex(m.applied))
+			if !m.hist.contains(z) {
+				return c.fail(m, "FollowerProcessSyncMessage", "is sent TRUNC %s, a zxid its history does not hold (truncOk)", hex(z))
+			}
+			if z < m.applied {
+				return c.fail(m, "FollowerProcessSyncMessage", "is sent TRUNC %s, below %s, the last txn it applied (truncOk)", hex(z), hex(m.applied))
 			}
 			l.truncTo = z
 			m.committed = max(m.committed, z)
@@ -964,9 +972,8 @@ func (c *Checker) reach(m *member, p zab.Phase) *Violation {
 		case m.role == zab.RoleLeading:
 			return c.fail(m, "LeaderProcessACKEPOCH", "leaves discovery in epoch %d without making it its currentEpoch (%d)", m.ld.epoch, m.current)
 		case m.learning() && m.phase == zab.PhaseDiscovery:
-			l := &m.ln
-			if l.leaderInfo == 0 || l.leaderInfo < l.acceptedBefore || m.accepted != l.leaderInfo {
-				return c.fail(m, "FollowerProcessLEADERINFO", "synchronizes after LEADERINFO of epoch %d with acceptedEpoch %d before it and %d now (epochOk)", l.leaderInfo, l.acceptedBefore, m.accepted)
+			if v := c.leaderInfoTaken(m, "synchronizes"); v != nil {
+				return v
 			}
 			m.phase = zab.PhaseSync
 		case m.learning() && m.phase == zab.PhaseSync:
@@ -1063,13 +1070,11 @@ func (c *Checker) sendInfo(m *member, to int64, p *Packet, changed bool) *Violat
 // currentEpoch (-1 if the epoch was accepted before) and the last zxid.
 func (c *Checker) sendAckEpoch(m *member, p *Packet) *Violation {
 	l := &m.ln
-	switch {
-	case l.leaderInfo == 0 || l.ackEpochSent:
-		return c.fail(m, "FollowerProcessLEADERINFO", "sends ACKEPOCH %s without a LEADERINFO to answer", hex(p.Zxid))
-	case l.leaderInfo < l.acceptedBefore:
-		return c.fail(m, "FollowerProcessLEADERINFO", "sends ACKEPOCH to LEADERINFO of epoch %d, below its acceptedEpoch %d: the spec's learner goes back to LOOKING (epochOk)", l.leaderInfo, l.acceptedBefore)
-	case m.accepted != l.leaderInfo:
-		return c.fail(m, "FollowerProcessLEADERINFO", "sends ACKEPOCH to LEADERINFO of epoch %d while its acceptedEpoch file holds %d: the epoch must be durable first", l.leaderInfo, m.accepted)
+	if l.ackEpochSent {
+		return c.fail(m, "FollowerProcessLEADERINFO", "sends ACKEPOCH %s a second time", hex(p.Zxid))
+	}
+	if v := c.leaderInfoTaken(m, "sends ACKEPOCH"); v != nil {
+		return v
 	}
 	want := m.current
 	if l.leaderInfo == l.acceptedBefore {
@@ -1083,6 +1088,22 @@ func (c *Checker) sendAckEpoch(m *member, p *Packet) *Violation {
 	}
 	l.ackEpochSent = true
 	return c.reach(m, zab.PhaseSync)
+}
+
+// leaderInfoTaken checks that the member took its leader's LEADERINFO as
+// FollowerProcessLEADERINFO does (epochOk, and the new acceptedEpoch
+// durable) before it does what: acknowledges it, or synchronizes.
+func (c *Checker) leaderInfoTaken(m *member, what string) *Violation {
+	l := &m.ln
+	switch {
+	case l.leaderInfo == 0:
+		return c.fail(m, "FollowerProcessLEADERINFO", "%s without a LEADERINFO from its leader %d", what, m.leader)
+	case l.leaderInfo < l.acceptedBefore:
+		return c.fail(m, "FollowerProcessLEADERINFO", "%s after LEADERINFO of epoch %d, below its acceptedEpoch %d: the spec's learner goes back to LOOKING (epochOk)", what, l.leaderInfo, l.acceptedBefore)
+	case m.accepted != l.leaderInfo:
+		return c.fail(m, "FollowerProcessLEADERINFO", "%s after LEADERINFO of epoch %d while its acceptedEpoch file holds %d: the spec accepts the epoch as it answers, so it must be durable first", what, l.leaderInfo, m.accepted)
+	}
+	return nil
 }
 
 // sendAck is a learner's ACK: of NEWLEADER (FollowerProcessNEWLEADER's
@@ -1133,7 +1154,7 @@ func (c *Checker) leaderSend(m *member, j int64, p *Packet) *Violation {
 	if p.Type == wire.PacketLeaderInfo {
 		switch {
 		case ld.epoch == 0:
-			return c.fail(m, "LeaderProcessFOLLOWERINFO", "sends LEADERINFO %s to server %d before a quorum's FOLLOWERINFO fixed its epoch and its acceptedEpoch file holds it (acceptedEpoch %d)", hex(z), j, m.accepted)
+			return c.fail(m, "LeaderProcessFOLLOWERINFO", "sends LEADERINFO %s to server %d, but no epoch was fixed by a quorum's FOLLOWERINFO and written to its acceptedEpoch file (which holds %d)", hex(z), j, m.accepted)
 		case z != makeZxid(ld.epoch, 0):
 			return c.fail(m, "LeaderProcessFOLLOWERINFO", "sends LEADERINFO %s to server %d; its epoch is %d", hex(z), j, ld.epoch)
 		case rec.leaderInfoSent:

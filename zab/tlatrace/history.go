@@ -27,15 +27,6 @@ func (h *history) last() int64 {
 	return 0
 }
 
-// len is the number of txns the history holds.
-func (h *history) len() int64 {
-	var n int64
-	for _, r := range h.runs {
-		n += r.hi - r.lo + 1
-	}
-	return n
-}
-
 // add appends z, which must be above last.
 func (h *history) add(z int64) {
 	if n := len(h.runs); n > 0 {
