@@ -116,8 +116,10 @@ func (inv *invariants) appended(s *server, zxid int64, entry []byte) bool {
 	if inv.w.ensemble == nil {
 		return true // a standalone server's appends are not checked
 	}
-	st := &inv.steps[s.id]
-	st.Appends = append(st.Appends, zxid)
+	if inv.conf != nil {
+		st := &inv.steps[s.id]
+		st.Appends = append(st.Appends, zxid)
+	}
 	return !inv.violated(inv.c.Appended(s.sid, zxid, invariant.EntryHash(entry)))
 }
 
