@@ -171,7 +171,6 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 		net.w.fail(KindProtocol, "server %d sent a quorum message to unknown server %d", from+1, m.To)
 		return
 	}
-	net.w.inv.sent(sender, m)
 	c := net.conns[from][to]
 	if m.Kind == zab.PeerClose {
 		if c == nil {
@@ -183,10 +182,18 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 		return
 	}
 	if c == nil {
+		if t := m.Packet.Type; t != wire.PacketFollowerInfo && t != wire.PacketObserverInfo {
+			// As zabd's transport (peernet): only a learner's introduction
+			// opens a connection; anything else was meant for a connection
+			// that is gone, and is lost with it.
+			net.w.tr.logf("server %d -> %d %s lost: no connection", from+1, to+1, m.Packet.Type)
+			return
+		}
 		net.nextID++
 		c = &peerConn{id: net.nextID, a: from, b: to}
 		net.conns[from][to] = c
 	}
+	net.w.inv.sent(sender, m)
 	if net.w.tr.on() {
 		net.w.tr.logf("server %d -> %d %s", from+1, to+1, describePacket(&m.Packet, m.Snapshot))
 	}
@@ -265,8 +272,7 @@ func (d *peerDelivery) deliver() {
 			old.closedBy[old.dir(to)] = true
 			net.conns[to][from] = nil
 			net.w.tr.logf("server %d: connection %d from %d replaced by %d", to+1, old.id, from+1, c.id)
-			net.w.inv.peerGone(net.w.servers[to], from)
-			net.w.servers[to].step(zab.PeerDisconnected{Peer: int64(from + 1)})
+			net.w.servers[to].connectionGone(from)
 			if !net.w.servers[to].up || c.broken {
 				return
 			}
@@ -278,8 +284,7 @@ func (d *peerDelivery) deliver() {
 		if net.conns[to][from] == c {
 			net.conns[to][from] = nil
 			net.w.tr.logf("server %d: quorum connection from %d closed", to+1, from+1)
-			net.w.inv.peerGone(s, from)
-			s.step(zab.PeerDisconnected{Peer: int64(from + 1)})
+			s.connectionGone(from)
 		}
 		return
 	}
@@ -316,11 +321,19 @@ func (net *network) breakConn(c *peerConn, visible bool, why string) {
 			net.conns[holder][other] = nil
 			if s := net.w.servers[holder]; s.up {
 				net.w.tr.logf("server %d: quorum connection %d to %d reported broken", holder+1, c.id, other+1)
-				net.w.inv.peerGone(s, other)
-				s.step(zab.PeerDisconnected{Peer: int64(other + 1)})
+				s.connectionGone(other)
 			}
 		})
 	}
+}
+
+// connectionGone tells server s that its quorum connection with server
+// index peer is gone: what s's member still held to send on it is lost
+// with it (member.ConnectionGone), and the Peer hears PeerDisconnected.
+func (s *server) connectionGone(peer int) {
+	s.w.inv.peerGone(s, peer)
+	s.m.ConnectionGone(int64(peer + 1))
+	s.step(zab.PeerDisconnected{Peer: int64(peer + 1)})
 }
 
 // serverDownFlushing closes every connection of a process that died

@@ -162,6 +162,18 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		require.GreaterOrEqual(t, r.Stats.Epochs, 3)
 		require.Empty(t, stateEvents(r, 1, wire.StateExpired), "client 1 resumed its session under the old leader")
 	},
+	"held-sends-lost-with-their-connection": func(t *testing.T, r *Result) {
+		// Hunt seed 595, shrunk: a learner's FOLLOWERINFO is held back
+		// (late-followerinfo) past its initLimit; it introduces itself
+		// again on a new connection while its leader, which took the late
+		// one, still waits for the epoch write its LEADERINFO to the first
+		// connection is held behind. That LEADERINFO is lost with its
+		// connection (member.ConnectionGone): sent on the new one, the
+		// learner took two LEADERINFOs, which trace conformance refuses
+		// (FollowerProcessLEADERINFO, stateOk).
+		require.GreaterOrEqual(t, r.Stats.AimedFaults, 1)
+		require.GreaterOrEqual(t, r.Stats.Epochs, 1)
+	},
 	"leader-keeps-initial-history-committed": func(t *testing.T, r *Result) {
 		// Hunt seed 6597, shrunk: a leader elected again into epoch 2,
 		// having applied its whole initial history in epoch 1, must keep

@@ -111,6 +111,30 @@ func TestSendsWaitForTheirBarrierAndTheStreamIsDurableInOrder(t *testing.T) {
 	require.Equal(t, int64(1), accepted)
 }
 
+// The sends held for a peer whose connection is gone are lost with it;
+// those to the others, and to it once it is connected again, leave.
+func TestHeldSendsToAPeerWhoseConnectionWentAreDropped(t *testing.T) {
+	r := &recorder{}
+	m := openMember(t, r)
+	var sent []zab.PeerMessage
+	m.leaves = &peerRecorder{recorder: r, sent: &sent}
+	gate := m.enqueue(diskOp{kind: opEpochs, epochs: zab.EpochWrite{Accepted: 1}})
+	m.kick()
+	m.outbox = append(m.outbox, sendBatch{gate: gate, peer: []zab.PeerMessage{{To: 2, Packet: wire.QuorumPacket{Type: wire.PacketLeaderInfo}}, {To: 3, Packet: wire.QuorumPacket{Type: wire.PacketLeaderInfo}}}})
+	m.ConnectionGone(2)
+	m.outbox = append(m.outbox, sendBatch{gate: gate, peer: []zab.PeerMessage{{To: 2, Packet: wire.QuorumPacket{Type: wire.PacketLeaderInfo, Zxid: 1}}}})
+	finish(t, m, r)
+	require.Equal(t, []zab.PeerMessage{{To: 3, Packet: wire.QuorumPacket{Type: wire.PacketLeaderInfo}}, {To: 2, Packet: wire.QuorumPacket{Type: wire.PacketLeaderInfo, Zxid: 1}}}, sent)
+}
+
+// peerRecorder also keeps the quorum messages sent.
+type peerRecorder struct {
+	*recorder
+	sent *[]zab.PeerMessage
+}
+
+func (p *peerRecorder) SendPeer(msgs []zab.PeerMessage) { *p.sent = append(*p.sent, msgs...) }
+
 // Rule 6: appends queued while a job runs go together into the next job,
 // behind one fsync.
 func TestAppendsWhileAJobRunsShareTheNextFsync(t *testing.T) {

@@ -1,6 +1,7 @@
 package member
 
 import (
+	"slices"
 	"time"
 
 	"github.com/zabd/zabd/datatree"
@@ -50,7 +51,9 @@ import (
 //     A Ready's sends leave in this order: client messages, votes (a
 //     member that has just decided tells the others before it introduces
 //     itself to its leader, who may need that vote to know it leads), then
-//     quorum packets.
+//     quorum packets. Quorum packets held for a peer whose connection goes
+//     meanwhile are lost with it (ConnectionGone, which the shell calls as
+//     it steps PeerDisconnected): they were asked for on that connection.
 //  9. Snapshots of the member's own tree (chunks not marked Installed)
 //     stream to a snapshot file as the Peer serializes them, beside the
 //     disk jobs; the file is finished only once the log holds every txn in
@@ -244,6 +247,20 @@ func (m *Member) send(msgs []zab.Message, votes []zab.Vote, peer []zab.PeerMessa
 	}
 	if len(peer) > 0 && !m.stopped {
 		m.leaves.SendPeer(peer)
+	}
+}
+
+// ConnectionGone: the shell's quorum connection with peer is gone, and it is
+// about to step zab.PeerDisconnected for it. The sends to peer still held
+// behind a disk operation were asked for on that connection, and are lost
+// with it, as what was in flight on it is: sent later, they would leave on
+// the peer's next connection, where they mean nothing (a leader's
+// LEADERINFO to a learner's earlier connection reaching its new one, which
+// it takes for its own; simulator seed 595, found by trace conformance).
+func (m *Member) ConnectionGone(peer int64) {
+	for i := range m.outbox {
+		b := &m.outbox[i]
+		b.peer = slices.DeleteFunc(b.peer, func(p zab.PeerMessage) bool { return p.To == peer })
 	}
 }
 

@@ -70,8 +70,11 @@ func (s *Server) stepWaiting() {
 
 // stepPeer feeds one event from the peer transport to the Peer.
 func (s *Server) stepPeer(ev zab.Event) {
-	if pp, ok := ev.(zab.PeerPacket); ok {
-		s.measurePeerTraffic(nil, &pp.Packet)
+	switch e := ev.(type) {
+	case zab.PeerPacket:
+		s.measurePeerTraffic(nil, &e.Packet)
+	case zab.PeerDisconnected:
+		s.m.ConnectionGone(e.Peer) // what waited to go on it is lost with it
 	}
 	s.peer.Step(s.now(), ev)
 }
