@@ -43,8 +43,8 @@ type invariants struct {
 	timeouts map[int64]time.Duration
 	// conf checks every step of an ensemble's members against the spec's
 	// actions (nil for a standalone server); steps holds, by server index,
-	// the step being carried out, gathered from the hooks below until the
-	// Ready is done (drained) or the process dies in it (crashed).
+	// the step being taken: its event (received, peerGone) until the
+	// Ready that follows it (conform).
 	conf  *tlatrace.Checker
 	steps []tlatrace.Step
 }
@@ -116,10 +116,6 @@ func (inv *invariants) appended(s *server, zxid int64, entry []byte) bool {
 	if inv.w.ensemble == nil {
 		return true // a standalone server's appends are not checked
 	}
-	if inv.conf != nil {
-		st := &inv.steps[s.id]
-		st.Appends = append(st.Appends, zxid)
-	}
 	return !inv.violated(inv.c.Appended(s.sid, zxid, invariant.EntryHash(entry)))
 }
 
@@ -133,50 +129,24 @@ func (inv *invariants) proposed(s *server, zxid int64, entry []byte) bool {
 
 // installed: a SNAP replaced s's tree at zxid in the Ready being carried
 // out.
-func (inv *invariants) installed(s *server, zxid int64) {
-	inv.c.Installed(s.sid, zxid)
-	if inv.conf != nil {
-		st := &inv.steps[s.id]
-		st.Installed, st.InstalledAt = true, zxid
-	}
-}
-
-// truncated: s's log loses every txn after zxid in the Ready being
-// carried out.
-func (inv *invariants) truncated(s *server, zxid int64) {
-	if inv.conf != nil {
-		st := &inv.steps[s.id]
-		st.Truncated, st.TruncatedAt = true, zxid
-	}
-}
+func (inv *invariants) installed(s *server, zxid int64) { inv.c.Installed(s.sid, zxid) }
 
 // stepped: s carried out a Ready's truncation, epochs and appends.
-func (inv *invariants) stepped(s *server) {
-	if inv.violated(inv.c.Stepped(s.sid)) || inv.conf == nil {
-		return
-	}
-	st := &inv.steps[s.id]
-	st.Observed, st.Applied, st.State = true, s.peer.LastZxid(), s.peer.State()
-}
+func (inv *invariants) stepped(s *server) { inv.violated(inv.c.Stepped(s.sid)) }
 
-// received: packet qp from server index from is about to reach s.
+// received: packet qp from server index from is about to reach s: the
+// event of s's next step.
 func (inv *invariants) received(s *server, from int, qp *wire.QuorumPacket) {
 	if inv.conf == nil {
 		return
 	}
 	st := &inv.steps[s.id]
 	st.Received, st.From = true, int64(from+1)
-	st.Packet = tlatrace.Packet{Type: qp.Type, Zxid: qp.Zxid}
-	if qp.Type == wire.PacketAckEpoch {
-		var ack wire.AckEpoch
-		if wire.Unmarshal(qp.Data, &ack) == nil {
-			st.Packet.Epoch = int64(ack.CurrentEpoch)
-		}
-	}
+	st.Packet = tlatrace.Packet{Type: qp.Type, Zxid: qp.Zxid, Epoch: ackEpochOf(qp)}
 }
 
 // peerGone: s is about to learn that its quorum connection with server
-// index from is gone.
+// index from is gone: the event of its next step.
 func (inv *invariants) peerGone(s *server, from int) {
 	if inv.conf != nil {
 		st := &inv.steps[s.id]
@@ -184,47 +154,79 @@ func (inv *invariants) peerGone(s *server, from int) {
 	}
 }
 
-// sent: s's quorum message m leaves (a SNAP with its whole stream).
-func (inv *invariants) sent(s *server, m *zab.PeerMessage) {
+// conform checks s's step: the event it took, and the Ready rd the Peer
+// asked for after it, with its tree and role now. It runs as the member
+// takes the Ready, before any of its disk operations or sends: those
+// follow as they happen (epochsWritten, sent).
+func (inv *invariants) conform(s *server, rd *zab.Ready) {
 	if inv.conf == nil {
 		return
 	}
 	st := &inv.steps[s.id]
-	st.Sends = append(st.Sends, tlatrace.Send{To: m.To, Close: m.Kind == zab.PeerClose, Packet: tlatrace.Packet{Type: m.Packet.Type, Zxid: m.Packet.Zxid}})
-	if m.Packet.Type == wire.PacketAckEpoch {
-		var ack wire.AckEpoch
-		if wire.Unmarshal(m.Packet.Data, &ack) == nil {
-			st.Sends[len(st.Sends)-1].Packet.Epoch = int64(ack.CurrentEpoch)
+	if rd.Installed != nil {
+		st.Installed, st.InstalledAt = true, *rd.Installed
+	}
+	if rd.Truncate != nil {
+		st.Truncated, st.TruncatedAt = true, *rd.Truncate
+	}
+	if rd.Epochs != nil {
+		st.Epochs, st.Accepted, st.Current = true, rd.Epochs.Accepted, rd.Epochs.Current
+	}
+	for i := range rd.Appends {
+		st.Appends = append(st.Appends, rd.Appends[i].Header.Zxid)
+	}
+	for i := range rd.PeerMessages {
+		if m := &rd.PeerMessages[i]; m.Kind != zab.PeerSnapshotPart {
+			st.Sends = append(st.Sends, tlatrace.Send{To: m.To, Close: m.Kind == zab.PeerClose,
+				Packet: tlatrace.Packet{Type: m.Packet.Type, Zxid: m.Packet.Zxid, Epoch: ackEpochOf(&m.Packet)}})
 		}
 	}
-}
-
-// drained: s carried out a whole Ready; the step is checked.
-func (inv *invariants) drained(s *server) {
-	if inv.conf == nil {
-		return
-	}
-	st := inv.disk(s)
+	st.Durable, st.Snapshot = s.durable, s.snapBase
+	st.Applied, st.State = s.peer.LastZxid(), s.peer.State()
 	inv.conformed(inv.conf.Step(st))
 	st.Reset(s.sid)
 }
 
-// crashed: s's process died, maybe in the middle of a Ready: what it did
-// of it is checked.
-func (inv *invariants) crashed(s *server) {
-	if inv.conf == nil {
-		return
+// epochsWritten: a disk job of s wrote its epoch files.
+func (inv *invariants) epochsWritten(s *server) {
+	if inv.conf != nil {
+		inv.conformed(inv.conf.EpochsWritten(s.sid, inv.durability(s)))
 	}
-	st := inv.disk(s)
-	inv.conformed(inv.conf.Crashed(s.sid, st))
-	st.Reset(s.sid)
 }
 
-// disk completes s's step with its disk as the Ready left it.
-func (inv *invariants) disk(s *server) *tlatrace.Step {
-	st := &inv.steps[s.id]
-	st.Accepted, st.Current, st.Durable, st.Snapshot = s.diskAccepted, s.diskCurrent, s.durable, s.snapBase
-	return st
+// sent: s's quorum message m leaves (a SNAP with its whole stream).
+func (inv *invariants) sent(s *server, m *zab.PeerMessage) {
+	if inv.conf != nil && m.Kind == zab.PeerSend {
+		send := tlatrace.Send{To: m.To, Packet: tlatrace.Packet{Type: m.Packet.Type, Zxid: m.Packet.Zxid}}
+		inv.conformed(inv.conf.Left(s.sid, send, inv.durability(s)))
+	}
+}
+
+// crashed: s's process died.
+func (inv *invariants) crashed(s *server) {
+	if inv.conf != nil {
+		inv.conf.Crashed(s.sid)
+		inv.steps[s.id].Reset(s.sid)
+	}
+}
+
+// durability is what s's disk holds durably now.
+func (inv *invariants) durability(s *server) tlatrace.Durability {
+	d := tlatrace.Durability{Accepted: s.diskAccepted, Current: s.diskCurrent, Snapshot: s.snapBase}
+	if s.m != nil {
+		d.Log = s.m.Log.DurableZxid()
+	}
+	return d
+}
+
+// ackEpochOf is an ACKEPOCH's currentEpoch (-1: the epoch was accepted
+// before); 0 for other packets.
+func ackEpochOf(qp *wire.QuorumPacket) int64 {
+	var ack wire.AckEpoch
+	if qp.Type != wire.PacketAckEpoch || wire.Unmarshal(qp.Data, &ack) != nil {
+		return 0
+	}
+	return int64(ack.CurrentEpoch)
 }
 
 // FormatAllowances lists the allowances taken, with their counts, in

@@ -190,6 +190,7 @@ func (s *server) Ready(rd *zab.Ready) {
 			}
 		}
 	}
+	s.w.inv.conform(s, rd)
 	s.ready = rd
 }
 
@@ -284,6 +285,7 @@ func (s *server) EpochsWritten(e zab.EpochWrite, role zab.Role) bool {
 	s.w.tr.logf("server %d: persist acceptedEpoch=%d currentEpoch=%d", s.sid, e.Accepted, e.Current)
 	moment := s.epochsMoment(e, role)
 	s.diskAccepted, s.diskCurrent = e.Accepted, e.Current
+	s.w.inv.epochsWritten(s)
 	return s.w.aim.syncCrash != nil && s.aimSyncWrite(moment, fmt.Sprintf("persisted acceptedEpoch=%d currentEpoch=%d; dies before the rest of that Ready (appends, sends)", e.Accepted, e.Current))
 }
 

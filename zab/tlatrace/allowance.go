@@ -21,6 +21,15 @@ const (
 	// learner back to LOOKING in the same step; over TCP the learners
 	// learn of it from the close that follows the packets sent before.
 	PacketFromFormerLeader
+	// PacketToAnotherRole: a packet reaches a member whose role cannot
+	// take it (a leader's packet at a member that does not follow it, a
+	// learner's at a member that does not lead it): a Ready's packets
+	// leave once its disk operations are done, by which time the role that
+	// asked for them may be over, and a broken connection is dialled again
+	// to the peer's next incarnation. The member refuses the packet, as
+	// the spec's FilterNonexistentMessage discards it; anything it did
+	// with it would be refused as a step of its own.
+	PacketToAnotherRole
 	// EpochAboveTempMax: a leader proposes an epoch above the spec's
 	// tempMaxEpoch (one above every acceptedEpoch it heard): zabd's leader
 	// also stays above its own currentEpoch and the epochs of its log,
@@ -84,6 +93,7 @@ const (
 var allowanceNames = [numAllowances]string{
 	IntroductionToNonLeader:    "IntroductionToNonLeader",
 	PacketFromFormerLeader:     "PacketFromFormerLeader",
+	PacketToAnotherRole:        "PacketToAnotherRole",
 	EpochAboveTempMax:          "EpochAboveTempMax",
 	EpochFromConnectedLearners: "EpochFromConnectedLearners",
 	DiffCarriesCommitted:       "DiffCarriesCommitted",

@@ -39,9 +39,10 @@ type Send struct {
 }
 
 // Step is what one member did in one step: the event it took, then the
-// effects of the Ready that followed, in the order the shell carried them
-// out (truncation, epochs, appends, then the messages), and what the shell
-// observed once the Ready's disk writes were done.
+// Ready that followed, as the Peer asked for it — the truncation, the
+// epochs, the appends and the quorum messages, in order — with its tree
+// and role once it was taken. A shell whose disk writes and sends lag the
+// Ready reports those as they happen (EpochsWritten, Left).
 type Step struct {
 	Member int64
 	// The event, if it came from a peer: a packet (Received) or the end
@@ -57,20 +58,20 @@ type Step struct {
 	InstalledAt int64
 	Truncated   bool
 	TruncatedAt int64
-	// Appends are the zxids appended to the log, in order.
+	// Appends are the zxids the Ready appends to the log, in order.
 	Appends []int64
-	// The disk after the Ready: the epoch files, the log's durable end
-	// (every txn it holds up to there is durable) and the newest durable
-	// snapshot's zxid.
+	// Epochs: the Ready writes the epoch files, Accepted and Current (the
+	// epochs the spec's acceptedEpoch and currentEpoch become). Durable is
+	// how far the Peer has heard its log is durable; Snapshot, the zxid of
+	// the newest snapshot written.
+	Epochs            bool
 	Accepted, Current int64
 	Durable, Snapshot int64
-	// Observed: Applied (the tree's last zxid) and State (the Peer's role)
-	// are set. A process that dies in the middle of a Ready leaves them
-	// unset, and the Step holds what it did before it died.
-	Observed bool
-	Applied  int64
-	State    zab.SoftState
-	// Sends are the quorum messages that left, in order.
+	// Applied is the tree's last zxid and State the Peer's role, after the
+	// step.
+	Applied int64
+	State   zab.SoftState
+	// Sends are the Ready's quorum messages, in order.
 	Sends []Send
 }
 
@@ -90,6 +91,17 @@ type Disk struct {
 	// Applied is the zxid of the tree the member starts with.
 	Applied int64
 }
+
+// Durability is what a member's disk holds durably at one moment: the
+// epoch files, the log up to Log, and the newest snapshot (up to
+// Snapshot).
+type Durability struct {
+	Accepted, Current int64
+	Log, Snapshot     int64
+}
+
+// holds is how far the disk holds the member's history durably.
+func (d Durability) holds() int64 { return max(d.Log, d.Snapshot) }
 
 // Violation is a step the spec does not allow: the spec action the step
 // was taken for, the member, and what happened with the guard that failed.
@@ -133,6 +145,7 @@ func New(cfg Config) *Checker {
 			m.ld.l = make([]learnerRec, top+1)
 			m.ld.acks = make([]int64, top+1)
 			m.ld.epochAcks = make([]bool, top+1)
+			m.due = make([][]sendDue, top+1)
 		}
 	}
 	return c
@@ -166,8 +179,12 @@ type member struct {
 	up              bool
 	started         bool // it started before: its disk must hold what it wrote
 
-	// The spec's acceptedEpoch and currentEpoch: the epoch files.
-	accepted, current int64
+	// The spec's acceptedEpoch and currentEpoch: the epoch files as the
+	// member's steps ask to write them; wroteAccepted and wroteCurrent,
+	// as they were last written (a crash loses a write not yet done, with
+	// the packets that waited for it).
+	accepted, current           int64
+	wroteAccepted, wroteCurrent int64
 	// hist is the spec's history: every txn the member logged (or holds
 	// from a snapshot), durable or not. durable is how far it is durable;
 	// installing: a SNAP replaced it at installAt, and the snapshot of the
@@ -190,6 +207,10 @@ type member struct {
 		hist       history
 	}
 
+	// held are the introductions (FOLLOWERINFO, OBSERVERINFO) taken while
+	// looking, by arrival, which the member takes as leader if it leads.
+	held []heldInfo
+
 	// The role: the spec's state, zabState and (for learners) the leader.
 	role      zab.Role
 	phase     zab.Phase
@@ -198,6 +219,31 @@ type member struct {
 	shut      bool  // it went to LOOKING in the step being checked
 	ln        learnerRole
 	ld        leaderRole
+
+	// What the disk must hold when a write or a send the Ready asked for
+	// is carried out (EpochsWritten, Left): epochsDue in order, due by
+	// destination, each in the order the Readys asked.
+	epochsDue []epochDue
+	due       [][]sendDue
+}
+
+// epochDue: when currentEpoch becomes epoch on disk, the history must be
+// durable up to history (the spec's FollowerProcessNEWLEADER sets both at
+// once).
+type epochDue struct{ epoch, history int64 }
+
+// sendDue: when the packet leaves, the epoch files must hold at least
+// accepted and current, and the disk the history up to history.
+type sendDue struct {
+	typ                        wire.PacketType
+	zxid                       int64
+	accepted, current, history int64
+}
+
+// heldInfo is an introduction from a learner, held while the member looks.
+type heldInfo struct {
+	from int64
+	p    Packet
 }
 
 // learnerRole is a following or observing member's view of its leader in
@@ -225,9 +271,12 @@ type learnerRole struct {
 // leaderRole is a leading member's view of its learners in the current
 // role.
 type leaderRole struct {
-	// epoch is the epoch proposed (0: FOLLOWERINFO not yet from a quorum);
-	// tempMax is the spec's tempMaxEpoch.
-	epoch, tempMax int64
+	// epoch is the epoch proposed (0: FOLLOWERINFO not yet from a quorum).
+	// seq numbers the introductions taken; departed are those of voters
+	// gone before the epoch was fixed (the spec's tempMaxEpoch still
+	// counts them).
+	epoch, seq int64
+	departed   []intro
 	// initialEnd is the last zxid of the initial history (from
 	// synchronization on); committed, the spec's lastCommitted.
 	initialEnd, committed int64
@@ -240,10 +289,15 @@ type leaderRole struct {
 	epochAcks []bool
 }
 
+// intro is one introduction a leader took: in which order, and the
+// acceptedEpoch it carried.
+type intro struct{ seq, epoch int64 }
+
 // learnerRec is a leader's record of one learner on its current connection.
 type learnerRec struct {
 	connected      bool // it sent FOLLOWERINFO (OBSERVERINFO) on the connection
 	observer       bool
+	seq            int64 // when, among the leader's introductions
 	infoEpoch      int64 // its acceptedEpoch, from FOLLOWERINFO
 	leaderInfoSent bool
 	// From its ACKEPOCH: its last zxid and currentEpoch; tooRecent: its
@@ -333,21 +387,22 @@ func (c *Checker) Started(id int64, d Disk) *Violation {
 	m.up = true
 	c.leaveRole(m)
 	m.elections, m.shut = 0, false
-	m.expect, m.installing = m.expect[:0], false
+	m.expect, m.installing, m.held = m.expect[:0], false, m.held[:0]
 	m.inSnap.from, m.inSnap.zxid = 0, 0
 	first := !m.started
 	m.started = true
 	switch {
 	case first:
 		// The checker begins here: the disk is the spec's initial state.
-	case d.Accepted < m.accepted || d.Current < m.current:
-		return c.fail(m, "NodeStart", "starts with acceptedEpoch %d and currentEpoch %d, below the %d and %d it wrote: the spec's epochs survive a crash", d.Accepted, d.Current, m.accepted, m.current)
-	case d.Accepted > m.accepted:
-		return c.fail(m, "NodeStart", "starts with acceptedEpoch %d, above the %d it wrote", d.Accepted, m.accepted)
-	case d.Current > m.current:
+	case d.Accepted < m.wroteAccepted || d.Current < m.wroteCurrent:
+		return c.fail(m, "NodeStart", "starts with acceptedEpoch %d and currentEpoch %d, below the %d and %d it wrote: the spec's epochs survive a crash", d.Accepted, d.Current, m.wroteAccepted, m.wroteCurrent)
+	case d.Accepted > m.wroteAccepted:
+		return c.fail(m, "NodeStart", "starts with acceptedEpoch %d, above the %d it wrote", d.Accepted, m.wroteAccepted)
+	case d.Current > m.wroteCurrent:
 		c.allow(UpdatingEpoch, m, d.Current)
 	}
 	m.accepted, m.current = d.Accepted, d.Current
+	m.wroteAccepted, m.wroteCurrent = d.Accepted, d.Current
 	// What the disk holds: the history up to its snapshot (the snapshot
 	// holds a prefix of the history it was taken of, whatever the member
 	// did since), then the log.
@@ -362,20 +417,19 @@ func (c *Checker) Started(id int64, d Disk) *Violation {
 	return nil
 }
 
-// Crashed: member id's process died. partial, if not nil, is the step it
-// was in the middle of (what it did before it died).
-func (c *Checker) Crashed(id int64, partial *Step) *Violation {
+// Crashed: member id's process died; what it had not yet written or sent
+// is lost.
+func (c *Checker) Crashed(id int64) {
 	m := c.member(id)
 	if m == nil || !m.up {
-		return nil
-	}
-	var v *Violation
-	if partial != nil {
-		v = c.step(m, partial)
+		return
 	}
 	c.leaveRole(m)
 	m.up = false
-	return v
+	m.epochsDue = m.epochsDue[:0]
+	for i := range m.due {
+		m.due[i] = m.due[i][:0]
+	}
 }
 
 // Step checks one step of a member (see Step).
@@ -392,14 +446,24 @@ func (c *Checker) step(m *member, st *Step) *Violation {
 	// changed: the member went back to LOOKING during the step (the spec's
 	// FollowerShutdown, LeaderShutdown or a timeout); the steps of its old
 	// role come before that, those of the new one after.
-	changed := st.Observed && st.State.Elections != m.elections
+	changed := st.State.Elections != m.elections
 	if st.Received {
 		if v := c.receive(m, st.From, &st.Packet); v != nil {
 			return v
 		}
 	}
-	if st.Gone && m.role == zab.RoleLeading {
-		c.removeLearner(m, st.From)
+	if st.Gone {
+		if m.role == zab.RoleLeading {
+			c.removeLearner(m, st.From)
+		}
+		c.forgetHeld(m, st.From)
+	}
+	if !changed && m.role == zab.RoleLooking && st.State.Role == zab.RoleLeading {
+		// Elected in this step: it leads before anything else it does
+		// (ZabTurnToLeading), and takes the introductions it held.
+		if v := c.enterLeading(m); v != nil {
+			return v
+		}
 	}
 	if st.Installed {
 		if v := c.install(m, st.InstalledAt); v != nil {
@@ -420,23 +484,18 @@ func (c *Checker) step(m *member, st *Step) *Violation {
 			return v
 		}
 	}
-	if st.Observed {
-		if v := c.apply(m, st); v != nil {
+	if v := c.apply(m, st); v != nil {
+		return v
+	}
+	if !changed {
+		if v := c.samePhase(m, st); v != nil {
 			return v
-		}
-		if !changed {
-			if v := c.samePhase(m, st); v != nil {
-				return v
-			}
 		}
 	}
 	for i := range st.Sends {
 		if v := c.send(m, &st.Sends[i], changed); v != nil {
 			return v
 		}
-	}
-	if !st.Observed {
-		return nil
 	}
 	return c.settle(m, st, changed)
 }
@@ -456,7 +515,8 @@ func (c *Checker) resetLeader(m *member) {
 	clear(ld.l)
 	clear(ld.acks)
 	clear(ld.epochAcks)
-	ld.epoch, ld.tempMax, ld.initialEnd, ld.committed = 0, 0, 0, 0
+	ld.epoch, ld.seq, ld.initialEnd, ld.committed = 0, 0, 0, 0
+	ld.departed = ld.departed[:0]
 }
 
 // enterLeading is the spec's ZabTurnToLeading.
@@ -466,17 +526,30 @@ func (c *Checker) enterLeading(m *member) *Violation {
 	}
 	m.role, m.phase, m.leader = zab.RoleLeading, zab.PhaseDiscovery, m.id
 	c.resetLeader(m)
-	m.ld.tempMax = m.accepted + 1
 	m.ld.committed = m.applied
+	for i := range m.held {
+		c.introduced(m, m.held[i].from, &m.held[i].p)
+	}
+	m.held = m.held[:0]
 	return nil
+}
+
+// forgetHeld drops the introduction held from a learner (its connection
+// went, or the member refused it).
+func (c *Checker) forgetHeld(m *member, from int64) {
+	m.held = slices.DeleteFunc(m.held, func(h heldInfo) bool { return h.from == from })
 }
 
 // removeLearner is the spec's RemoveLearner: the leader forgets learner j's
 // connection (its acknowledgements stay).
 func (c *Checker) removeLearner(m *member, j int64) {
-	if j > 0 && j < int64(len(m.ld.l)) {
-		m.ld.l[j] = learnerRec{}
+	if j <= 0 || j >= int64(len(m.ld.l)) {
+		return
 	}
+	if rec := &m.ld.l[j]; rec.connected && m.ld.epoch == 0 && c.isVoter(j) {
+		m.ld.departed = append(m.ld.departed, intro{seq: rec.seq, epoch: rec.infoEpoch})
+	}
+	m.ld.l[j] = learnerRec{}
 }
 
 // receive takes the packet of the step: the receiving action's guards on
@@ -485,15 +558,24 @@ func (c *Checker) removeLearner(m *member, j int64) {
 func (c *Checker) receive(m *member, from int64, p *Packet) *Violation {
 	switch p.Type {
 	case wire.PacketFollowerInfo, wire.PacketObserverInfo:
-		if m.role != zab.RoleLeading {
+		switch m.role {
+		case zab.RoleLeading:
+			c.introduced(m, from, p)
+		case zab.RoleLooking:
+			// Held until the member leads: the spec's learner connects
+			// to a member that already leads, as ZooKeeper's retries
+			// its connection until the leader's acceptor runs.
 			c.allow(IntroductionToNonLeader, m, p.Zxid)
-			return nil
+			c.forgetHeld(m, from)
+			m.held = append(m.held, heldInfo{from: from, p: *p})
+		default:
+			c.allow(IntroductionToNonLeader, m, p.Zxid) // refused
 		}
-		c.introduced(m, from, p)
 		return nil
 	case wire.PacketAckEpoch, wire.PacketAck:
 		if m.role != zab.RoleLeading || !m.ld.l[from].connected {
-			return c.fail(m, "FilterNonexistentMessage", "takes %s %s from server %d, which is not its learner (role %s)", p.Type, hex(p.Zxid), from, m.role)
+			c.allow(PacketToAnotherRole, m, p.Zxid)
+			return nil
 		}
 		if p.Type == wire.PacketAckEpoch {
 			c.ackEpoch(m, from, p)
@@ -503,7 +585,8 @@ func (c *Checker) receive(m *member, from int64, p *Packet) *Violation {
 	case wire.PacketLeaderInfo, wire.PacketDiff, wire.PacketTrunc, wire.PacketSnap, wire.PacketProposal,
 		wire.PacketCommit, wire.PacketInform, wire.PacketNewLeader, wire.PacketUpToDate:
 		if !m.learning() || m.leader != from {
-			return c.fail(m, "FilterNonexistentMessage", "takes %s %s from server %d, which is not its leader (role %s, leader %d)", p.Type, hex(p.Zxid), from, m.role, m.leader)
+			c.allow(PacketToAnotherRole, m, p.Zxid)
+			return nil
 		}
 		if l := c.member(from); l.role != zab.RoleLeading {
 			c.allow(PacketFromFormerLeader, m, p.Zxid)
@@ -518,11 +601,10 @@ func (c *Checker) receive(m *member, from int64, p *Packet) *Violation {
 // connection no longer count.
 func (c *Checker) introduced(m *member, j int64, p *Packet) {
 	ld := &m.ld
-	ld.l[j] = learnerRec{connected: true, observer: p.Type == wire.PacketObserverInfo, infoEpoch: epochOf(p.Zxid)}
+	c.removeLearner(m, j) // a new connection replaces its earlier one
+	ld.seq++
+	ld.l[j] = learnerRec{connected: true, observer: p.Type == wire.PacketObserverInfo, seq: ld.seq, infoEpoch: epochOf(p.Zxid)}
 	ld.acks[j] = 0
-	if ld.epoch == 0 && c.isVoter(j) {
-		ld.tempMax = max(ld.tempMax, epochOf(p.Zxid)+1)
-	}
 }
 
 // ackEpoch is the spec's LeaderProcessACKEPOCH taking j's ACKEPOCH: it
@@ -724,6 +806,9 @@ func (c *Checker) durability(m *member, st *Step) {
 // them; here they must be durable before those sends leave, and each write
 // must be one an action makes.
 func (c *Checker) epochs(m *member, st *Step, changed bool) *Violation {
+	if !st.Epochs {
+		return nil
+	}
 	for _, which := range [...]bool{false, true} {
 		now, was := st.Accepted, m.accepted
 		if which {
@@ -766,27 +851,27 @@ func (c *Checker) epochs(m *member, st *Step, changed bool) *Violation {
 func (c *Checker) acceptedWrite(m *member, e int64) *Violation {
 	switch {
 	case m.role == zab.RoleLeading && m.ld.epoch == 0:
-		ids := c.ids[:0]
-		hi := m.accepted
-		for j := range m.ld.l {
-			if rec := &m.ld.l[j]; (rec.connected && c.isVoter(int64(j))) || int64(j) == m.id {
-				ids = append(ids, int64(j))
-				if int64(j) != m.id {
-					hi = max(hi, rec.infoEpoch)
-				}
-			}
-		}
-		c.ids = ids
-		if !c.cfg.Quorum.ContainsQuorum(ids) {
+		// The spec takes one FOLLOWERINFO per action and fixes the epoch
+		// at the one that completes a quorum: the voters introduced up to
+		// there (in the order they were taken, the leader first) must be
+		// a quorum, and the epoch above each one's acceptedEpoch.
+		ids, cut, hi := c.quorumIntroduced(m)
+		if cut < 0 {
 			return c.fail(m, "LeaderProcessFOLLOWERINFO", "fixes epoch %d with FOLLOWERINFO from %v only, not a quorum (WaitingForNewEpochTurnToFalse)", e, ids)
 		}
 		if e <= hi {
 			return c.fail(m, "LeaderProcessFOLLOWERINFO", "fixes epoch %d, not above the acceptedEpoch %d of one of %v (tempMaxEpoch)", e, hi, ids)
 		}
-		switch {
-		case e > m.ld.tempMax:
+		tempMax := hi
+		for _, d := range m.ld.departed {
+			if d.seq <= cut {
+				tempMax = max(tempMax, d.epoch)
+			}
+		}
+		switch tempMax++; {
+		case e > tempMax:
 			c.allow(EpochAboveTempMax, m, e)
-		case e < m.ld.tempMax:
+		case e < tempMax:
 			c.allow(EpochFromConnectedLearners, m, e)
 		}
 		m.ld.epoch = e
@@ -795,6 +880,42 @@ func (c *Checker) acceptedWrite(m *member, e int64) *Violation {
 		return nil
 	}
 	return c.fail(m, "FollowerProcessLEADERINFO", "writes acceptedEpoch %d in role %s (%s) without a LEADERINFO of that epoch above its acceptedEpoch %d, nor as a leader fixing its epoch", e, m.role, m.phase, m.accepted)
+}
+
+// quorumIntroduced returns the leader and the voters it has taken
+// introductions from, on their connections now, up to the first that makes
+// them a quorum (ascending by id); the sequence number of that last one
+// (-1: they make none, and all of them are returned); and the highest
+// acceptedEpoch among them.
+func (c *Checker) quorumIntroduced(m *member) ([]int64, int64, int64) {
+	ld := &m.ld
+	ids := append(c.ids[:0], m.id)
+	hi, cut := m.accepted, int64(-1)
+	if c.cfg.Quorum.ContainsQuorum(ids) {
+		cut = 0 // a quorum of one voter
+	}
+	for next := int64(0); cut < 0; {
+		// The voter introduced next after next (the records are few).
+		j, seq := int64(-1), int64(0)
+		for k := range ld.l {
+			if rec := &ld.l[k]; rec.connected && c.isVoter(int64(k)) && rec.seq > next && (j < 0 || rec.seq < seq) {
+				j, seq = int64(k), rec.seq
+			}
+		}
+		if j < 0 {
+			break
+		}
+		next = seq
+		i, _ := slices.BinarySearch(ids, j)
+		ids = slices.Insert(ids, i, j)
+		hi = max(hi, ld.l[j].infoEpoch)
+		if c.cfg.Quorum.ContainsQuorum(ids) {
+			cut = seq
+			break
+		}
+	}
+	c.ids = ids
+	return ids, cut, hi
 }
 
 // currentWrite checks a new currentEpoch e: a leader's, once a quorum
@@ -828,10 +949,10 @@ func (c *Checker) currentWrite(m *member, e int64) *Violation {
 		m.phase, ld.initialEnd = zab.PhaseSync, m.hist.last()
 		return nil
 	case m.learning() && m.ln.newLeader == e && m.ln.leaderInfo == e && m.accepted == e:
-		if d := m.durableTo(); d < m.ln.newLeaderEnd {
-			return c.fail(m, "FollowerProcessNEWLEADER", "makes epoch %d its currentEpoch while its history is durable only to %s, short of %s, where it stood at NEWLEADER: the spec takes the history and currentEpoch in one step",
-				e, hex(d), hex(m.ln.newLeaderEnd))
-		}
+		// The history taken must be durable when currentEpoch is
+		// (EpochsWritten): the Peer may ask for both at once, and its
+		// executor orders the writes.
+		m.epochsDue = append(m.epochsDue, epochDue{epoch: e, history: m.ln.newLeaderEnd})
 		return nil
 	}
 	return c.fail(m, "FollowerProcessNEWLEADER", "writes currentEpoch %d in role %s (%s) without NEWLEADER of that epoch (its acceptedEpoch %d), nor as a leader acknowledged by a quorum", e, m.role, m.phase, m.accepted)
@@ -1007,6 +1128,7 @@ func (c *Checker) samePhase(m *member, st *Step) *Violation {
 // send checks one message of the step.
 func (c *Checker) send(m *member, s *Send, changed bool) *Violation {
 	if s.Close {
+		c.forgetHeld(m, s.To)
 		switch {
 		case m.role == zab.RoleLeading:
 			c.removeLearner(m, s.To)
@@ -1053,6 +1175,7 @@ func (c *Checker) sendInfo(m *member, to int64, p *Packet, changed bool) *Violat
 	if p.Zxid != makeZxid(m.accepted, 0) {
 		return c.fail(m, "ConnectAndFollowerSendFOLLOWERINFO", "sends %s %s; its acceptedEpoch is %d (mzxid = <<acceptedEpoch, 0>>)", p.Type, hex(p.Zxid), m.accepted)
 	}
+	m.held = m.held[:0] // refused: it follows
 	m.role, m.phase, m.leader = zab.RoleFollowing, zab.PhaseDiscovery, to
 	if observer {
 		m.role = zab.RoleObserving
@@ -1086,8 +1209,85 @@ func (c *Checker) sendAckEpoch(m *member, p *Packet) *Violation {
 	if p.Zxid != m.queuedLast() {
 		return c.fail(m, "FollowerProcessLEADERINFO", "sends ACKEPOCH with last zxid %s; its history ends at %s", hex(p.Zxid), hex(m.queuedLast()))
 	}
+	c.owe(m, m.leader, sendDue{typ: wire.PacketAckEpoch, zxid: p.Zxid, accepted: l.leaderInfo})
 	l.ackEpochSent = true
 	return c.reach(m, zab.PhaseSync)
+}
+
+// owe records what the disk must hold when the packet the step sends to
+// leaves.
+func (c *Checker) owe(m *member, to int64, d sendDue) {
+	if to > 0 && to < int64(len(m.due)) {
+		m.due[to] = append(m.due[to], d)
+	}
+}
+
+// EpochsWritten: member id's epoch files now hold d's epochs (a disk job
+// wrote them), and d says how far its history is durable. A currentEpoch
+// taken at NEWLEADER needs the history taken with it durable first.
+func (c *Checker) EpochsWritten(id int64, d Durability) *Violation {
+	m := c.member(id)
+	if m == nil || !m.up {
+		return nil
+	}
+	m.wroteAccepted, m.wroteCurrent = d.Accepted, d.Current
+	for len(m.epochsDue) > 0 && m.epochsDue[0].epoch <= d.Current {
+		due := m.epochsDue[0]
+		m.epochsDue = m.epochsDue[1:]
+		if d.holds() < due.history {
+			return c.fail(m, "FollowerProcessNEWLEADER", "writes currentEpoch %d while its history is durable only to %s, short of %s, where it stood at NEWLEADER: the spec takes the history and currentEpoch in one step",
+				due.epoch, hex(d.holds()), hex(due.history))
+		}
+	}
+	return nil
+}
+
+// Left: member id's packet s leaves now, and d is its disk. What the
+// spec's action set as it sent the packet (acceptedEpoch with ACKEPOCH and
+// LEADERINFO, currentEpoch with a synchronization and the NEWLEADER ACK,
+// the history with an ACK) must be durable by then.
+func (c *Checker) Left(id int64, s Send, d Durability) *Violation {
+	m := c.member(id)
+	if m == nil || !m.up || s.Close || s.To <= 0 || s.To >= int64(len(m.due)) {
+		return nil
+	}
+	q := m.due[s.To]
+	for i := range q {
+		due := &q[i]
+		if due.typ != s.Packet.Type || due.zxid != s.Packet.Zxid {
+			continue // one asked before never left (a SNAP's stream given up), or another packet
+		}
+		m.due[s.To] = q[i+1:]
+		var what string
+		switch {
+		case d.Accepted < due.accepted:
+			what = fmt.Sprintf("its acceptedEpoch file holds %d, not yet %d", d.Accepted, due.accepted)
+		case d.Current < due.current:
+			what = fmt.Sprintf("its currentEpoch file holds %d, not yet %d", d.Current, due.current)
+		case d.holds() < due.history:
+			what = fmt.Sprintf("its history is durable only to %s, short of %s", hex(d.holds()), hex(due.history))
+		default:
+			return nil
+		}
+		return c.fail(m, dueAction(due), "sends %s %s to server %d while %s: the spec's action sets it as it sends", s.Packet.Type, hex(s.Packet.Zxid), s.To, what)
+	}
+	return nil
+}
+
+// dueAction names the spec action that sends a packet a sendDue is for.
+func dueAction(d *sendDue) string {
+	switch d.typ {
+	case wire.PacketAckEpoch:
+		return "FollowerProcessLEADERINFO"
+	case wire.PacketLeaderInfo:
+		return "LeaderProcessFOLLOWERINFO"
+	case wire.PacketAck:
+		if counterOf(d.zxid) == 0 {
+			return "FollowerProcessNEWLEADER"
+		}
+		return "FollowerProcessPROPOSAL"
+	}
+	return "LeaderSyncFollower"
 }
 
 // leaderInfoTaken checks that the member took its leader's LEADERINFO as
@@ -1119,10 +1319,9 @@ func (c *Checker) sendAck(m *member, p *Packet) *Violation {
 		case l.newLeader != l.leaderInfo:
 			return c.fail(m, "FollowerProcessNEWLEADER", "ACKs NEWLEADER of epoch %d after LEADERINFO of epoch %d: the spec's learner goes back to LOOKING (epochOk)", l.newLeader, l.leaderInfo)
 		case m.current != l.newLeader:
-			return c.fail(m, "FollowerProcessNEWLEADER", "ACKs NEWLEADER of epoch %d while its currentEpoch file holds %d: currentEpoch must be durable first", l.newLeader, m.current)
-		case m.durableTo() < l.newLeaderEnd:
-			return c.fail(m, "FollowerProcessNEWLEADER", "ACKs NEWLEADER of epoch %d while its history is durable only to %s, short of %s where it stood at NEWLEADER", l.newLeader, hex(m.durableTo()), hex(l.newLeaderEnd))
+			return c.fail(m, "FollowerProcessNEWLEADER", "ACKs NEWLEADER of epoch %d while its currentEpoch is %d: the spec sets currentEpoch as it ACKs", l.newLeader, m.current)
 		}
+		c.owe(m, m.leader, sendDue{typ: wire.PacketAck, zxid: z, current: l.newLeader, history: l.newLeaderEnd})
 		l.newLeaderAcked, l.lastAcked = true, l.newLeaderEnd
 		if l.syncProposals {
 			c.allow(NoAckOfSyncTxns, m, z)
@@ -1142,6 +1341,7 @@ func (c *Checker) sendAck(m *member, p *Packet) *Violation {
 	case z > m.durableTo():
 		return c.fail(m, "FollowerProcessPROPOSAL", "ACKs %s while its log is durable only to %s: the spec's ACK follows the txn into its history", hex(z), hex(m.durableTo()))
 	}
+	c.owe(m, m.leader, sendDue{typ: wire.PacketAck, zxid: z, history: z})
 	l.lastAcked = z
 	return nil
 }
@@ -1161,6 +1361,7 @@ func (c *Checker) leaderSend(m *member, j int64, p *Packet) *Violation {
 			return c.fail(m, "LeaderProcessFOLLOWERINFO", "sends LEADERINFO to server %d a second time", j)
 		}
 		rec.leaderInfoSent = true
+		c.owe(m, j, sendDue{typ: wire.PacketLeaderInfo, zxid: z, accepted: ld.epoch})
 		return nil
 	}
 	if m.phase < zab.PhaseSync {
@@ -1168,8 +1369,10 @@ func (c *Checker) leaderSend(m *member, j int64, p *Packet) *Violation {
 	}
 	switch p.Type {
 	case wire.PacketDiff, wire.PacketTrunc, wire.PacketSnap:
+		c.owe(m, j, sendDue{typ: p.Type, zxid: z, current: ld.epoch})
 		return c.syncFollower(m, j, p)
 	case wire.PacketNewLeader:
+		c.owe(m, j, sendDue{typ: p.Type, zxid: z, current: ld.epoch})
 		committed := m.committedPoint()
 		switch {
 		case !rec.synced || rec.newLeaderSent:

@@ -21,10 +21,12 @@ type trace struct {
 	last  *Violation
 }
 
-// view is what a test says one member's step observed.
+// view is what a test says one member's step observed; epochs: the step
+// writes the epochs.
 type view struct {
 	accepted, current, durable, snapshot, applied int64
 	state                                         zab.SoftState
+	epochs                                        bool
 }
 
 // newTrace starts the members on empty disks, or on those disks gives.
@@ -92,8 +94,8 @@ func truncated(z int64) opt { return func(s *Step, _ *view) { s.Truncated, s.Tru
 func installed(z int64) opt { return func(s *Step, _ *view) { s.Installed, s.InstalledAt = true, z } }
 
 // The disk and the tree as the step leaves them.
-func accepted(e int64) opt { return func(_ *Step, v *view) { v.accepted = e } }
-func current(e int64) opt  { return func(_ *Step, v *view) { v.current = e } }
+func accepted(e int64) opt { return func(_ *Step, v *view) { v.accepted, v.epochs = e, true } }
+func current(e int64) opt  { return func(_ *Step, v *view) { v.current, v.epochs = e, true } }
 func durable(z int64) opt  { return func(_ *Step, v *view) { v.durable = z } }
 func snapshot(z int64) opt { return func(_ *Step, v *view) { v.snapshot = z } }
 func applied(z int64) opt  { return func(_ *Step, v *view) { v.applied = z } }
@@ -122,11 +124,12 @@ func state(r zab.Role, p zab.Phase, leader, epoch int64, election bool) opt {
 func (tr *trace) step(id int64, opts ...opt) *Violation {
 	v := tr.disks[id]
 	st := Step{Member: id}
+	v.epochs = false
 	for _, o := range opts {
 		o(&st, v)
 	}
-	st.Accepted, st.Current, st.Durable, st.Snapshot = v.accepted, v.current, v.durable, v.snapshot
-	st.Observed, st.Applied, st.State = true, v.applied, v.state
+	st.Epochs, st.Accepted, st.Current, st.Durable, st.Snapshot = v.epochs, v.accepted, v.current, v.durable, v.snapshot
+	st.Applied, st.State = v.applied, v.state
 	tr.last = tr.c.Step(&st)
 	return tr.last
 }
@@ -321,8 +324,28 @@ func TestGuards(t *testing.T) {
 		tr.discover(1, 2, 3)
 		tr.ok(1, recvAckEpoch(2, 0, 0), current(1), phase(zab.PhaseSync, 1), send(2, diff, 0), send(2, nl, z(1, 0)))
 		tr.ok(2, recv(1, diff, 0))
-		tr.refused("FollowerProcessNEWLEADER", 2, []string{"currentEpoch file holds 0"},
+		tr.refused("FollowerProcessNEWLEADER", 2, []string{"while its currentEpoch is 0"},
 			recv(1, nl, z(1, 0)), send(1, ack, z(1, 0)))
+	})
+	t.Run("a NEWLEADER ACK leaving before currentEpoch is durable", func(t *testing.T) {
+		tr := newTrace(t, []int64{1, 2, 3}, nil)
+		tr.discover(1, 2, 3)
+		tr.ok(1, recvAckEpoch(2, 0, 0), current(1), phase(zab.PhaseSync, 1), send(2, diff, 0), send(2, nl, z(1, 0)))
+		tr.ok(2, recv(1, diff, 0))
+		tr.ok(2, recv(1, nl, z(1, 0)), current(1), send(1, ack, z(1, 0)))
+		v := tr.c.Left(2, Send{To: 1, Packet: Packet{Type: ack, Zxid: z(1, 0)}}, Durability{Accepted: 1})
+		require.NotNil(t, v)
+		require.Equal(t, "FollowerProcessNEWLEADER", v.Action)
+		require.Contains(t, v.Detail, "its currentEpoch file holds 0, not yet 1")
+	})
+	t.Run("an ACKEPOCH leaving before acceptedEpoch is durable", func(t *testing.T) {
+		tr := newTrace(t, []int64{1, 2, 3}, nil)
+		tr.discover(1, 2, 3)
+		v := tr.c.Left(3, Send{To: 1, Packet: Packet{Type: wire.PacketAckEpoch}}, Durability{})
+		require.NotNil(t, v)
+		require.Equal(t, "FollowerProcessLEADERINFO", v.Action)
+		require.Contains(t, v.Detail, "its acceptedEpoch file holds 0, not yet 1")
+		require.Nil(t, tr.c.Left(2, Send{To: 1, Packet: Packet{Type: wire.PacketAckEpoch}}, Durability{Accepted: 1}))
 	})
 	t.Run("currentEpoch before the synchronized txns are durable", func(t *testing.T) {
 		tr := newTrace(t, []int64{1, 2, 3}, nil, map[int64]Disk{1: {Accepted: 1, Current: 1, Log: []int64{z(1, 1), z(1, 2)}}})
@@ -334,8 +357,28 @@ func TestGuards(t *testing.T) {
 			tr.ok(2, recv(1, prop, x), appends(x))
 			tr.ok(2, recv(1, cmt, x))
 		}
-		tr.refused("FollowerProcessNEWLEADER", 2, []string{"durable only to 0x0, short of 0x100000002"},
-			recv(1, nl, z(2, 0)), current(2), send(1, ack, z(2, 0)))
+		tr.ok(2, recv(1, nl, z(2, 0)), current(2), send(1, ack, z(2, 0)))
+		// The Peer may ask for both at once; the disk must write the
+		// history first.
+		v := tr.c.EpochsWritten(2, Durability{Accepted: 2, Current: 2, Log: z(1, 1)})
+		require.NotNil(t, v)
+		require.Equal(t, "FollowerProcessNEWLEADER", v.Action)
+		require.Contains(t, v.Detail, "durable only to 0x100000001, short of 0x100000002")
+		v = tr.c.Left(2, Send{To: 1, Packet: Packet{Type: ack, Zxid: z(2, 0)}}, Durability{Accepted: 2, Current: 2, Log: z(1, 1)})
+		require.NotNil(t, v)
+		require.Contains(t, v.Detail, "sends ACK 0x200000000 to server 1 while its history is durable only to 0x100000001")
+	})
+	t.Run("the same, once the history is durable", func(t *testing.T) {
+		tr := newTrace(t, []int64{1, 2, 3}, nil, map[int64]Disk{1: {Accepted: 1, Current: 1, Log: []int64{z(1, 1)}}})
+		tr.discover(2, 2, 3)
+		tr.ok(1, recvAckEpoch(2, 0, 0), current(2), phase(zab.PhaseSync, 2), send(2, diff, z(1, 1)),
+			send(2, prop, z(1, 1)), send(2, cmt, z(1, 1)), send(2, nl, z(2, 0)))
+		tr.ok(2, recv(1, diff, z(1, 1)))
+		tr.ok(2, recv(1, prop, z(1, 1)), appends(z(1, 1)))
+		tr.ok(2, recv(1, cmt, z(1, 1)))
+		tr.ok(2, recv(1, nl, z(2, 0)), current(2), send(1, ack, z(2, 0)))
+		require.Nil(t, tr.c.EpochsWritten(2, Durability{Accepted: 2, Current: 2, Log: z(1, 1)}))
+		require.Nil(t, tr.c.Left(2, Send{To: 1, Packet: Packet{Type: ack, Zxid: z(2, 0)}}, Durability{Accepted: 2, Current: 2, Log: z(1, 1)}))
 	})
 	t.Run("a DIFF where the spec sends TRUNC", func(t *testing.T) {
 		tr := newTrace(t, []int64{1, 2, 3}, nil, diverged)
@@ -422,10 +465,17 @@ func TestGuards(t *testing.T) {
 		tr.discover(1, 2, 3)
 		tr.refused("FLEHandleNotmsg", 2, []string{"without going back to LOOKING"}, state(zab.RoleLeading, zab.PhaseDiscovery, 2, 0, false))
 	})
+	t.Run("an epoch write lost with the crash that came before it", func(t *testing.T) {
+		tr := newTrace(t, []int64{1, 2, 3}, nil)
+		tr.discover(1, 2, 3)
+		tr.c.Crashed(2)
+		require.Nil(t, tr.c.Started(2, Disk{}), "the ACKEPOCH waiting for it never left")
+	})
 	t.Run("epochs lost across a crash", func(t *testing.T) {
 		tr := newTrace(t, []int64{1, 2, 3}, nil)
 		tr.discover(1, 2, 3)
-		require.Nil(t, tr.c.Crashed(2, nil))
+		require.Nil(t, tr.c.EpochsWritten(2, Durability{Accepted: 1}))
+		tr.c.Crashed(2)
 		v := tr.c.Started(2, Disk{})
 		require.NotNil(t, v)
 		require.Equal(t, "NodeStart", v.Action)
@@ -491,10 +541,22 @@ func TestAllowances(t *testing.T) {
 		tr.ok(1, recv(4, fi, 0), accepted(1), phase(zab.PhaseDiscovery, 1))
 		require.Equal(t, 1, tr.c.Allowed()[EpochFromConnectedLearners])
 	})
+	t.Run("introductions held while looking, taken once leading", func(t *testing.T) {
+		// Member 1 holds 2's and 3's FOLLOWERINFO while it looks; leading,
+		// it takes them in that order and fixes its epoch at 2's, which
+		// completes a quorum: above 2's acceptedEpoch, not 3's.
+		tr := newTrace(t, []int64{1, 2, 3}, nil, map[int64]Disk{1: {Accepted: 1}, 2: {Accepted: 1}, 3: {Accepted: 2}})
+		tr.ok(1, recv(2, fi, z(1, 0)))
+		tr.ok(1, recv(3, fi, z(2, 0)))
+		require.Equal(t, 2, tr.c.Allowed()[IntroductionToNonLeader])
+		tr.ok(1, elected(zab.RoleLeading, 1), accepted(2), phase(zab.PhaseDiscovery, 2), send(2, li, z(2, 0)), send(3, li, z(2, 0)))
+		require.Zero(t, tr.c.Allowed()[EpochFromConnectedLearners]+tr.c.Allowed()[EpochAboveTempMax])
+	})
 	t.Run("a currentEpoch taken from the updatingEpoch mark", func(t *testing.T) {
 		tr := newTrace(t, []int64{1, 2, 3}, nil)
 		tr.discover(1, 2, 3)
-		require.Nil(t, tr.c.Crashed(2, nil))
+		require.Nil(t, tr.c.EpochsWritten(2, Durability{Accepted: 1}))
+		tr.c.Crashed(2)
 		require.Nil(t, tr.c.Started(2, Disk{Accepted: 1, Current: 1}))
 		require.Equal(t, 1, tr.c.Allowed()[UpdatingEpoch])
 	})

@@ -54,14 +54,16 @@
 //
 // The shell reports each member's steps (Step): the event it took (a
 // packet from a peer, a connection gone, or anything else: a tick, an
-// fsync done, a snapshot written, a client), then the effects of the Ready
-// that followed, in the order the shell carried them out — the tree
-// replaced by a SNAP, the log truncated, the epoch files written, txns
-// appended, then the quorum messages — with what its disk and its Peer
-// show afterwards (the epoch files, the log's durable end, the newest
-// snapshot, the tree's zxid, the role). Start and crash are steps too
-// (Started, Crashed: the spec's NodeStart and NodeCrash; a process that
-// dies in the middle of a Ready reports what it did before).
+// fsync done, a snapshot written, a client), then the Ready that followed
+// as the Peer asked for it — the tree replaced by a SNAP, the log
+// truncated, the epochs to write, the txns to append, the quorum messages
+// — with what the Peer knows afterwards (how far its log is durable, the
+// tree's zxid, its role). A shell carries a Ready out later than the Peer
+// asks for it (zab/member: disk jobs, and sends held behind the epoch
+// write before them), so it also reports the epoch files as each write is
+// done (EpochsWritten) and each quorum packet as it leaves (Left), with
+// what the disk holds durably then. Start and crash are steps too
+// (Started, Crashed: the spec's NodeStart and NodeCrash).
 //
 // A packet taken records what the receiving action learns (a learner's
 // LEADERINFO epoch, a leader's record of an ACKEPOCH or an ACK), with the
@@ -77,15 +79,19 @@
 //
 // The spec's actions are atomic: a learner takes LEADERINFO, sets
 // acceptedEpoch and answers in one step, and its history is on stable
-// storage the moment it holds it. An implementation writes, fsyncs, then
-// sends. The refinement the checker holds it to: acceptedEpoch and
-// currentEpoch are the epoch files, and must hold the new epoch before the
-// message that depends on it leaves (ACKEPOCH, LEADERINFO, the NEWLEADER
-// ACK, a synchronization); the history the spec's ACK and NEWLEADER ACK
-// vouch for must be durable when they leave; a leader counts itself in a
-// commit's quorum for what its own log holds durably. Txns appended and not
-// yet durable are lost at a crash, and the restarted member's history is
-// what its disk holds: its snapshot's prefix of the history, then its log.
+// storage the moment it holds it. An implementation asks for writes and
+// sends together, then writes, fsyncs and sends. The refinement the checker
+// holds it to: the steps are checked as the Peer asks for them, with the
+// spec's acceptedEpoch and currentEpoch the epochs it asks to write; what
+// the spec's actions set as they send must then be durable by the time the
+// packet leaves — acceptedEpoch with ACKEPOCH and LEADERINFO, currentEpoch
+// with a synchronization and the NEWLEADER ACK, the history with an ACK —
+// and the history taken at NEWLEADER by the time currentEpoch is written
+// (the executor writes a Ready's epochs before its appends); a leader counts
+// itself in a commit's quorum for what its Peer heard its own log holds
+// durably. A write or a send a crash comes before never happened, and the
+// restarted member's history is what its disk holds: its snapshot's prefix
+// of the history, then its log.
 //
 // # The actions
 //
@@ -134,6 +140,12 @@
 //	FollowerShutdown, LeaderShutdown    through the actions above; the reported role is the spec's
 //	NodeCrash, NodeStart                the epoch files survive; the history is the disk's
 //
+// A member that is looking holds an introduction that reaches it (as zab's
+// Peer does) and takes it, with the others it held and in the order they
+// came, once it leads; the epoch it fixes is judged against the
+// introductions taken up to the one that completed its quorum, as the
+// spec's LeaderProcessFOLLOWERINFO takes them one at a time.
+//
 // Not modelled: fast leader election (which member leads is taken as the
 // spec's election oracle: the checks on it are in package election and
 // the invariants), timeouts, partitions and crashes (environment actions,
@@ -154,13 +166,23 @@
 //   - **IntroductionToNonLeader**: FOLLOWERINFO sent to, or taken by, a
 //     member that does not lead. The spec connects a learner to a leader in
 //     one step; over a network, members learn the election's outcome at
-//     different times, and a member that does not lead refuses the
-//     connection, which the learner then gives up.
+//     different times. A member still looking holds the introduction and
+//     takes it once it leads (as ZooKeeper's learner retries its connection
+//     until the leader's acceptor runs); one that follows refuses it.
 //   - **PacketFromFormerLeader**: a learner takes a packet its leader sent
 //     before stepping down. The spec's LeaderShutdown sends its learners to
 //     LOOKING in the same step; a real leader's learners learn of it from
 //     the close of their connections, after the packets sent before, as
 //     ZooKeeper's do.
+//   - **PacketToAnotherRole**: a packet reaches a member whose role cannot
+//     take it: a leader's packet at a member that does not follow it, a
+//     learner's at one that does not lead it. A Ready's packets leave once
+//     its disk operations are done, and by then the role that asked for
+//     them may be over; a broken connection is dialled again to the peer's
+//     next incarnation. The member refuses the packet, as the spec's
+//     FilterNonexistentMessage discards it (the spec cleans a role's
+//     channels at its shutdown); whatever it did with it would be refused
+//     as a step of its own.
 //   - **EpochAboveTempMax**: zabd's leader proposes an epoch above its own
 //     currentEpoch and the epochs of its log too; only when acceptedEpoch
 //     fell behind them is that above the spec's tempMaxEpoch. Any epoch
@@ -215,9 +237,10 @@
 // # Using it
 //
 // New with the ensemble's configuration; Started for each member as it
-// starts from its disk; Step for each of its steps; Crashed when its
-// process dies. Each returns the first Violation: the spec action, the
-// member and which guard failed. The checker is deterministic, and cheap
+// starts from its disk; Step for each of its steps, as the member takes its
+// Ready; EpochsWritten and Left as its disk writes the epoch files and its
+// quorum packets leave; Crashed when its process dies. Each returns the
+// first Violation: the spec action, the member and which guard failed. The checker is deterministic, and cheap
 // enough for every step of every seed: a history grows by one run per epoch,
 // and only a SNAP copies one (the leader's). Package sim
 // feeds it every step of every ensemble run (docs/simulator.md, "Trace
