@@ -222,8 +222,11 @@ func (inv *invariants) durability(s *server) tlatrace.Durability {
 // ackEpochOf is an ACKEPOCH's currentEpoch (-1: the epoch was accepted
 // before); 0 for other packets.
 func ackEpochOf(qp *wire.QuorumPacket) int64 {
+	if qp.Type != wire.PacketAckEpoch {
+		return 0 // before ack is declared: it escapes, and most packets are not ACKEPOCH
+	}
 	var ack wire.AckEpoch
-	if qp.Type != wire.PacketAckEpoch || wire.Unmarshal(qp.Data, &ack) != nil {
+	if wire.Unmarshal(qp.Data, &ack) != nil {
 		return 0
 	}
 	return int64(ack.CurrentEpoch)
