@@ -162,6 +162,16 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		require.GreaterOrEqual(t, r.Stats.Epochs, 3)
 		require.Empty(t, stateEvents(r, 1, wire.StateExpired), "client 1 resumed its session under the old leader")
 	},
+	"durable-report-stops-at-truncation": func(t *testing.T, r *Result) {
+		// Hunt seed 4076, shrunk: a follower whose fsync of proposals is
+		// slow is synchronized again with a TRUNC before that fsync's
+		// report comes back, and appends the same zxids again from its new
+		// leader; the report must not count for them (member.DiskDone
+		// stops it at the truncation still queued). It did: the follower
+		// ACKed them before they were durable, which trace conformance
+		// refuses (FollowerProcessPROPOSAL).
+		require.GreaterOrEqual(t, r.Stats.Epochs, 2)
+	},
 	"held-sends-lost-with-their-connection": func(t *testing.T, r *Result) {
 		// Hunt seed 595, shrunk: a learner's FOLLOWERINFO is held back
 		// (late-followerinfo) past its initLimit; it introduces itself

@@ -249,9 +249,20 @@ func (m *Member) DiskDone(now zab.Time, j *DiskJob) error {
 		m.Peer.Step(now, zab.SnapshotWritten{Zxid: z})
 	}
 	if j.wrote {
-		m.durable = j.durable
-		m.obs.Durable(j.durable)
-		m.Peer.Step(now, zab.LogDurable{Zxid: j.durable})
+		// A truncation the Peer asked for after this job's appends has
+		// already cut them in its log, and what it appended since under
+		// the same zxids is not this job's: the report must not cover it
+		// (simulator seed 4076, found by trace conformance: a follower
+		// ACKed re-appended txns on an older job's fsync).
+		durable := j.durable
+		for i := range m.queue {
+			if m.queue[i].kind == opTruncate {
+				durable = min(durable, m.queue[i].zxid)
+			}
+		}
+		m.durable = durable
+		m.obs.Durable(durable)
+		m.Peer.Step(now, zab.LogDurable{Zxid: durable})
 	}
 	m.releaseSends()
 	m.snapshotMayEnd()

@@ -153,6 +153,22 @@ func TestAppendsWhileAJobRunsShareTheNextFsync(t *testing.T) {
 	require.Equal(t, int64(3), m.Durable())
 }
 
+// A job's report of what it made durable covers nothing a later
+// truncation, still queued, cuts: the Peer has already cut it, and what it
+// appended since under the same zxids is not on disk yet.
+func TestDurableReportStopsAtAQueuedTruncation(t *testing.T) {
+	r := &recorder{}
+	m := openMember(t, r)
+	m.enqueueAppends([]datatree.Txn{sessionTxn(1), sessionTxn(2), sessionTxn(3)})
+	m.kick()
+	m.enqueue(diskOp{kind: opTruncate, zxid: 1})
+	m.enqueueAppends([]datatree.Txn{sessionTxn(2)})
+	finish(t, m, r)
+	require.Equal(t, int64(1), m.Durable(), "0x2 was truncated and appended again after the job that made it durable")
+	finish(t, m, r)
+	require.Equal(t, int64(2), m.Durable())
+}
+
 // Rule 9: a snapshot of the member's own tree is finished only once the log
 // holds every txn in it durably; until then its stream waits.
 func TestSnapshotWaitsForTheLogToHoldItsTxns(t *testing.T) {
