@@ -216,7 +216,10 @@ type member struct {
 	phase     zab.Phase
 	leader    int64
 	elections int64 // the Peer's election count (SoftState.Elections) last seen
-	shut      bool  // it went to LOOKING in the step being checked
+	// leaves is how many times the member goes back to LOOKING in the
+	// step being checked and has not yet been seen to (its election count
+	// tells how many).
+	leaves int64
 	ln        learnerRole
 	ld        leaderRole
 
@@ -386,7 +389,7 @@ func (c *Checker) Started(id int64, d Disk) *Violation {
 	}
 	m.up = true
 	c.leaveRole(m)
-	m.elections, m.shut = 0, false
+	m.elections, m.leaves = 0, 0
 	m.expect, m.installing, m.held = m.expect[:0], false, m.held[:0]
 	m.inSnap.from, m.inSnap.zxid = 0, 0
 	first := !m.started
@@ -442,11 +445,12 @@ func (c *Checker) Step(st *Step) *Violation {
 }
 
 func (c *Checker) step(m *member, st *Step) *Violation {
-	m.shut = false
-	// changed: the member went back to LOOKING during the step (the spec's
-	// FollowerShutdown, LeaderShutdown or a timeout); the steps of its old
-	// role come before that, those of the new one after.
-	changed := st.State.Elections != m.elections
+	// The member goes back to LOOKING during the step as many times as its
+	// election count rose (the spec's FollowerShutdown, LeaderShutdown or a
+	// timeout); the steps of its old role come before that, those of the
+	// new one after.
+	m.leaves = max(0, st.State.Elections-m.elections)
+	changed := m.leaves > 0
 	if st.Received {
 		if v := c.receive(m, st.From, &st.Packet); v != nil {
 			return v
@@ -493,11 +497,11 @@ func (c *Checker) step(m *member, st *Step) *Violation {
 		}
 	}
 	for i := range st.Sends {
-		if v := c.send(m, &st.Sends[i], changed); v != nil {
+		if v := c.send(m, &st.Sends[i]); v != nil {
 			return v
 		}
 	}
-	return c.settle(m, st, changed)
+	return c.settle(m, st)
 }
 
 // leaveRole is the spec's FollowerShutdown and LeaderShutdown for the
@@ -507,7 +511,12 @@ func (c *Checker) leaveRole(m *member) {
 	m.role, m.phase, m.leader = zab.RoleLooking, zab.PhaseElection, 0
 	m.ln = learnerRole{}
 	c.resetLeader(m)
-	m.shut = true
+}
+
+// leave is leaveRole for one of the step's returns to LOOKING.
+func (c *Checker) leave(m *member) {
+	c.leaveRole(m)
+	m.leaves = max(0, m.leaves-1)
 }
 
 func (c *Checker) resetLeader(m *member) {
@@ -825,10 +834,13 @@ func (c *Checker) epochs(m *member, st *Step, changed bool) *Violation {
 			write = c.currentWrite
 		}
 		v := write(m, now)
-		if v != nil && changed && !m.shut && st.State.Role == zab.RoleLeading && m.role != zab.RoleLeading {
+		if v != nil && changed && m.voter && m.role != zab.RoleLeading {
 			// A member that began to lead in this very step and fixed its
-			// epoch at once (a quorum of one voter).
-			c.leaveRole(m)
+			// epoch at once (a quorum of one voter, or the introductions it
+			// held), whether or not it still leads at the step's end.
+			if m.role != zab.RoleLooking {
+				c.leave(m)
+			}
 			if v = c.enterLeading(m); v == nil {
 				v = write(m, now)
 			}
@@ -1126,21 +1138,21 @@ func (c *Checker) samePhase(m *member, st *Step) *Violation {
 }
 
 // send checks one message of the step.
-func (c *Checker) send(m *member, s *Send, changed bool) *Violation {
+func (c *Checker) send(m *member, s *Send) *Violation {
 	if s.Close {
 		c.forgetHeld(m, s.To)
 		switch {
 		case m.role == zab.RoleLeading:
 			c.removeLearner(m, s.To)
-		case m.learning() && s.To == m.leader && changed:
-			c.leaveRole(m) // the learner gives its leader up
+		case m.learning() && s.To == m.leader && m.leaves > 0:
+			c.leave(m) // the learner gives its leader up
 		}
 		return nil
 	}
 	p := &s.Packet
 	switch p.Type {
 	case wire.PacketFollowerInfo, wire.PacketObserverInfo:
-		return c.sendInfo(m, s.To, p, changed)
+		return c.sendInfo(m, s.To, p)
 	case wire.PacketAckEpoch, wire.PacketAck:
 		if !m.learning() || s.To != m.leader {
 			return c.fail(m, "FilterNonexistentMessage", "sends %s %s to server %d, which is not its leader (role %s, leader %d)", p.Type, hex(p.Zxid), s.To, m.role, m.leader)
@@ -1161,12 +1173,12 @@ func (c *Checker) send(m *member, s *Send, changed bool) *Violation {
 
 // sendInfo is the spec's ConnectAndFollowerSendFOLLOWERINFO, with the
 // learner's role change before it (FLEHandleNotmsg, ZabTurnToFollowing).
-func (c *Checker) sendInfo(m *member, to int64, p *Packet, changed bool) *Violation {
+func (c *Checker) sendInfo(m *member, to int64, p *Packet) *Violation {
 	if m.role != zab.RoleLooking {
-		if !changed {
+		if m.leaves == 0 {
 			return c.fail(m, "ConnectAndFollowerSendFOLLOWERINFO", "introduces itself to server %d while %s, without going back to LOOKING", to, m.role)
 		}
-		c.leaveRole(m)
+		c.leave(m)
 	}
 	observer := p.Type == wire.PacketObserverInfo
 	if observer != m.observer {
@@ -1501,10 +1513,10 @@ func (c *Checker) forward(m *member, j int64, p *Packet) *Violation {
 // in it (FLEHandleNotmsg: ZabTurnToLeading; a learner's role began with
 // its FOLLOWERINFO), and the spec's role must be the one the member
 // reports.
-func (c *Checker) settle(m *member, st *Step, changed bool) *Violation {
+func (c *Checker) settle(m *member, st *Step) *Violation {
 	s := st.State
-	if changed && !m.shut {
-		c.leaveRole(m)
+	if m.leaves > 0 && m.role != zab.RoleLooking {
+		c.leave(m)
 	}
 	if s.Role == zab.RoleLeading && m.role == zab.RoleLooking {
 		if v := c.enterLeading(m); v != nil {

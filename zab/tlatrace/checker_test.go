@@ -552,6 +552,16 @@ func TestAllowances(t *testing.T) {
 		tr.ok(1, elected(zab.RoleLeading, 1), accepted(2), phase(zab.PhaseDiscovery, 2), send(2, li, z(2, 0)), send(3, li, z(2, 0)))
 		require.Zero(t, tr.c.Allowed()[EpochFromConnectedLearners]+tr.c.Allowed()[EpochAboveTempMax])
 	})
+	t.Run("a lead that begins and ends in one step", func(t *testing.T) {
+		// Member 1, looking, holds 2's and 3's introductions; elected, it
+		// fixes epoch 4 at 2's, then meets 3's acceptedEpoch 5 and looks
+		// again, all before its Ready.
+		tr := newTrace(t, []int64{1, 2, 3}, nil, map[int64]Disk{1: {Accepted: 3, Current: 3}, 2: {Accepted: 3}, 3: {Accepted: 5}})
+		tr.ok(1, recv(2, fi, z(3, 0)))
+		tr.ok(1, recv(3, fi, z(5, 0)))
+		tr.ok(1, looking(), accepted(4), send(2, li, z(4, 0)), closeTo(2), closeTo(3))
+		require.Equal(t, zab.RoleLooking, tr.c.members[1].role)
+	})
 	t.Run("a currentEpoch taken from the updatingEpoch mark", func(t *testing.T) {
 		tr := newTrace(t, []int64{1, 2, 3}, nil)
 		tr.discover(1, 2, 3)
