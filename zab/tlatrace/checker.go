@@ -220,8 +220,8 @@ type member struct {
 	// step being checked and has not yet been seen to (its election count
 	// tells how many).
 	leaves int64
-	ln        learnerRole
-	ld        leaderRole
+	ln     learnerRole
+	ld     leaderRole
 
 	// What the disk must hold when a write or a send the Ready asked for
 	// is carried out (EpochsWritten, Left): epochsDue in order, due by
