@@ -117,8 +117,15 @@ func TestSeedSweep(t *testing.T) {
 		return true
 	})
 	if failed != nil {
-		shrunk := Shrink(failed.res, Options{}, ShrinkBudget{Runs: 200, Time: 2 * time.Minute})
-		t.Fatalf("seed %d: %s", failed.seed, Report(fmt.Sprintf("-seed %d", failed.seed), failed.res, Options{}, &shrunk))
+		// ZABSIM_SHRINK=0 reports the failing seed without shrinking it:
+		// the mutation runner (mutants_test.go) only asks whether the sweep
+		// fails, and shrinking spends up to two minutes per failure.
+		var shrunk *ShrinkResult
+		if os.Getenv("ZABSIM_SHRINK") != "0" {
+			s := Shrink(failed.res, Options{}, ShrinkBudget{Runs: 200, Time: 2 * time.Minute})
+			shrunk = &s
+		}
+		t.Fatalf("seed %d: %s", failed.seed, Report(fmt.Sprintf("-seed %d", failed.seed), failed.res, Options{}, shrunk))
 	}
 	wall, _ := meter.Elapsed()
 	t.Logf("%d seeds (%d ensembles) passed in %v, %s simulated: %s",

@@ -1,0 +1,392 @@
+package sim
+
+// The catalogue of mutants that TestMutants (mutate_test.go) runs: each
+// breaks one rule of the protocol or of the Ready contract with a small
+// source patch, the kind of slip a reviewer could miss. An edit replaces
+// text that must occur exactly once in its file (after the mutant's earlier
+// edits), so a catalogue that no longer matches the code fails
+// TestMutantsApply instead of testing nothing. docs/simulator.md
+// ("Mutation testing") lists them with the last run's results.
+
+// mutantEdit replaces old, which must occur exactly once in file (a path
+// from the module root), with new.
+type mutantEdit struct {
+	file, old, new string
+}
+
+// mutant is one deliberately broken rule.
+type mutant struct {
+	name string
+	// rule is the rule the patch breaks, in one sentence.
+	rule string
+	// equivalent, if set, says why the patch cannot change what the
+	// simulator runs (the rule is kept elsewhere, or the simulator never
+	// reaches the code): a survivor that is no gap in the sweep's aim.
+	equivalent string
+	edits      []mutantEdit
+}
+
+var mutants = []mutant{
+	// Discovery.
+	{
+		name: "learner-acceptedepoch-not-durable",
+		rule: "A learner's acceptedEpoch is durable before its ACKEPOCH leaves (the patch keeps the new one in memory until the next epoch write, at the NEWLEADER ACK).",
+		edits: []mutantEdit{{"zab/learner.go",
+			`	case epoch > p.acceptedEpoch:
+		p.setAcceptedEpoch(epoch)
+`,
+			`	case epoch > p.acceptedEpoch:
+		p.acceptedEpoch = epoch
+`}},
+	},
+	{
+		name: "leaderinfo-below-acceptedepoch",
+		rule: "A learner never takes a LEADERINFO below its acceptedEpoch: it promised a later leader.",
+		edits: []mutantEdit{{"zab/learner.go",
+			"\tcase epoch == p.acceptedEpoch:\n",
+			"\tcase epoch <= p.acceptedEpoch:\n"}},
+	},
+	{
+		name: "epoch-ignores-learners-accepted",
+		rule: "The new epoch exceeds the acceptedEpoch of every voter whose FOLLOWERINFO made the gathering quorum.",
+		edits: []mutantEdit{{"zab/leader.go",
+			"\t\tepoch = max(epoch, h.acceptedEpoch)\n",
+			""}},
+	},
+	{
+		name: "ackepoch-counted-when-accepted-before",
+		rule: "An ACKEPOCH counts towards the epoch's quorum only when the learner accepted the epoch from this LEADERINFO (currentEpoch is not -1), not one it had accepted before.",
+		edits: []mutantEdit{{"zab/leader.go",
+			"\tif h.currentEpoch != -1 {\n",
+			"\tif p.quorum.ackEpoch(h.sid); h.currentEpoch != -1 {\n"}},
+	},
+	{
+		name: "leader-ignores-more-recent-learner",
+		rule: "A leader that learns from an ACKEPOCH that a learner's history is more recent than its own gives up the lead.",
+		edits: []mutantEdit{{"zab/leader.go",
+			"\t\tif h.currentEpoch > p.currentEpoch || (h.currentEpoch == p.currentEpoch && h.lastZxid > p.lastProposed) {\n",
+			"\t\tif false && (h.currentEpoch > p.currentEpoch || (h.currentEpoch == p.currentEpoch && h.lastZxid > p.lastProposed)) {\n"}},
+	},
+	{
+		name: "leader-currentepoch-before-log-durable",
+		rule: "A leader makes the new epoch its currentEpoch only once its own log is durable (ZOOKEEPER-4643, the leader's side).",
+		edits: []mutantEdit{{"zab/leader.go",
+			"\tif l.stage != leaderEpochProposed || !p.quorum.epochAcked() || p.durableZxid() < p.lastProposed {\n",
+			"\tif l.stage != leaderEpochProposed || !p.quorum.epochAcked() {\n"}},
+	},
+	{
+		name: "quorum-counts-observers",
+		rule: "Only voters count towards the leader's quorums; the patch counts every member it is given, so observers heard from keep a leader cut off from the voters leading.",
+		edits: []mutantEdit{{"zab/quorum.go",
+			`		if q.m.isVoter(id) {
+			vs = append(vs, id)
+`,
+			`		if q.m.isVoter(id) || true {
+			vs = append(vs, id)
+`}},
+	},
+
+	// Synchronization.
+	{
+		name: "currentepoch-before-synced-durable",
+		rule: "currentEpoch is written only after the synchronized txns are durable (the patch writes it as NEWLEADER arrives; the ACK still waits).",
+		edits: []mutantEdit{{"zab/learner.go",
+			"\t\tl.stage, l.newLeaderEnd = learnerNewLeaderSeen, p.lastProposed\n",
+			"\t\tl.stage, l.newLeaderEnd = learnerNewLeaderSeen, p.lastProposed\n\t\tp.setCurrentEpoch(l.newEpoch)\n"}},
+	},
+	{
+		name: "newleader-ack-before-currentepoch-durable",
+		rule: "currentEpoch is durable before the NEWLEADER ACK leaves (the patch keeps it in memory until the next epoch write).",
+		edits: []mutantEdit{{"zab/learner.go",
+			"\tp.setCurrentEpoch(l.newEpoch)\n\tl.stage = learnerNewLeaderAcked\n",
+			"\tp.currentEpoch = l.newEpoch\n\tl.stage = learnerNewLeaderAcked\n"}},
+	},
+	{
+		name: "trunc-past-leader-as-diff",
+		rule: "TRUNC, not DIFF, for a learner whose log runs past what the leader can vouch for: it may hold txns the leader lacks.",
+		edits: []mutantEdit{{"zab/sync.go",
+			"\t\treturn syncPlan{mode: syncTrunc, after: h.last}\n",
+			"\t\treturn syncPlan{mode: syncDiff, after: peerLast}\n"}},
+	},
+	{
+		name: "no-snap-behind-window",
+		rule: "SNAP (or a DIFF read from the txn log) for a learner behind everything the leader can send from memory, never a DIFF or TRUNC that leaves a gap.",
+		edits: []mutantEdit{{"zab/sync.go",
+			"\tcase peerLast < h.knownFrom:\n\t\treturn syncPlan{mode: syncSnap}\n",
+			""}},
+	},
+	{
+		name: "trunc-keeps-durable-mark",
+		rule: "A TRUNC lowers what the Peer counts durable, so that txns logged again after it wait for their own fsync before they are ACKed.",
+		edits: []mutantEdit{{"zab/learner.go",
+			"\tp.durable = min(p.durable, zxid)\n",
+			""}},
+	},
+	{
+		name: "snap-ack-before-snapshot-written",
+		rule: "Ready rule 3: a SNAP's NEWLEADER ACK waits until SnapshotWritten came back for the snapshot it installed.",
+		edits: []mutantEdit{
+			{"zab/learner.go",
+				"\tif l.stage != learnerNewLeaderSeen || p.snapInstall.pending {\n",
+				"\tif l.stage != learnerNewLeaderSeen {\n"},
+			{"zab/peer.go",
+				"\tif p.snapInstall.pending {\n\t\treturn 0\n\t}\n",
+				""},
+		},
+	},
+	{
+		name: "appends-before-installed-snapshot",
+		rule: "No txn after a SNAP reaches the log before the snapshot that SNAP installed is durable (ZOOKEEPER-3642's class).",
+		edits: []mutantEdit{{"zab/peer.go",
+			"\tif p.snapInstall.pending {\n\t\theld, rd.Appends = rd.Appends, nil",
+			"\tif false {\n\t\theld, rd.Appends = rd.Appends, nil"}},
+	},
+	{
+		name: "newleader-quorum-counts-unacked",
+		rule: "The epoch is established by a quorum of NEWLEADER ACKs, not of NEWLEADERs sent.",
+		edits: []mutantEdit{{"zab/leader.go",
+			"\t\tif h.stage >= handlerNewLeaderAcked && !h.observer {\n",
+			"\t\tif h.stage >= handlerNewLeaderSent && !h.observer {\n"}},
+	},
+	{
+		name: "newleader-ack-credits-later-proposals",
+		rule: "A NEWLEADER ACK vouches only for the txns sent before NEWLEADER, not for proposals forwarded after it (simulator seed 575).",
+		edits: []mutantEdit{{"zab/leader.go",
+			"p.quorum.ack(h.sid, h.syncedUpTo)",
+			"p.quorum.ack(h.sid, h.proposedUpTo)"}},
+	},
+	{
+		name: "uptodate-before-established",
+		rule: "The leader sends UPTODATE only once a quorum has ACKed NEWLEADER and the epoch is established.",
+		edits: []mutantEdit{{"zab/leader.go",
+			`		if l.stage == leaderBroadcasting {
+			// Its ACK may complete a quorum`,
+			`		if l.stage != leaderBroadcasting {
+			p.sendUpToDate(h)
+		}
+		if l.stage == leaderBroadcasting {
+			// Its ACK may complete a quorum`}},
+	},
+	{
+		name: "uptodate-commits-new-epoch",
+		rule: "UPTODATE commits only the initial history (the txns of older epochs), not the new epoch's proposals that followed NEWLEADER.",
+		edits: []mutantEdit{{"zab/learner.go",
+			"epochOf(z) < l.newEpoch {",
+			"epochOf(z) <= l.newEpoch {"}},
+	},
+	{
+		name: "learner-serves-before-uptodate",
+		rule: "A learner takes clients only once UPTODATE has come.",
+		edits: []mutantEdit{{"zab/pipeline.go",
+			"p.learn != nil && p.learn.stage == learnerUpToDate\n",
+			"p.learn != nil && p.learn.stage >= learnerNewLeaderAcked\n"}},
+	},
+
+	// Broadcast.
+	{
+		name: "follower-acks-before-durable",
+		rule: "Ready rule 3: a follower ACKs a proposal only once LogDurable says it is in its log.",
+		edits: []mutantEdit{{"zab/follower.go",
+			"\td := p.durableZxid()\n",
+			"\td := p.lastProposed\n"}},
+	},
+	{
+		name: "commit-applies-later-proposals",
+		rule: "A COMMIT commits the proposals up to its zxid only; later ones wait for their own COMMIT.",
+		edits: []mutantEdit{{"zab/follower.go",
+			"\tl.committed = max(l.committed, qp.Zxid)\n",
+			"\tl.committed = max(l.committed, p.lastProposed)\n"}},
+	},
+	{
+		name: "reconnect-keeps-old-acks",
+		rule: "A learner's proposal ACKs from an earlier connection stop counting when it reconnects: its new synchronization may truncate them.",
+		edits: []mutantEdit{{"zab/leader.go",
+			"\tp.quorum.forget(from)\n",
+			""}},
+	},
+	{
+		name: "majority-is-half",
+		rule: "A majority quorum is more than half of the voters (the patch takes half: one of three, two of five).",
+		edits: []mutantEdit{{"election/quorum.go",
+			"return len(sids) > len(m.voters)/2",
+			"return len(sids) >= len(m.voters)/2"}},
+	},
+
+	// Election.
+	{
+		name: "vote-ignores-peer-epoch",
+		rule: "A vote is compared by the candidate's currentEpoch first, then its last zxid, then its id; the patch skips the epoch.",
+		edits: []mutantEdit{{"election/vote.go",
+			"\tif v.PeerEpoch != o.PeerEpoch {\n",
+			"\tif false && v.PeerEpoch != o.PeerEpoch {\n"}},
+	},
+	{
+		name: "vote-prefers-older-zxid",
+		rule: "Between candidates of one currentEpoch the later last zxid wins.",
+		edits: []mutantEdit{{"election/vote.go",
+			"\t\treturn v.Zxid > o.Zxid\n",
+			"\t\treturn v.Zxid < o.Zxid\n"}},
+	},
+	{
+		name: "vote-with-acceptedepoch",
+		rule: "A member votes with its currentEpoch, not an epoch it has only accepted.",
+		edits: []mutantEdit{{"zab/looking.go",
+			"p.election.Start(p.now.Mono, p.lastProposed, p.currentEpoch)",
+			"p.election.Start(p.now.Mono, p.lastProposed, p.acceptedEpoch)"}},
+	},
+
+	// Sessions.
+	{
+		name: "new-leader-keeps-expiry-schedule",
+		rule: "A leader gives every live session a full timeout when it establishes its epoch: the sessions' touches went to the old leader.",
+		edits: []mutantEdit{{"zab/leader.go",
+			"\tp.sessions.RestartExpiry(p.now.Mono)\n",
+			""}},
+	},
+	{
+		name: "closing-session-writes-accepted",
+		rule: "A write of a session whose close or expiry is decided fails with SessionExpired instead of taking effect after the closeSession.",
+		edits: []mutantEdit{{"sessions/tracker.go",
+			"\tcase s.closing:\n\t\treturn wire.ErrSessionExpired\n\tcase !s.hasOwner:\n",
+			"\tcase !s.hasOwner:\n"}},
+	},
+	{
+		name: "expiry-not-marked-closing",
+		rule: "An expired session is closing at once: no touch or reconnect revives it while its closeSession is on its way.",
+		edits: []mutantEdit{{"sessions/tracker.go",
+			"if s := t.byID[id]; s != nil {\n\t\t\ts.closing = true\n",
+			"if s := t.byID[id]; s != nil && false {\n\t\t\ts.closing = true\n"}},
+	},
+
+	// The simulator's shell carrying out a Ready (sim/server.go).
+	{
+		name: "sim-truncate-after-appends",
+		rule: "Ready rule 1: the log is truncated before the Ready's appends are written.",
+		equivalent: "the simulator takes one Ready per Step, and no single Step of the Peer yields both a Truncate and Appends " +
+			"(a TRUNC is a Step of its own; a SNAP's appends wait for its snapshot); zabd's shell batches Steps: zabd-truncate-after-appends",
+		edits: []mutantEdit{
+			{"sim/server.go",
+				"\t\tif rd.Truncate != nil && !s.truncate(*rd.Truncate) {\n\t\t\treturn\n\t\t}\n",
+				""},
+			{"sim/server.go",
+				"\t\t\ts.startSync()\n\t\t}\n\t\ts.w.inv.applied(s)\n",
+				"\t\t\ts.startSync()\n\t\t}\n\t\tif rd.Truncate != nil && !s.truncate(*rd.Truncate) {\n\t\t\treturn\n\t\t}\n\t\ts.w.inv.applied(s)\n"},
+		},
+	},
+	{
+		name: "sim-epochs-after-sends",
+		rule: "Ready rule 2: the epoch files are durable before any of the Ready's quorum packets leave.",
+		edits: []mutantEdit{
+			{"sim/server.go",
+				"\t\tif rd.Epochs != nil && !s.writeEpochs(rd.Epochs) {\n\t\t\treturn\n\t\t}\n",
+				""},
+			{"sim/server.go",
+				"\t\tfor i := range rd.Votes {\n\t\t\ts.w.net.sendVote(s.id, &rd.Votes[i])\n\t\t}\n",
+				"\t\tfor i := range rd.Votes {\n\t\t\ts.w.net.sendVote(s.id, &rd.Votes[i])\n\t\t}\n\t\tif rd.Epochs != nil && !s.writeEpochs(rd.Epochs) {\n\t\t\treturn\n\t\t}\n"},
+		},
+	},
+	{
+		name: "sim-no-updatingepoch-mark",
+		rule: "A txn of an epoch newer than currentEpoch is logged only after the updatingEpoch mark is durable (simulator seed 1270).",
+		edits: []mutantEdit{{"sim/server.go",
+			"if err := s.store.CoverEpoch(z); err != nil {",
+			"if err := error(nil); err != nil {"}},
+	},
+	{
+		name: "sim-fsync-covers-later-appends",
+		rule: "Ready rule 3: LogDurable reports only what an fsync covered, the appends made before it began.",
+		edits: []mutantEdit{{"sim/server.go",
+			"s.reportDurable(min(durable, s.log.DurableZxid()))",
+			"s.reportDurable(max(min(durable, s.log.DurableZxid()), s.appended))"}},
+	},
+	{
+		name: "sim-snapshot-before-log-durable",
+		rule: "A snapshot is written only once the log holds its txns durably (simulator hunt seed 22540).",
+		edits: []mutantEdit{{"sim/server.go",
+			"if s.log.DurableZxid() < digest.Zxid {",
+			"if false {"}},
+	},
+
+	// zabd's shell carrying out a Ready (zab/server), which the simulator
+	// does not run: only zab/server's own tests can catch these.
+	{
+		name: "zabd-truncate-after-appends",
+		rule: "Ready rule 1: the log is truncated before the Ready's appends are written.",
+		edits: []mutantEdit{
+			{"zab/server/loop.go",
+				`	if rd.Truncate != nil {
+		if err := s.disk.sync(diskOp{truncate: rd.Truncate}); err != nil {
+			s.fatal(err)
+			return
+		}
+	}
+`, ""},
+			{"zab/server/loop.go",
+				`		s.disk.append(rd.Appends)
+	}
+`,
+				`		s.disk.append(rd.Appends)
+	}
+	if rd.Truncate != nil {
+		if err := s.disk.sync(diskOp{truncate: rd.Truncate}); err != nil {
+			s.fatal(err)
+			return
+		}
+	}
+`},
+		},
+	},
+	{
+		name: "zabd-epochs-after-sends",
+		rule: "Ready rule 2: the epoch files are durable before any of the Ready's quorum packets leave.",
+		edits: []mutantEdit{
+			{"zab/server/loop.go",
+				`	if rd.Epochs != nil {
+		if err := s.disk.sync(diskOp{epochs: rd.Epochs}); err != nil {
+			s.fatal(err)
+			return
+		}
+`,
+				`	if false {
+		if err := s.disk.sync(diskOp{epochs: rd.Epochs}); err != nil {
+			s.fatal(err)
+			return
+		}
+`},
+			{"zab/server/loop.go",
+				`		s.net.SendVotes(rd.Votes)
+	}
+`,
+				`		s.net.SendVotes(rd.Votes)
+	}
+	if rd.Epochs != nil {
+		if err := s.disk.sync(diskOp{epochs: rd.Epochs}); err != nil {
+			s.fatal(err)
+			return
+		}
+	}
+`},
+		},
+	},
+	{
+		name: "zabd-no-updatingepoch-mark",
+		rule: "A txn of an epoch newer than currentEpoch is logged only after the updatingEpoch mark is durable.",
+		edits: []mutantEdit{{"zab/server/disk.go",
+			"if err := d.store.CoverEpoch(txns[len(txns)-1].Header.Zxid); err != nil {",
+			"if err := error(nil); err != nil {"}},
+	},
+	{
+		name: "zabd-durable-before-fsync",
+		rule: "Ready rule 3: the log writer publishes a zxid as durable (LogDurable) only after the fsync that covers it.",
+		edits: []mutantEdit{{"zab/server/disk.go",
+			"\tstart := time.Now()\n\tzxid, err := d.wal.Sync()\n",
+			"\td.publish(d.wal.LastZxid())\n\tstart := time.Now()\n\tzxid, err := d.wal.Sync()\n"}},
+	},
+	{
+		name: "zabd-snapshot-before-log-durable",
+		rule: "A snapshot is finished only once the log holds its txns durably.",
+		edits: []mutantEdit{{"zab/server/disk.go",
+			"if err := w.disk.waitDurable(digest.Zxid, w.stop); err != nil {",
+			"if err := error(nil); err != nil {"}},
+	},
+}
