@@ -352,8 +352,12 @@ func runKiller(work string, k killer) killerResult {
 		text = b.String()
 	}
 	what := leaves[0] + ": " + firstFailure(text)
-	if n := len(leaves) - 1; n > 0 {
-		what += fmt.Sprintf(" (and %d more failing tests)", n)
+	if more := leaves[1:]; len(more) > 0 {
+		names := strings.Join(more[:min(3, len(more))], ", ")
+		if len(more) > 3 {
+			names += ", …"
+		}
+		what += fmt.Sprintf(" (and %d more failing tests: %s)", len(more), names)
 	}
 	return killerResult{ran: true, failed: true, what: what}
 }
@@ -369,7 +373,7 @@ var (
 	sweepFailure   = regexp.MustCompile(`seed (\d+): FAILED\s*\n\s*(\S[^\n]*)`)
 	requireMessage = regexp.MustCompile(`Messages:\s*(\S[^\n]*)`)
 	requireError   = regexp.MustCompile(`Error:\s*(\S[^\n]*)`)
-	testLogLine    = regexp.MustCompile(`\w+_test\.go:\d+: (\S[^\n]*)`)
+	testLogLine    = regexp.MustCompile(`\w+_test\.go:\d+: *\n?\s*(\S[^\n]*)`)
 )
 
 // firstFailure picks out what a failing test said first: the sweep's
@@ -554,4 +558,23 @@ func catalogueTable() string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", m.name, strings.Join(files, ", "), rule)
 	}
 	return b.String()
+}
+
+// TestFirstFailure: the runner's summary of a failing test names the sweep's
+// seed and first failure, a require message, or a t.Fatal line (its message
+// on the next line when the call began with a newline), never go test's own
+// framing.
+func TestFirstFailure(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"=== RUN   TestSeedSweep\n    sweep_test.go:131: seed 17: FAILED\n          invariant: Agreement at 1.5s: servers 1 and 2\n        seed: 17\n",
+			"seed 17: invariant: Agreement at 1.5s: servers 1 and 2"},
+		{"    scenario_test.go:219: \n        \tError Trace:\tx.go:1\n        \tError:      \tShould be false\n        \tMessages:   \t[liveness at 40s: no leader]\n",
+			"[liveness at 40s: no leader]"},
+		{"=== RUN   TestInteraction/sync_trunc\n    interaction_test.go:32: \n        testdata/interaction/sync_trunc.txt:40: deliver\n        expected:\n",
+			"testdata/interaction/sync_trunc.txt:40: deliver"},
+		{"    quorum_test.go:12: committed 0x5, want 0x4\n--- FAIL: TestQuorum (0.00s)\n", "committed 0x5, want 0x4"},
+		{"panic: test timed out after 40m0s\n", "timed out"},
+	} {
+		require.Equal(t, c.want, firstFailure(c.text))
+	}
 }
