@@ -36,7 +36,8 @@ import (
 // With all, the unpatched copy runs first: if it fails, nothing can be
 // judged. The killers inherit the environment (ZABSIM_SEEDS sets a smaller
 // or larger sweep than the CI budget) and run one after another: one go test
-// at a time, on a shared machine.
+// at a time, on a shared machine. ZABSIM_KILLERS=zab (or sweep, zab/server,
+// a comma-separated list) runs only those.
 
 // killer is one test command a mutant may fail.
 type killer struct {
@@ -68,6 +69,7 @@ const (
 	verdictSurvived    = "survived"
 	verdictNotApplied  = "did-not-apply"
 	verdictNotCompiled = "did-not-compile"
+	verdictNotRun      = "not run" // ZABSIM_KILLERS chose no killer that builds it
 )
 
 // killerResult is what one killer said of one mutant.
@@ -106,10 +108,14 @@ func TestMutants(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(work) })
 	require.NoError(t, copyModule(root, work))
-	builds := map[string]map[string]bool{} // killer -> the module directories its tests build
+	// killer -> the module directories its tests build; only the killers
+	// chosen have an entry.
+	builds := map[string]map[string]bool{}
 	for _, k := range killers {
-		builds[k.name], err = packageDirs(work, k.pkg)
-		require.NoError(t, err)
+		if chosenKiller(k.name) {
+			builds[k.name], err = packageDirs(work, k.pkg)
+			require.NoError(t, err)
+		}
 	}
 	t.Logf("module copied to %s; %d mutants, killers %s", work, len(chosen), killerNames())
 
@@ -151,6 +157,13 @@ func TestMutantsApply(t *testing.T) {
 		_, err := patched(root, m)
 		require.NoError(t, err, m.name)
 	}
+}
+
+// chosenKiller reports whether ZABSIM_KILLERS (unset: every killer) names
+// the killer.
+func chosenKiller(name string) bool {
+	sel := os.Getenv("ZABSIM_KILLERS")
+	return sel == "" || slices.Contains(strings.Split(sel, ","), name)
 }
 
 // selectMutants returns the catalogue (all) or the named mutants, in
@@ -244,7 +257,7 @@ func runMutant(work string, m mutant, builds map[string]map[string]bool) (r muta
 		}
 	}
 	if len(pkgs) == 0 {
-		r.verdict, r.detail = verdictNotCompiled, "no killer builds "+strings.Join(dirs, ", ")
+		r.verdict, r.detail = verdictNotRun, "no chosen killer builds "+strings.Join(dirs, ", ")
 		return r
 	}
 	// Compile every killer's tests first: a patch that does not build is
@@ -266,11 +279,12 @@ func runMutant(work string, m mutant, builds map[string]map[string]bool) (r muta
 // applies reports whether killer k runs for a mutant of the package
 // directories dirs (nil: the unpatched baseline, where every killer runs).
 func applies(k killer, dirs []string, builds map[string]map[string]bool) bool {
-	if dirs == nil {
-		return true
+	b, chosen := builds[k.name]
+	if dirs == nil || !chosen {
+		return chosen
 	}
 	for _, d := range dirs {
-		if builds[k.name][d] && (k.only == "" || strings.HasPrefix(d+"/", k.only)) {
+		if b[d] && (k.only == "" || strings.HasPrefix(d+"/", k.only)) {
 			return true
 		}
 	}
@@ -283,6 +297,9 @@ func runKillers(work string, dirs []string, builds map[string]map[string]bool) [
 	for i, k := range killers {
 		if !applies(k, dirs, builds) {
 			out[i] = killerResult{what: "n/a"}
+			if _, chosen := builds[k.name]; !chosen {
+				out[i].what = "not run"
+			}
 			continue
 		}
 		out[i] = runKiller(work, k)
@@ -310,13 +327,13 @@ func runKiller(work string, k killer) killerResult {
 	if err == nil {
 		return killerResult{ran: true, what: "passed"}
 	}
-	output := map[string]*strings.Builder{}
+	output := map[string]*strings.Builder{} // by test; "" is the package's own
 	var failed []string
 	sc := bufio.NewScanner(bytes.NewReader(stdout))
 	sc.Buffer(make([]byte, 0, 1<<20), 1<<24)
 	for sc.Scan() {
 		var ev testEvent
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Test == "" {
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
 			continue
 		}
 		switch ev.Action {
@@ -328,7 +345,9 @@ func runKiller(work string, k killer) killerResult {
 			}
 			b.WriteString(ev.Output)
 		case "fail":
-			failed = append(failed, ev.Test)
+			if ev.Test != "" {
+				failed = append(failed, ev.Test)
+			}
 		}
 	}
 	// Name the innermost failures: a parent fails with its subtests.
@@ -343,7 +362,11 @@ func runKiller(work string, k killer) killerResult {
 		if !errors.As(err, &ee) {
 			return killerResult{ran: true, failed: true, what: "go test did not run: " + err.Error()}
 		}
-		return killerResult{ran: true, failed: true, what: "go test failed outside any test: " + firstLines(stderr.String()+string(stdout), 3)}
+		pkg := stderr.String()
+		if b := output[""]; b != nil {
+			pkg += b.String()
+		}
+		return killerResult{ran: true, failed: true, what: "go test failed outside any test: " + firstFailure(pkg)}
 	}
 	// The sweep's own failure first: it is what the mutant is measured by.
 	slices.SortStableFunc(leaves, func(a, b string) int {
@@ -404,6 +427,8 @@ func firstFailure(text string) string {
 		s = testLogLine.FindStringSubmatch(text)[1]
 	case strings.Contains(text, "panic:"):
 		s = firstLines(text[strings.Index(text, "panic:"):], 1)
+	case strings.Contains(text, "fatal error:"):
+		s = firstLines(text[strings.Index(text, "fatal error:"):], 1)
 	default:
 		s = firstLines(text, 1)
 	}
