@@ -154,8 +154,9 @@ func TestMutantsApply(t *testing.T) {
 		require.NotEmpty(t, m.edits, m.name)
 		require.False(t, seen[m.name], "two mutants named %s", m.name)
 		seen[m.name] = true
-		_, err := patched(root, m)
-		require.NoError(t, err, m.name)
+		if _, err := patched(root, m); err != nil {
+			t.Errorf("%s: %v", m.name, err)
+		}
 	}
 }
 
