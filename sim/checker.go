@@ -85,6 +85,7 @@ func (inv *invariants) Observe(id int64, m *invariant.Member) {
 	}
 	m.DiskAccepted, m.DiskCurrent = s.diskAccepted, s.diskCurrent
 	m.Log, m.Durable, m.Snapshot = s.logged, s.durable, s.snapBase
+	m.Damaged = s.damaged
 }
 
 // violated records a violation the checker found; it reports whether
@@ -137,6 +138,9 @@ func (inv *invariants) stepped(s *server) { inv.violated(inv.c.Stepped(s.sid)) }
 // received: packet qp from server index from is about to reach s: the
 // event of s's next step.
 func (inv *invariants) received(s *server, from int, qp *wire.QuorumPacket) {
+	if inv.w.ensemble != nil {
+		inv.c.Received(s.sid, int64(from+1), qp)
+	}
 	if inv.conf == nil {
 		return
 	}
@@ -194,12 +198,17 @@ func (inv *invariants) epochsWritten(s *server) {
 	}
 }
 
-// sent: s's quorum message m leaves (a SNAP with its whole stream).
-func (inv *invariants) sent(s *server, m *zab.PeerMessage) {
+// sent: s's quorum message m leaves (a SNAP with its whole stream); it
+// reports whether the run may go on.
+func (inv *invariants) sent(s *server, m *zab.PeerMessage) bool {
+	if inv.w.ensemble != nil && inv.violated(inv.c.Sent(s.sid, m)) {
+		return false
+	}
 	if inv.conf != nil && m.Kind == zab.PeerSend {
 		send := tlatrace.Send{To: m.To, Packet: tlatrace.Packet{Type: m.Packet.Type, Zxid: m.Packet.Zxid}}
 		inv.conformed(inv.conf.Left(s.sid, send, inv.durability(s)))
 	}
+	return true
 }
 
 // crashed: s's process died.

@@ -260,32 +260,6 @@ var mutants = []mutant{
 
 	// The simulator's shell carrying out a Ready (sim/server.go).
 	{
-		name: "sim-truncate-after-appends",
-		rule: "Ready rule 1: the log is truncated before the Ready's appends are written.",
-		equivalent: "the simulator takes one Ready per Step, and no single Step of the Peer yields both a Truncate and Appends " +
-			"(a TRUNC is a Step of its own; a SNAP's appends wait for its snapshot); zabd's shell batches Steps: zabd-truncate-after-appends",
-		edits: []mutantEdit{
-			{"sim/server.go",
-				"\t\tif rd.Truncate != nil && !s.truncate(*rd.Truncate) {\n\t\t\treturn\n\t\t}\n",
-				""},
-			{"sim/server.go",
-				"\t\t\ts.startSync()\n\t\t}\n\t\ts.w.inv.applied(s)\n",
-				"\t\t\ts.startSync()\n\t\t}\n\t\tif rd.Truncate != nil && !s.truncate(*rd.Truncate) {\n\t\t\treturn\n\t\t}\n\t\ts.w.inv.applied(s)\n"},
-		},
-	},
-	{
-		name: "sim-epochs-after-sends",
-		rule: "Ready rule 2: the epoch files are durable before any of the Ready's quorum packets leave.",
-		edits: []mutantEdit{
-			{"sim/server.go",
-				"\t\tif rd.Epochs != nil && !s.writeEpochs(rd.Epochs) {\n\t\t\treturn\n\t\t}\n",
-				""},
-			{"sim/server.go",
-				"\t\tfor i := range rd.Votes {\n\t\t\ts.w.net.sendVote(s.id, &rd.Votes[i])\n\t\t}\n",
-				"\t\tfor i := range rd.Votes {\n\t\t\ts.w.net.sendVote(s.id, &rd.Votes[i])\n\t\t}\n\t\tif rd.Epochs != nil && !s.writeEpochs(rd.Epochs) {\n\t\t\treturn\n\t\t}\n"},
-		},
-	},
-	{
 		name: "sim-no-updatingepoch-mark",
 		rule: "A txn of an epoch newer than currentEpoch is logged only after the updatingEpoch mark is durable (simulator seed 1270).",
 		edits: []mutantEdit{{"sim/server.go",

@@ -51,8 +51,9 @@ type killer struct {
 }
 
 var killers = []killer{
-	// The CI promise: the seed sweep and the named scenarios.
-	{name: "sweep", pkg: "./sim", run: "^(TestSeedSweep|TestScenarios)$", timeout: 40 * time.Minute},
+	// The CI promise: the seed sweep and the named scenarios (aimed
+	// ones included).
+	{name: "sweep", pkg: "./sim", run: "^(TestSeedSweep|TestScenarios|TestAimedScenarios)$", timeout: 40 * time.Minute},
 	// The in-memory cluster's tests, which cover some rules directly.
 	// They take seconds; a mutant can make one loop and grow to
 	// gigabytes, so the bound is short.

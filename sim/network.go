@@ -193,7 +193,9 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 		c = &peerConn{id: net.nextID, a: from, b: to}
 		net.conns[from][to] = c
 	}
-	net.w.inv.sent(sender, m)
+	if !net.w.inv.sent(sender, m) {
+		return
+	}
 	if net.w.tr.on() {
 		net.w.tr.logf("server %d -> %d %s", from+1, to+1, describePacket(&m.Packet, m.Snapshot))
 	}

@@ -37,6 +37,7 @@ import (
 	"strings"
 
 	"github.com/zabd/zabd/election"
+	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
 )
 
@@ -102,6 +103,40 @@ const (
 	// loaded from a fuzzy snapshot before it has applied again every txn
 	// that snapshot may partly hold.
 	FuzzyTreeServed = "FuzzyTreeServed"
+	// HistoryDurable: a member whose disk holds currentEpoch e, and no
+	// later acceptedEpoch, holds durably (logged and fsynced, or in a
+	// snapshot) the initial history of epoch e, the history its leader
+	// had when it made e its currentEpoch. A learner writes currentEpoch
+	// only once what it synchronized is durable, a leader only once its
+	// own log is (ZOOKEEPER-3911, ZOOKEEPER-4643): a member restarting
+	// with currentEpoch e and a shorter log would win an election over
+	// members holding committed txns it lacks. A member whose log lost
+	// txns to damage (Member.Damaged) is exempt until a leader has
+	// synchronized it.
+	HistoryDurable = "HistoryDurable"
+	// AckDurable: a member acknowledges only what its disk holds. It sends
+	// ACKEPOCH for the epoch its acceptedEpoch file holds, so for no epoch
+	// below the one it accepted; its NEWLEADER ACK once its currentEpoch
+	// file holds the new epoch; an ACK of a proposal once its log holds the
+	// txn durably (the paper's §IV: a follower acknowledges only what is on
+	// stable storage; Zab.tla FollowerProcessNEWEPOCH, FollowerProcessNEWLEADER).
+	AckDurable = "AckDurable"
+	// EpochProposal: a leader proposes (LEADERINFO) an epoch above the
+	// acceptedEpoch its own disk held when it began to lead, and above the
+	// acceptedEpoch of every voter whose FOLLOWERINFO it had when it fixed
+	// the epoch; it sends it to no learner whose FOLLOWERINFO carried a
+	// later acceptedEpoch (Zab.tla LeaderProcessCEPOCH: the new epoch
+	// exceeds every acceptedEpoch of the quorum).
+	EpochProposal = "EpochProposal"
+	// EpochQuorum: a leader makes its new epoch its currentEpoch, and so
+	// begins synchronization, only once a quorum of voters, itself
+	// included, acknowledged the epoch, each with an ACKEPOCH that accepted
+	// it anew (Zab.tla AckeRecvQuorumFormed). A learner that had accepted
+	// the epoch before answers with currentEpoch -1 and does not count
+	// (ZooKeeper's Leader.waitForEpochAck): it may have acknowledged it to
+	// a rival leader that proposed the same epoch, and the leader never
+	// learnt whether its history is more recent than its own.
+	EpochQuorum = "EpochQuorum"
 )
 
 // Violation is a broken invariant: its name, the members and zxids
@@ -153,6 +188,9 @@ type Member struct {
 	// Snapshot is the zxid of the member's newest durable snapshot (0 for
 	// none): it holds every txn up to there.
 	Snapshot int64
+	// Damaged: the member's log lost txns to damage at its last start
+	// (zab.Restored.LogDamaged), and no leader has synchronized it since.
+	Damaged bool
 }
 
 // durablyHolds reports whether the member's disk holds zxid durably.
@@ -214,6 +252,10 @@ type Checker struct {
 	// in the Ready being carried out: it is judged once that Ready's
 	// deliveries are (Stepped), as the Peer made them before it.
 	primary *firstBroadcast
+	// initialEnd is, per epoch, the last zxid of its initial history: the
+	// history of its leader when that leader's disk first held the epoch
+	// as currentEpoch (HistoryDurable).
+	initialEnd map[int64]int64
 
 	members map[int64]*memberState
 	// voters are the members whose disks make quorums (standalone: the
@@ -248,13 +290,26 @@ type memberState struct {
 	accepted, current int64
 	// state is its role when last seen (since it started).
 	state zab.SoftState
+
+	// As a leader (EpochProposal, EpochQuorum): leadAccepted is the
+	// acceptedEpoch its disk held when it last began to lead; proposed,
+	// the epoch the Ready being carried out made its acceptedEpoch (the
+	// Ready that proposes it, whose sends are its LEADERINFO fan-out), or
+	// 0; infos, the acceptedEpoch of each learner's last FOLLOWERINFO (or
+	// OBSERVERINFO) it received; acks, the voters whose ACKEPOCH of
+	// ackEpoch, accepting it anew, it received.
+	leadAccepted int64
+	proposed     int64
+	infos        map[int64]int64
+	ackEpoch     int64
+	acks         []int64
 }
 
 // New returns a Checker that has seen nothing yet: attach it before the
 // members start, so that it sees every txn delivered.
 func New(cfg Config, shell Shell) *Checker {
 	c := &Checker{cfg: cfg, shell: shell, broadcasts: map[int64][]uint64{}, leaders: map[int64]int64{},
-		members: map[int64]*memberState{}}
+		members: map[int64]*memberState{}, initialEnd: map[int64]int64{}}
 	for _, id := range cfg.Members {
 		c.members[id] = &memberState{}
 		if cfg.Quorum == nil || slices.Contains(cfg.Quorum.Voters(), id) {
@@ -302,7 +357,10 @@ func (c *Checker) Started(id int64) *Violation {
 	if v := c.digest(id, ms, m); v != nil {
 		return v
 	}
-	return c.epochs(id, ms, m)
+	if v := c.epochs(id, ms, m); v != nil {
+		return v
+	}
+	return c.history(id, m)
 }
 
 // Appended reports that member id appended the txn zxid, whose log entry
@@ -419,8 +477,14 @@ func (c *Checker) Stepped(id int64) *Violation {
 	if v := c.leaderHistory(id, ms, m); v != nil {
 		return v
 	}
+	if v := c.leaderEpoch(id, ms, m); v != nil {
+		return v
+	}
 	ms.state = m.State
-	return c.epochs(id, ms, m)
+	if v := c.epochs(id, ms, m); v != nil {
+		return v
+	}
+	return c.history(id, m)
 }
 
 // Replied reports that member id sends a client a reply carrying zxid: it
@@ -640,6 +704,160 @@ func (c *Checker) epochs(id int64, ms *memberState, m *Member) *Violation {
 		return violation(EpochDurable, []int64{id}, nil, "server %d works with acceptedEpoch %d and currentEpoch %d, but its disk holds %d and %d", id, m.Accepted, m.Current, acc, cur)
 	}
 	ms.accepted, ms.current = acc, cur
+	return nil
+}
+
+// leaderEpoch follows a leader through discovery, as its Ready is carried
+// out (before its sends): the acceptedEpoch it began to lead with, the
+// epoch it proposes, and the quorum of ACKEPOCHs behind the currentEpoch
+// it writes.
+//
+// Reference: Zab.tla LeaderProcessCEPOCH (the new epoch exceeds every
+// acceptedEpoch of the quorum) and LeaderProcessACKEPOCH (ackeRecv a
+// quorum before NEWLEADER); ZooKeeper's Leader.getEpochToPropose and
+// waitForEpochAck.
+func (c *Checker) leaderEpoch(id int64, ms *memberState, m *Member) *Violation {
+	ms.proposed = 0
+	st := m.State
+	if c.standalone() || !m.Up || st.Role != zab.RoleLeading {
+		return nil
+	}
+	if st.Phase == zab.PhaseDiscovery && st.Epoch == 0 {
+		// Gathering FOLLOWERINFO: nothing written yet.
+		ms.leadAccepted = m.DiskAccepted
+	} else if ms.state.Role != zab.RoleLeading {
+		ms.leadAccepted = ms.accepted // it began to lead and proposed in one Ready
+	}
+	e := st.Epoch
+	if st.Phase == zab.PhaseDiscovery && e != 0 {
+		if e <= ms.leadAccepted {
+			return violation(EpochProposal, []int64{id}, nil, "server %d proposes epoch %d, not above the acceptedEpoch %d its disk held when it began to lead", id, e, ms.leadAccepted)
+		}
+		if m.DiskAccepted == e && ms.accepted != e {
+			ms.proposed = e
+		}
+	}
+	if e != 0 && m.DiskCurrent == e && ms.current != e {
+		acks := []int64{id}
+		if ms.ackEpoch == e {
+			acks = append(acks, ms.acks...)
+		}
+		if !c.contains(acks) {
+			return violation(EpochQuorum, acks, nil, "server %d makes epoch %d its currentEpoch with ACKEPOCHs accepting it anew from %v only (and its own): not a quorum of voters", id, e, ms.acks)
+		}
+	}
+	return nil
+}
+
+// contains reports whether ids (any order, repeats and non-voters ignored)
+// hold a quorum of voters.
+func (c *Checker) contains(ids []int64) bool {
+	var vs []int64
+	for _, id := range ids {
+		if slices.Contains(c.voters, id) {
+			vs = append(vs, id)
+		}
+	}
+	slices.Sort(vs)
+	return c.cfg.Quorum.ContainsQuorum(slices.Compact(vs))
+}
+
+// history checks that member id's disk holds its currentEpoch's initial
+// history durably, and records that history when the member is the
+// epoch's leader making it its currentEpoch.
+//
+// Reference: the paper's §IV-B (a follower makes the new epoch current
+// only once it has accepted the leader's history, on stable storage);
+// Zab.tla FollowerProcessNEWLEADER; ZOOKEEPER-3911 and ZOOKEEPER-4643.
+func (c *Checker) history(id int64, m *Member) *Violation {
+	e := m.DiskCurrent
+	if c.standalone() || e == 0 {
+		return nil
+	}
+	if _, ok := c.initialEnd[e]; !ok && m.Up && m.State.Role == zab.RoleLeading && m.State.Epoch == e {
+		end := max(m.Snapshot, m.Applied)
+		if n := len(m.Log); n > 0 {
+			end = max(end, m.Log[n-1])
+		}
+		c.initialEnd[e] = end
+	}
+	end := c.initialEnd[e]
+	if end == 0 || m.DiskAccepted != e || m.Damaged || m.durablyHolds(end) {
+		return nil
+	}
+	return violation(HistoryDurable, []int64{id, c.leaders[e]}, []int64{end}, "server %d's disk holds currentEpoch %d but not durably %s, the last txn of that epoch's initial history (log %s durable to %s, snapshot at %s)",
+		id, e, hex(end), describeZxids(m.Log), hex(m.Durable), hex(m.Snapshot))
+}
+
+// Received reports that member id is about to take qp from member from on
+// their quorum connection (before the Peer steps on it). The Checker keeps
+// what a leader learns in discovery: each learner's acceptedEpoch, and
+// which voters acknowledged its epoch anew.
+func (c *Checker) Received(id, from int64, qp *wire.QuorumPacket) {
+	if c.standalone() {
+		return
+	}
+	ms := c.member(id)
+	switch qp.Type {
+	case wire.PacketFollowerInfo, wire.PacketObserverInfo:
+		if ms.infos == nil {
+			ms.infos = map[int64]int64{}
+		}
+		ms.infos[from] = epochOf(qp.Zxid)
+	case wire.PacketAckEpoch:
+		var ack wire.AckEpoch
+		if wire.Unmarshal(qp.Data, &ack) != nil || ack.CurrentEpoch == -1 {
+			return
+		}
+		m := c.observe(id)
+		if !m.Up || m.State.Role != zab.RoleLeading || m.State.Epoch == 0 {
+			return
+		}
+		if ms.ackEpoch != m.State.Epoch {
+			ms.ackEpoch, ms.acks = m.State.Epoch, nil
+		}
+		ms.acks = append(ms.acks, from)
+	}
+}
+
+// Sent reports that member id sends pm on the quorum channel, once the
+// Ready that carries it has been carried out up to its sends (after
+// Stepped): an acknowledgement must be backed by its disk, a LEADERINFO
+// by the acceptedEpochs the leader heard.
+func (c *Checker) Sent(id int64, pm *zab.PeerMessage) *Violation {
+	if c.standalone() || pm.Kind != zab.PeerSend {
+		return nil
+	}
+	qp := &pm.Packet
+	switch qp.Type {
+	case wire.PacketAckEpoch:
+		m := c.observe(id)
+		if m.DiskAccepted != m.State.Epoch {
+			return violation(AckDurable, []int64{id, pm.To}, nil, "server %d acknowledges epoch %d to server %d while its disk's acceptedEpoch is %d", id, m.State.Epoch, pm.To, m.DiskAccepted)
+		}
+	case wire.PacketAck:
+		m := c.observe(id)
+		if counterOf(qp.Zxid) == 0 {
+			if e := epochOf(qp.Zxid); m.DiskCurrent != e {
+				return violation(AckDurable, []int64{id, pm.To}, []int64{qp.Zxid}, "server %d acknowledges NEWLEADER of epoch %d to server %d while its disk's currentEpoch is %d", id, e, pm.To, m.DiskCurrent)
+			}
+		} else if !m.durablyHolds(qp.Zxid) {
+			return violation(AckDurable, []int64{id, pm.To}, []int64{qp.Zxid}, "server %d acknowledges proposal %s to server %d, which its disk does not hold durably (log %s durable to %s, snapshot at %s)",
+				id, hex(qp.Zxid), pm.To, describeZxids(m.Log), hex(m.Durable), hex(m.Snapshot))
+		}
+	case wire.PacketLeaderInfo:
+		ms := c.member(id)
+		a, ok := ms.infos[pm.To]
+		e := epochOf(qp.Zxid)
+		voter := slices.Contains(c.voters, pm.To)
+		switch {
+		case !ok:
+		case ms.proposed == e && voter && e <= a:
+			return violation(EpochProposal, []int64{id, pm.To}, nil, "server %d proposes epoch %d to voter %d, whose FOLLOWERINFO carried acceptedEpoch %d", id, e, pm.To, a)
+		case e < a && (voter || ms.proposed != e):
+			return violation(EpochProposal, []int64{id, pm.To}, nil, "server %d sends LEADERINFO of epoch %d to server %d, whose FOLLOWERINFO carried the later acceptedEpoch %d", id, e, pm.To, a)
+		}
+	}
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zabd/zabd/election"
+	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
 )
 
@@ -50,13 +51,48 @@ func (f *fixture) epochs(id, accepted, current int64) {
 	m.Accepted, m.Current, m.DiskAccepted, m.DiskCurrent = accepted, current, accepted, current
 }
 
-// establish makes id the leader of epoch: synchronization, then broadcast.
+// establish makes id the leader of epoch: discovery, synchronization, then
+// broadcast.
 func (f *fixture) establish(id, epoch int64) {
+	f.m(id).State = zab.SoftState{Role: zab.RoleLeading, Phase: zab.PhaseDiscovery, Leader: id}
+	f.step(id) // gathering FOLLOWERINFO
+	f.propose(id, epoch)
+	f.acked(id)
 	f.epochs(id, epoch, epoch)
-	f.m(id).State = zab.SoftState{Role: zab.RoleLeading, Phase: zab.PhaseSync, Leader: id, Epoch: epoch}
+	f.m(id).State.Phase = zab.PhaseSync
 	f.step(id)
 	f.m(id).State.Phase = zab.PhaseBroadcast
 	f.step(id)
+}
+
+// propose makes leader id propose epoch: its acceptedEpoch, on disk.
+func (f *fixture) propose(id, epoch int64) {
+	m := f.m(id)
+	m.Accepted, m.DiskAccepted = epoch, epoch
+	m.State = zab.SoftState{Role: zab.RoleLeading, Phase: zab.PhaseDiscovery, Leader: id, Epoch: epoch}
+	f.step(id)
+}
+
+// acked gives leader id the ACKEPOCHs of every other voter, each accepting
+// its epoch anew.
+func (f *fixture) acked(id int64) {
+	for v := int64(1); v <= 3; v++ {
+		if v != id {
+			f.c.Received(id, v, ackEpoch(0))
+		}
+	}
+}
+
+func followerInfo(accepted int64) *wire.QuorumPacket {
+	return &wire.QuorumPacket{Type: wire.PacketFollowerInfo, Zxid: z(accepted, 0)}
+}
+
+func leaderInfo(epoch int64) wire.QuorumPacket {
+	return wire.QuorumPacket{Type: wire.PacketLeaderInfo, Zxid: z(epoch, 0)}
+}
+
+func ackEpoch(current int32) *wire.QuorumPacket {
+	return &wire.QuorumPacket{Type: wire.PacketAckEpoch, Data: wire.Marshal(&wire.AckEpoch{CurrentEpoch: current})}
 }
 
 // follow makes id serve under leader in epoch.
@@ -113,12 +149,19 @@ func TestEachInvariantFiresAndStaysSilent(t *testing.T) {
 	}{
 		{
 			name: "two leaders of one epoch", want: Leadership,
-			valid:  func(f *fixture) { f.establish(2, 2) },
-			broken: func(f *fixture) { f.establish(2, 1) },
+			valid: func(f *fixture) { f.establish(2, 2) },
+			broken: func(f *fixture) {
+				// Leading epoch 1 as it followed it (how it came to propose
+				// it is EpochProposal's).
+				f.m(2).State = zab.SoftState{Role: zab.RoleLeading, Phase: zab.PhaseSync, Leader: 2, Epoch: 1}
+				f.step(2)
+			},
 		},
 		{
 			name: "a broadcast by a leader that has not established its epoch", want: Leadership,
 			valid: func(f *fixture) {
+				f.propose(3, 2)
+				f.acked(3)
 				f.epochs(3, 2, 2)
 				f.m(3).State = zab.SoftState{Role: zab.RoleLeading, Phase: zab.PhaseSync, Epoch: 2}
 				f.log(3, z(1, 1))
@@ -372,6 +415,138 @@ func TestEachInvariantFiresAndStaysSilent(t *testing.T) {
 				f.log(1, z(1, 2))
 				f.m(3).Log = []int64{z(1, 2)} // logged, not yet durable
 				f.check(f.c.Replied(1, z(1, 2)))
+			},
+		},
+		{
+			name: "currentEpoch on a disk whose log has not made the initial history durable", want: HistoryDurable,
+			valid: func(f *fixture) {
+				f.establish(1, 2) // its initial history ends at 1:1
+				f.log(3, z(1, 1))
+				f.follow(3, 1, 2)
+			},
+			broken: func(f *fixture) {
+				f.establish(1, 2)
+				f.m(3).Log = []int64{z(1, 1)} // logged, not yet durable (ZOOKEEPER-3911)
+				f.follow(3, 1, 2)
+			},
+		},
+		{
+			name: "a leader making its epoch current over a log not yet durable", want: HistoryDurable,
+			valid: func(f *fixture) { f.establish(2, 2) },
+			broken: func(f *fixture) {
+				f.m(2).Log = append(f.m(2).Log, z(1, 2)) // logged, not yet durable (ZOOKEEPER-4643)
+				f.establish(2, 2)
+			},
+		},
+		{
+			name: "an ACKEPOCH of an epoch below the accepted one", want: AckDurable,
+			valid: func(f *fixture) {
+				f.epochs(2, 2, 1)
+				f.m(2).State = zab.SoftState{Role: zab.RoleFollowing, Phase: zab.PhaseSync, Leader: 3, Epoch: 2}
+				f.step(2)
+				f.check(f.c.Sent(2, &zab.PeerMessage{To: 3, Packet: *ackEpoch(1)}))
+			},
+			broken: func(f *fixture) {
+				f.epochs(2, 3, 1) // it accepted epoch 3 from another leader
+				f.m(2).State = zab.SoftState{Role: zab.RoleFollowing, Phase: zab.PhaseSync, Leader: 3, Epoch: 2}
+				f.step(2)
+				f.check(f.c.Sent(2, &zab.PeerMessage{To: 3, Packet: *ackEpoch(1)}))
+			},
+		},
+		{
+			name: "a NEWLEADER ACK before currentEpoch is on disk", want: AckDurable,
+			valid: func(f *fixture) {
+				f.epochs(2, 2, 2)
+				f.step(2)
+				f.check(f.c.Sent(2, &zab.PeerMessage{To: 3, Packet: wire.QuorumPacket{Type: wire.PacketAck, Zxid: z(2, 0)}}))
+			},
+			broken: func(f *fixture) {
+				f.epochs(2, 2, 1)
+				f.m(2).Current = 2
+				f.check(f.c.Sent(2, &zab.PeerMessage{To: 3, Packet: wire.QuorumPacket{Type: wire.PacketAck, Zxid: z(2, 0)}}))
+			},
+		},
+		{
+			name: "a proposal ACKed before it is durable", want: AckDurable,
+			valid: func(f *fixture) {
+				f.log(1, z(1, 2))
+				f.log(2, z(1, 2))
+				f.check(f.c.Sent(2, &zab.PeerMessage{To: 1, Packet: wire.QuorumPacket{Type: wire.PacketAck, Zxid: z(1, 2)}}))
+			},
+			broken: func(f *fixture) {
+				f.log(1, z(1, 2))
+				f.m(2).Log = append(f.m(2).Log, z(1, 2)) // logged, not yet durable
+				f.check(f.c.Sent(2, &zab.PeerMessage{To: 1, Packet: wire.QuorumPacket{Type: wire.PacketAck, Zxid: z(1, 2)}}))
+			},
+		},
+		{
+			name: "a leader proposing an epoch it had accepted before it led", want: EpochProposal,
+			valid: func(f *fixture) {
+				f.epochs(2, 2, 1) // accepted epoch 2 from a leader that never established it
+				f.step(2)
+				f.establish(2, 3)
+			},
+			broken: func(f *fixture) {
+				f.epochs(2, 2, 1)
+				f.step(2)
+				f.establish(2, 2)
+			},
+		},
+		{
+			name: "an epoch proposed to a voter that had accepted it", want: EpochProposal,
+			valid: func(f *fixture) {
+				f.m(2).State = zab.SoftState{Role: zab.RoleLeading, Phase: zab.PhaseDiscovery, Leader: 2}
+				f.step(2)
+				f.c.Received(2, 3, followerInfo(1))
+				f.propose(2, 2)
+				f.check(f.c.Sent(2, &zab.PeerMessage{To: 3, Packet: leaderInfo(2)}))
+			},
+			broken: func(f *fixture) {
+				f.m(2).State = zab.SoftState{Role: zab.RoleLeading, Phase: zab.PhaseDiscovery, Leader: 2}
+				f.step(2)
+				f.c.Received(2, 3, followerInfo(2)) // it accepted epoch 2 from another leader
+				f.propose(2, 2)
+				f.check(f.c.Sent(2, &zab.PeerMessage{To: 3, Packet: leaderInfo(2)}))
+			},
+		},
+		{
+			name: "a LEADERINFO to a late learner that accepted a later epoch", want: EpochProposal,
+			valid: func(f *fixture) {
+				f.m(2).State = zab.SoftState{Role: zab.RoleLeading, Phase: zab.PhaseDiscovery, Leader: 2}
+				f.step(2)
+				f.propose(2, 2)
+				f.step(2) // a later Ready: 3's FOLLOWERINFO comes after the proposal
+				f.c.Received(2, 3, followerInfo(2))
+				f.check(f.c.Sent(2, &zab.PeerMessage{To: 3, Packet: leaderInfo(2)}))
+			},
+			broken: func(f *fixture) {
+				f.m(2).State = zab.SoftState{Role: zab.RoleLeading, Phase: zab.PhaseDiscovery, Leader: 2}
+				f.step(2)
+				f.propose(2, 2)
+				f.step(2)
+				f.c.Received(2, 3, followerInfo(3))
+				f.check(f.c.Sent(2, &zab.PeerMessage{To: 3, Packet: leaderInfo(2)}))
+			},
+		},
+		{
+			name: "an epoch made current without a quorum accepting it anew", want: EpochQuorum,
+			valid: func(f *fixture) {
+				f.m(2).State = zab.SoftState{Role: zab.RoleLeading, Phase: zab.PhaseDiscovery, Leader: 2}
+				f.step(2)
+				f.propose(2, 2)
+				f.c.Received(2, 3, ackEpoch(1))
+				f.epochs(2, 2, 2)
+				f.m(2).State.Phase = zab.PhaseSync
+				f.step(2)
+			},
+			broken: func(f *fixture) {
+				f.m(2).State = zab.SoftState{Role: zab.RoleLeading, Phase: zab.PhaseDiscovery, Leader: 2}
+				f.step(2)
+				f.propose(2, 2)
+				f.c.Received(2, 3, ackEpoch(-1)) // it had accepted epoch 2 before
+				f.epochs(2, 2, 2)
+				f.m(2).State.Phase = zab.PhaseSync
+				f.step(2)
 			},
 		},
 		{

@@ -460,6 +460,7 @@ func (c *Cluster) Inject(from, to int64, qp wire.QuorumPacket) {
 		return
 	}
 	c.logf("%d->%d injected %s", from, to, describeItem(&it))
+	c.invReceived(n, from, &qp)
 	c.Step(n, zab.PeerPacket{From: from, Packet: qp})
 }
 
@@ -528,6 +529,7 @@ func (c *Cluster) DeliverOn(from, to int64, ch Channel, drop bool) bool {
 		c.Step(n, zab.PeerDisconnected{Peer: from})
 	default:
 		c.logf("%d->%d %s", from, to, describeItem(&it))
+		c.invReceived(n, from, &it.packet.Packet)
 		c.Step(n, zab.PeerPacket{From: from, Packet: it.packet.Packet, Snapshot: it.packet.Snapshot})
 	}
 	return true

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/zabd/zabd/election"
+	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/invariant"
 )
@@ -60,6 +61,7 @@ func (s clusterShell) Observe(id int64, m *invariant.Member) {
 		}
 	}
 	m.Durable = n.Durable
+	m.Damaged = n.damage != nil
 	if k := len(n.Snapshots); k > 0 {
 		m.Snapshot = n.Snapshots[k-1].Zxid
 	}
@@ -113,5 +115,16 @@ func (c *Cluster) invStepped(n *Node, rd *zab.Ready) {
 		if m := &rd.Messages[i]; m.Kind == zab.Reply {
 			c.checked(n, c.inv.Replied(n.ID, m.Header.Zxid))
 		}
+	}
+	for i := range rd.PeerMessages {
+		c.checked(n, c.inv.Sent(n.ID, &rd.PeerMessages[i]))
+	}
+}
+
+// invReceived tells the checker that n is about to take qp from member
+// from.
+func (c *Cluster) invReceived(n *Node, from int64, qp *wire.QuorumPacket) {
+	if c.inv != nil {
+		c.inv.Received(n.ID, from, qp)
 	}
 }
