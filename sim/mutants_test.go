@@ -86,6 +86,34 @@ var mutants = []mutant{
 `}},
 	},
 
+	{
+		name: "leader-acceptedepoch-not-durable",
+		rule: "A leader's new epoch is durable as its acceptedEpoch before its LEADERINFO leaves (the patch keeps it in memory until the next epoch write).",
+		edits: []mutantEdit{{"zab/leader.go",
+			"\tl.epoch, l.stage = epoch, leaderEpochProposed\n\tp.setAcceptedEpoch(epoch)\n",
+			"\tl.epoch, l.stage = epoch, leaderEpochProposed\n\tp.acceptedEpoch = epoch\n"}},
+	},
+	{
+		name: "leader-ignores-own-acceptedepoch",
+		rule: "A leader's new epoch exceeds its own acceptedEpoch, not only its currentEpoch: it may have accepted an epoch from a leader that never established it.",
+		edits: []mutantEdit{{"zab/leader.go",
+			"\tepoch := p.acceptedEpoch\n",
+			"\tepoch := p.currentEpoch\n"}},
+	},
+	{
+		name: "leader-keeps-lead-below-late-accepted",
+		rule: "A leader that hears, after proposing its epoch, from a learner that accepted a later one looks again: the learner will never take its epoch (the patch is one epoch short).",
+		edits: []mutantEdit{{"zab/leader.go",
+			"h.acceptedEpoch > l.epoch {",
+			"h.acceptedEpoch > l.epoch+1 {"}},
+	},
+	{
+		name: "sync-before-epoch-acked",
+		rule: "A leader synchronizes a learner only once a quorum acknowledged the epoch and the epoch is its currentEpoch, not at the learner's own ACKEPOCH.",
+		edits: []mutantEdit{{"zab/leader.go",
+			"\tif l.stage >= leaderSynchronizing {\n",
+			"\tif l.stage >= leaderEpochProposed {\n"}},
+	},
 	// Synchronization.
 	{
 		name: "currentepoch-before-synced-durable",
@@ -114,6 +142,20 @@ var mutants = []mutant{
 		edits: []mutantEdit{{"zab/sync.go",
 			"\tcase peerLast < h.knownFrom:\n\t\treturn syncPlan{mode: syncSnap}\n",
 			""}},
+	},
+	{
+		name: "diverged-log-as-diff",
+		rule: "TRUNC, not DIFF, for a learner whose last txn is inside the leader's history range but not in it (a proposal of an epoch that never committed it).",
+		edits: []mutantEdit{{"zab/sync.go",
+			"\treturn syncPlan{mode: syncTrunc, after: common}\n",
+			"\treturn syncPlan{mode: syncDiff, after: peerLast}\n"}},
+	},
+	{
+		name: "newleader-ack-before-synced-durable",
+		rule: "A learner ACKs NEWLEADER (and writes currentEpoch) only once every txn it took before NEWLEADER is durable (the patch waits only for what is durable already).",
+		edits: []mutantEdit{{"zab/learner.go",
+			"\t\tl.stage, l.newLeaderEnd = learnerNewLeaderSeen, p.lastProposed\n",
+			"\t\tl.stage, l.newLeaderEnd = learnerNewLeaderSeen, p.durableZxid()\n"}},
 	},
 	{
 		name: "trunc-keeps-durable-mark",
@@ -175,6 +217,13 @@ var mutants = []mutant{
 			"epochOf(z) <= l.newEpoch {"}},
 	},
 	{
+		name: "observer-sent-uncommitted",
+		rule: "A synchronization sends an observer only committed txns: it never votes, and learns later commits by INFORM with the txn.",
+		edits: []mutantEdit{{"zab/sync.go",
+			"\tif h.observer {\n\t\treturn committed\n\t}\n\treturn p.lastProposed\n",
+			"\treturn p.lastProposed\n"}},
+	},
+	{
 		name: "learner-serves-before-uptodate",
 		rule: "A learner takes clients only once UPTODATE has come.",
 		edits: []mutantEdit{{"zab/pipeline.go",
@@ -196,6 +245,20 @@ var mutants = []mutant{
 		edits: []mutantEdit{{"zab/follower.go",
 			"\tl.committed = max(l.committed, qp.Zxid)\n",
 			"\tl.committed = max(l.committed, p.lastProposed)\n"}},
+	},
+	{
+		name: "leader-acks-own-undurable-proposals",
+		rule: "A leader counts itself towards a proposal's quorum only once its own log holds it durably (the patch counts every proposal at the next fsync).",
+		edits: []mutantEdit{{"zab/pipeline.go",
+			"\t\tp.ackOwnLog(zxid)\n",
+			"\t\tp.ackOwnLog(p.lastProposed)\n"}},
+	},
+	{
+		name: "commit-counts-acks-one-short",
+		rule: "A proposal commits once a quorum acknowledged it or a later one (the patch also counts voters one zxid short of it).",
+		edits: []mutantEdit{{"zab/quorum.go",
+			"\t\t\tif q.acked[v] >= z {\n",
+			"\t\t\tif q.acked[v] >= z-1 {\n"}},
 	},
 	{
 		name: "reconnect-keeps-old-acks",
@@ -228,6 +291,20 @@ var mutants = []mutant{
 			"\t\treturn v.Zxid < o.Zxid\n"}},
 	},
 	{
+		name: "vote-compares-zxid-counters",
+		rule: "Between candidates of one currentEpoch the later last zxid wins, its epoch included (the patch compares the counters: 0x2_00000009 beats 0x3_00000002).",
+		edits: []mutantEdit{{"election/vote.go",
+			"\t\treturn v.Zxid > o.Zxid\n",
+			"\t\treturn v.Zxid&0xffffffff > o.Zxid&0xffffffff\n"}},
+	},
+	{
+		name: "vote-ignores-server-id",
+		rule: "Votes equal in epoch and zxid are ordered by server id, so that every member ranks every vote the same way and the votes converge.",
+		edits: []mutantEdit{{"election/vote.go",
+			"\treturn v.Leader > o.Leader\n",
+			"\treturn false\n"}},
+	},
+	{
 		name: "vote-with-acceptedepoch",
 		rule: "A member votes with its currentEpoch, not an epoch it has only accepted.",
 		edits: []mutantEdit{{"zab/looking.go",
@@ -242,6 +319,13 @@ var mutants = []mutant{
 		edits: []mutantEdit{{"zab/leader.go",
 			"\tp.sessions.RestartExpiry(p.now.Mono)\n",
 			""}},
+	},
+	{
+		name: "learner-expires-sessions",
+		rule: "Only the established leader expires sessions: a learner's (or a looking member's) copy of a session's deadline is touched only by its own clients.",
+		edits: []mutantEdit{{"zab/pipeline.go",
+			"\tif p.lead == nil || p.lead.stage != leaderBroadcasting || p.sessions.NextExpiry() > p.now.Mono {\n",
+			"\tif p.lead != nil && p.lead.stage != leaderBroadcasting || p.sessions.NextExpiry() > p.now.Mono {\n"}},
 	},
 	{
 		name: "closing-session-writes-accepted",

@@ -128,10 +128,11 @@ const (
 	// later acceptedEpoch (Zab.tla LeaderProcessCEPOCH: the new epoch
 	// exceeds every acceptedEpoch of the quorum).
 	EpochProposal = "EpochProposal"
-	// EpochQuorum: a leader makes its new epoch its currentEpoch, and so
-	// begins synchronization, only once a quorum of voters, itself
-	// included, acknowledged the epoch, each with an ACKEPOCH that accepted
-	// it anew (Zab.tla AckeRecvQuorumFormed). A learner that had accepted
+	// EpochQuorum: a leader makes its new epoch its currentEpoch only once
+	// a quorum of voters, itself included, acknowledged the epoch, each
+	// with an ACKEPOCH that accepted it anew (Zab.tla
+	// AckeRecvQuorumFormed), and synchronizes no learner (DIFF, TRUNC,
+	// SNAP, NEWLEADER) before. A learner that had accepted
 	// the epoch before answers with currentEpoch -1 and does not count
 	// (ZooKeeper's Leader.waitForEpochAck): it may have acknowledged it to
 	// a rival leader that proposed the same epoch, and the leader never
@@ -844,6 +845,12 @@ func (c *Checker) Sent(id int64, pm *zab.PeerMessage) *Violation {
 		} else if !m.durablyHolds(qp.Zxid) {
 			return violation(AckDurable, []int64{id, pm.To}, []int64{qp.Zxid}, "server %d acknowledges proposal %s to server %d, which its disk does not hold durably (log %s durable to %s, snapshot at %s)",
 				id, hex(qp.Zxid), pm.To, describeZxids(m.Log), hex(m.Durable), hex(m.Snapshot))
+		}
+	case wire.PacketDiff, wire.PacketTrunc, wire.PacketSnap, wire.PacketNewLeader:
+		m := c.observe(id)
+		if m.State.Role == zab.RoleLeading && m.DiskCurrent != m.State.Epoch {
+			return violation(EpochQuorum, []int64{id, pm.To}, nil, "server %d synchronizes server %d (%s) in epoch %d before its disk's currentEpoch (%d) is the epoch",
+				id, pm.To, qp.Type, m.State.Epoch, m.DiskCurrent)
 		}
 	case wire.PacketLeaderInfo:
 		ms := c.member(id)

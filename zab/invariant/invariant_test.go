@@ -550,6 +550,26 @@ func TestEachInvariantFiresAndStaysSilent(t *testing.T) {
 			},
 		},
 		{
+			name: "a learner synchronized before the epoch is the leader's currentEpoch", want: EpochQuorum,
+			valid: func(f *fixture) {
+				f.m(2).State = zab.SoftState{Role: zab.RoleLeading, Phase: zab.PhaseDiscovery, Leader: 2}
+				f.step(2)
+				f.propose(2, 2)
+				f.acked(2)
+				f.epochs(2, 2, 2)
+				f.m(2).State.Phase = zab.PhaseSync
+				f.step(2)
+				f.check(f.c.Sent(2, &zab.PeerMessage{To: 3, Packet: wire.QuorumPacket{Type: wire.PacketDiff, Zxid: z(1, 1)}}))
+			},
+			broken: func(f *fixture) {
+				f.m(2).State = zab.SoftState{Role: zab.RoleLeading, Phase: zab.PhaseDiscovery, Leader: 2}
+				f.step(2)
+				f.propose(2, 2)
+				f.acked(2)
+				f.check(f.c.Sent(2, &zab.PeerMessage{To: 3, Packet: wire.QuorumPacket{Type: wire.PacketDiff, Zxid: z(1, 1)}}))
+			},
+		},
+		{
 			name: "a member serving from a fuzzy tree", want: FuzzyTreeServed,
 			valid: func(f *fixture) {
 				f.m(3).FuzzyUntil = z(1, 2)
