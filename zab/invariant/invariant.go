@@ -138,6 +138,12 @@ const (
 	// a rival leader that proposed the same epoch, and the leader never
 	// learnt whether its history is more recent than its own.
 	EpochQuorum = "EpochQuorum"
+	// InitialHistory: the history a leader makes its new epoch's initial
+	// history is at least as recent, by (currentEpoch, last zxid), as that
+	// of every learner whose ACKEPOCH it took before (the paper's §IV-A:
+	// the leader proposes the most recent history of its quorum; ZooKeeper's
+	// Leader.waitForEpochAck gives up the lead when a learner is ahead).
+	InitialHistory = "InitialHistory"
 )
 
 // Violation is a broken invariant: its name, the members and zxids
@@ -303,7 +309,13 @@ type memberState struct {
 	proposed     int64
 	infos        map[int64]int64
 	ackEpoch     int64
-	acks         []int64
+	acks         []ackEpochInfo
+}
+
+// ackEpochInfo is an ACKEPOCH that accepted a leader's epoch anew: its
+// sender, and the sender's currentEpoch and last zxid.
+type ackEpochInfo struct {
+	sid, current, last int64
 }
 
 // New returns a Checker that has seen nothing yet: attach it before the
@@ -738,13 +750,29 @@ func (c *Checker) leaderEpoch(id int64, ms *memberState, m *Member) *Violation {
 			ms.proposed = e
 		}
 	}
-	if e != 0 && m.DiskCurrent == e && ms.current != e {
-		acks := []int64{id}
-		if ms.ackEpoch == e {
-			acks = append(acks, ms.acks...)
-		}
-		if !c.contains(acks) {
-			return violation(EpochQuorum, acks, nil, "server %d makes epoch %d its currentEpoch with ACKEPOCHs accepting it anew from %v only (and its own): not a quorum of voters", id, e, ms.acks)
+	if e == 0 || m.DiskCurrent != e || ms.current == e {
+		return nil
+	}
+	// It makes e its currentEpoch now: the end of discovery.
+	var acks []ackEpochInfo
+	if ms.ackEpoch == e {
+		acks = ms.acks
+	}
+	ids := []int64{id}
+	for _, a := range acks {
+		ids = append(ids, a.sid)
+	}
+	if !c.contains(ids) {
+		return violation(EpochQuorum, ids, nil, "server %d makes epoch %d its currentEpoch with ACKEPOCHs accepting it anew from %v only (and its own): not a quorum of voters", id, e, ids[1:])
+	}
+	last := max(m.Snapshot, m.Applied)
+	if n := len(m.Log); n > 0 {
+		last = max(last, m.Log[n-1])
+	}
+	for _, a := range acks {
+		if a.current > ms.current || a.current == ms.current && a.last > last {
+			return violation(InitialHistory, []int64{id, a.sid}, []int64{last, a.last}, "server %d makes epoch %d its currentEpoch with its history (currentEpoch %d, last zxid %s) although server %d acknowledged it with a more recent one (currentEpoch %d, last zxid %s)",
+				id, e, ms.current, hex(last), a.sid, a.current, hex(a.last))
 		}
 	}
 	return nil
@@ -814,10 +842,13 @@ func (c *Checker) Received(id, from int64, qp *wire.QuorumPacket) {
 		if !m.Up || m.State.Role != zab.RoleLeading || m.State.Epoch == 0 {
 			return
 		}
+		if m.DiskCurrent == m.State.Epoch {
+			return // a late learner: the epoch's discovery is over
+		}
 		if ms.ackEpoch != m.State.Epoch {
 			ms.ackEpoch, ms.acks = m.State.Epoch, nil
 		}
-		ms.acks = append(ms.acks, from)
+		ms.acks = append(ms.acks, ackEpochInfo{sid: from, current: int64(ack.CurrentEpoch), last: qp.Zxid})
 	}
 }
 

@@ -570,6 +570,31 @@ func TestEachInvariantFiresAndStaysSilent(t *testing.T) {
 			},
 		},
 		{
+			name: "an epoch made current over a learner's more recent history", want: InitialHistory,
+			valid: func(f *fixture) {
+				f.m(2).State = zab.SoftState{Role: zab.RoleLeading, Phase: zab.PhaseDiscovery, Leader: 2}
+				f.step(2)
+				f.propose(2, 2)
+				ack := ackEpoch(1)
+				ack.Zxid = z(1, 1) // its history: as recent as the leader's
+				f.c.Received(2, 3, ack)
+				f.epochs(2, 2, 2)
+				f.m(2).State.Phase = zab.PhaseSync
+				f.step(2)
+			},
+			broken: func(f *fixture) {
+				f.m(2).State = zab.SoftState{Role: zab.RoleLeading, Phase: zab.PhaseDiscovery, Leader: 2}
+				f.step(2)
+				f.propose(2, 2)
+				ack := ackEpoch(1)
+				ack.Zxid = z(1, 2) // a txn the leader lacks
+				f.c.Received(2, 3, ack)
+				f.epochs(2, 2, 2)
+				f.m(2).State.Phase = zab.PhaseSync
+				f.step(2)
+			},
+		},
+		{
 			name: "a member serving from a fuzzy tree", want: FuzzyTreeServed,
 			valid: func(f *fixture) {
 				f.m(3).FuzzyUntil = z(1, 2)
