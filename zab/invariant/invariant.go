@@ -99,6 +99,15 @@ const (
 	// commits once a quorum acknowledged, and a follower acknowledges
 	// only what is on stable storage.
 	QuorumDurability = "QuorumDurability"
+	// Serving: an ensemble member answers clients only in broadcast: a
+	// leader once its epoch is established, a learner once UPTODATE came
+	// (the paper's §IV-C: a follower delivers, and so serves, only after
+	// the leader's commit of the new epoch's history; Zab.tla
+	// FollowerProcessUPTODATE). Before, its tree lacks the initial history
+	// it acknowledged, or is a fuzzy one a SNAP installed. A reply sent
+	// with a Ready whose Steps left broadcast (its last commits, then a
+	// step down) counts as in broadcast.
+	Serving = "Serving"
 	// FuzzyTreeServed: no member serves (is in broadcast) from a tree
 	// loaded from a fuzzy snapshot before it has applied again every txn
 	// that snapshot may partly hold.
@@ -295,8 +304,9 @@ type memberState struct {
 	installedAt int64
 	// The epoch files when last seen.
 	accepted, current int64
-	// state is its role when last seen (since it started).
-	state zab.SoftState
+	// state is its role when last seen (since it started); before, its
+	// role before the Ready last carried out (Serving).
+	state, before zab.SoftState
 
 	// As a leader (EpochProposal, EpochQuorum): leadAccepted is the
 	// acceptedEpoch its disk held when it last began to lead; proposed,
@@ -359,7 +369,7 @@ func violation(name string, members []int64, zxids []int64, format string, args 
 // have gone back), its epochs those of its epoch files.
 func (c *Checker) Started(id int64) *Violation {
 	ms := c.member(id)
-	ms.installed, ms.state = false, zab.SoftState{}
+	ms.installed, ms.state, ms.before = false, zab.SoftState{}, zab.SoftState{}
 	if c.primary != nil && c.primary.leader == id {
 		c.primary = nil // it crashed in the Ready that broadcast
 	}
@@ -493,7 +503,7 @@ func (c *Checker) Stepped(id int64) *Violation {
 	if v := c.leaderEpoch(id, ms, m); v != nil {
 		return v
 	}
-	ms.state = m.State
+	ms.before, ms.state = ms.state, m.State
 	if v := c.epochs(id, ms, m); v != nil {
 		return v
 	}
@@ -505,6 +515,12 @@ func (c *Checker) Stepped(id int64) *Violation {
 // disk), or a crash pattern that leaves a quorum's disks intact could lose
 // what the client was told of.
 func (c *Checker) Replied(id, zxid int64) *Violation {
+	if !c.standalone() {
+		ms, m := c.member(id), c.observe(id)
+		if ms.before.Phase != zab.PhaseBroadcast && m.State.Phase != zab.PhaseBroadcast {
+			return violation(Serving, []int64{id}, []int64{zxid}, "server %d answers a client in phase %s (%s)", id, m.State.Phase, m.State.Role)
+		}
+	}
 	if zxid <= 0 || c.DurableOnQuorum(zxid, 0) {
 		return nil
 	}

@@ -595,6 +595,21 @@ func TestEachInvariantFiresAndStaysSilent(t *testing.T) {
 			},
 		},
 		{
+			name: "a learner answering a client before UPTODATE", want: Serving,
+			valid: func(f *fixture) {
+				f.check(f.c.Replied(2, z(1, 1)))
+				f.m(2).State.Phase = zab.PhaseElection // its last reply, then a step down
+				f.step(2)
+				f.check(f.c.Replied(2, z(1, 1)))
+			},
+			broken: func(f *fixture) {
+				f.m(2).State.Phase = zab.PhaseSync
+				f.step(2)
+				f.step(2)
+				f.check(f.c.Replied(2, z(1, 1)))
+			},
+		},
+		{
 			name: "a member serving from a fuzzy tree", want: FuzzyTreeServed,
 			valid: func(f *fixture) {
 				f.m(3).FuzzyUntil = z(1, 2)
