@@ -267,6 +267,16 @@ func (inv *invariants) allowance(a tlatrace.Allowance, member, zxid int64) {
 	}
 }
 
+// noticed fails the run on a notice of a peer's packet that breaks the
+// protocol (zab.Notice.PeerFault): the simulated members are all correct
+// and the network keeps TCP's promises, so one is a defect of the sender,
+// or of the receiver's judgement.
+func (inv *invariants) noticed(s *server, n *zab.Notice) {
+	if n.PeerFault {
+		inv.w.fail(KindProtocol, "server %d: %s", s.sid, n.Text)
+	}
+}
+
 // replied checks the zxid of a reply before it leaves s for cn.
 func (inv *invariants) replied(s *server, cn *conn, h *wire.ReplyHeader) {
 	inv.maxReplied = max(inv.maxReplied, h.Zxid)

@@ -251,6 +251,7 @@ func (s *server) Carried() {
 	}
 	for _, n := range rd.Notices {
 		s.w.tr.logf("server %d: %s", s.sid, n.Text)
+		s.w.inv.noticed(s, &n)
 	}
 }
 

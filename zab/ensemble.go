@@ -158,6 +158,12 @@ func (p *Peer) warn(format string, args ...any) {
 	p.out.Notices = append(p.out.Notices, Notice{Warn: true, Text: fmt.Sprintf(format, args...)})
 }
 
+// peerFault warns of a peer's packet that breaks the protocol
+// (Notice.PeerFault).
+func (p *Peer) peerFault(format string, args ...any) {
+	p.out.Notices = append(p.out.Notices, Notice{Warn: true, PeerFault: true, Text: fmt.Sprintf(format, args...)})
+}
+
 // maxCounter is the last counter a proposal may use: ZooKeeper forces a new
 // election rather than let the counter roll over into the epoch.
 const maxCounter = 0xfffffffe

@@ -157,7 +157,7 @@ func (p *Peer) stepLeader(from int64, qp *wire.QuorumPacket, snap []byte) {
 
 // refusePeer drops the connection of a learner that broke the protocol.
 func (p *Peer) refusePeer(from int64, qp *wire.QuorumPacket, why string) {
-	p.warn("%s: dropping the connection of server %d: %s %s in phase %s: %s", p.role, from, qp.Type, zxidHex(qp.Zxid), p.phase(), why)
+	p.peerFault("%s: dropping the connection of server %d: %s %s in phase %s: %s", p.role, from, qp.Type, zxidHex(qp.Zxid), p.phase(), why)
 	p.closePeer(from)
 }
 

@@ -158,7 +158,7 @@ func (p *Peer) stepLearner(from int64, qp *wire.QuorumPacket, snap []byte) {
 // leaveEpoch abandons the leader after a packet that breaks the protocol:
 // the member goes back to looking.
 func (p *Peer) leaveEpoch(qp *wire.QuorumPacket, why string) {
-	p.warn("%s: leaving leader %d after %s %s in phase %s: %s", p.role, p.learn.leader, qp.Type, zxidHex(qp.Zxid), p.phase(), why)
+	p.peerFault("%s: leaving leader %d after %s %s in phase %s: %s", p.role, p.learn.leader, qp.Type, zxidHex(qp.Zxid), p.phase(), why)
 	p.becomeLooking()
 }
 

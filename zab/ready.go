@@ -198,5 +198,10 @@ type EpochWrite struct {
 // here rather than dropping it silently.
 type Notice struct {
 	Warn bool
-	Text string
+	// PeerFault: the notice reports a peer's packet that breaks the
+	// protocol, over which this member left its leader or dropped a
+	// learner's connection. Correct members on a network that keeps TCP's
+	// promises never send one; a simulator fails a run on it.
+	PeerFault bool
+	Text      string
 }

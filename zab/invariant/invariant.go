@@ -153,6 +153,13 @@ const (
 	// the leader proposes the most recent history of its quorum; ZooKeeper's
 	// Leader.waitForEpochAck gives up the lead when a learner is ahead).
 	InitialHistory = "InitialHistory"
+	// ObserverInform: a leader sends an observer only committed txns:
+	// while it synchronizes it, each PROPOSAL before NEWLEADER (with its
+	// COMMIT), and after NEWLEADER no PROPOSAL at all, only INFORM, which
+	// carries a txn already committed (an observer never votes, so a
+	// proposal it logged would wait for no ACK of its, and it applies what
+	// INFORM tells it at once).
+	ObserverInform = "ObserverInform"
 )
 
 // Violation is a broken invariant: its name, the members and zxids
@@ -320,6 +327,9 @@ type memberState struct {
 	infos        map[int64]int64
 	ackEpoch     int64
 	acks         []ackEpochInfo
+	// synced: as a leader, the observers it sent NEWLEADER since their
+	// last DIFF, TRUNC or SNAP (ObserverInform).
+	synced map[int64]bool
 }
 
 // ackEpochInfo is an ACKEPOCH that accepted a leader's epoch anew: its
@@ -898,6 +908,17 @@ func (c *Checker) Sent(id int64, pm *zab.PeerMessage) *Violation {
 		if m.State.Role == zab.RoleLeading && m.DiskCurrent != m.State.Epoch {
 			return violation(EpochQuorum, []int64{id, pm.To}, nil, "server %d synchronizes server %d (%s) in epoch %d before its disk's currentEpoch (%d) is the epoch",
 				id, pm.To, qp.Type, m.State.Epoch, m.DiskCurrent)
+		}
+		if !slices.Contains(c.voters, pm.To) {
+			ms := c.member(id)
+			if ms.synced == nil {
+				ms.synced = map[int64]bool{}
+			}
+			ms.synced[pm.To] = qp.Type == wire.PacketNewLeader
+		}
+	case wire.PacketProposal:
+		if c.member(id).synced[pm.To] {
+			return violation(ObserverInform, []int64{id, pm.To}, []int64{qp.Zxid}, "server %d sends observer %d a PROPOSAL of %s after its NEWLEADER: an observer is sent committed txns only, by INFORM", id, pm.To, hex(qp.Zxid))
 		}
 	case wire.PacketLeaderInfo:
 		ms := c.member(id)

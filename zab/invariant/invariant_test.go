@@ -610,6 +610,21 @@ func TestEachInvariantFiresAndStaysSilent(t *testing.T) {
 			},
 		},
 		{
+			name: "an observer sent a proposal after NEWLEADER", want: ObserverInform,
+			valid: func(f *fixture) {
+				f.check(f.c.Sent(1, &zab.PeerMessage{To: 4, Packet: wire.QuorumPacket{Type: wire.PacketDiff, Zxid: z(1, 1)}}))
+				f.check(f.c.Sent(1, &zab.PeerMessage{To: 4, Packet: wire.QuorumPacket{Type: wire.PacketProposal, Zxid: z(1, 1)}}))
+				f.check(f.c.Sent(1, &zab.PeerMessage{To: 4, Packet: wire.QuorumPacket{Type: wire.PacketCommit, Zxid: z(1, 1)}}))
+				f.check(f.c.Sent(1, &zab.PeerMessage{To: 4, Packet: wire.QuorumPacket{Type: wire.PacketNewLeader, Zxid: z(1, 0)}}))
+				f.check(f.c.Sent(1, &zab.PeerMessage{To: 4, Packet: wire.QuorumPacket{Type: wire.PacketInform, Zxid: z(1, 2)}}))
+			},
+			broken: func(f *fixture) {
+				f.check(f.c.Sent(1, &zab.PeerMessage{To: 4, Packet: wire.QuorumPacket{Type: wire.PacketDiff, Zxid: z(1, 1)}}))
+				f.check(f.c.Sent(1, &zab.PeerMessage{To: 4, Packet: wire.QuorumPacket{Type: wire.PacketNewLeader, Zxid: z(1, 0)}}))
+				f.check(f.c.Sent(1, &zab.PeerMessage{To: 4, Packet: wire.QuorumPacket{Type: wire.PacketProposal, Zxid: z(1, 2)}}))
+			},
+		},
+		{
 			name: "a member serving from a fuzzy tree", want: FuzzyTreeServed,
 			valid: func(f *fixture) {
 				f.m(3).FuzzyUntil = z(1, 2)
