@@ -83,7 +83,9 @@ type leaderState struct {
 
 	handlers []*learnerHandler // sorted by sid: every loop over learners has one order
 	// learnerSyncs are SYNC requests of learners waiting for the zxid
-	// that was the last proposed when they arrived to commit.
+	// that was the last proposed when they arrived to commit. Each came
+	// on its learner's current connection: forget and put drop a
+	// learner's with its handler.
 	learnerSyncs []learnerSync
 }
 
@@ -461,10 +463,8 @@ func (p *Peer) answerLearnerSyncs() {
 	committed := p.tree.LastZxid()
 	rest := l.learnerSyncs[:0]
 	for _, s := range l.learnerSyncs {
-		if h := l.handlerOf(s.sid); h != nil && s.zxid <= committed {
-			p.sendToLearner(h, wire.PacketSync, 0, nil)
-			continue
-		} else if h == nil {
+		if s.zxid <= committed {
+			p.sendToLearner(l.handlerOf(s.sid), wire.PacketSync, 0, nil)
 			continue
 		}
 		rest = append(rest, s)

@@ -123,21 +123,33 @@ func (l *leaderState) indexOf(sid int64) (int, bool) {
 	return slices.BinarySearchFunc(l.handlers, sid, func(h *learnerHandler, sid int64) int { return cmp.Compare(h.sid, sid) })
 }
 
-// put adds a learner's handler, replacing any earlier one of it.
+// put adds a learner's handler, replacing any earlier one of it (and what
+// came on the earlier connection: see forget).
 func (l *leaderState) put(h *learnerHandler) {
 	i, ok := l.indexOf(h.sid)
 	if ok {
+		l.dropSyncs(h.sid)
 		l.handlers[i] = h
 		return
 	}
 	l.handlers = slices.Insert(l.handlers, i, h)
 }
 
-// forget drops a learner's handler (its connection is gone or refused).
+// forget drops a learner's handler (its connection is gone or refused),
+// and the sync requests that came on that connection: the learner forgot
+// them with it, so a SYNC answering one on a later connection would answer
+// a sync request it made since, before that one's zxid committed
+// (ZooKeeper answers each on the handler it came by, whose socket is dead).
 func (l *leaderState) forget(sid int64) {
 	if i, ok := l.indexOf(sid); ok {
 		l.handlers = slices.Delete(l.handlers, i, i+1)
 	}
+	l.dropSyncs(sid)
+}
+
+// dropSyncs forgets a learner's pending sync requests.
+func (l *leaderState) dropSyncs(sid int64) {
+	l.learnerSyncs = slices.DeleteFunc(l.learnerSyncs, func(s learnerSync) bool { return s.sid == sid })
 }
 
 // sendToLearner queues a packet for one learner.
