@@ -114,6 +114,23 @@ var mutants = []mutant{
 			"\tif l.stage >= leaderSynchronizing {\n",
 			"\tif l.stage >= leaderEpochProposed {\n"}},
 	},
+	{
+		name: "leader-currentepoch-not-durable",
+		rule: "A leader's new currentEpoch is durable before it synchronizes any learner (the patch keeps it in memory until the next epoch write).",
+		edits: []mutantEdit{{"zab/leader.go",
+			"\tp.setCurrentEpoch(l.epoch)\n",
+			"\tp.currentEpoch = l.epoch\n"}},
+	},
+	{
+		name: "establish-counts-undurable-leader",
+		rule: "A leader counts itself towards the NEWLEADER quorum only once its own log holds the initial history durably.",
+		equivalent: "the leader made the epoch current only once its log was durable to its last zxid, which is the initial history's end " +
+			"(maybeEpochAcked), and what it counts durable never goes down while it leads (a SNAP's pending snapshot, the only thing that " +
+			"zeroes it, is installed as a learner and written before that wait can pass), so the patched test is always true where it runs",
+		edits: []mutantEdit{{"zab/leader.go",
+			"\tif p.durableZxid() >= l.initialEnd {\n",
+			"\tif true {\n"}},
+	},
 	// Synchronization.
 	{
 		name: "currentepoch-before-synced-durable",
@@ -156,6 +173,20 @@ var mutants = []mutant{
 		edits: []mutantEdit{{"zab/learner.go",
 			"\t\tl.stage, l.newLeaderEnd = learnerNewLeaderSeen, p.lastProposed\n",
 			"\t\tl.stage, l.newLeaderEnd = learnerNewLeaderSeen, p.durableZxid()\n"}},
+	},
+	{
+		name: "trunc-not-written",
+		rule: "A TRUNC cuts the log on disk (Ready.Truncate) before anything is logged after it, not only the Peer's memory of it.",
+		edits: []mutantEdit{{"zab/learner.go",
+			"\tp.durable = min(p.durable, zxid)\n\tp.out.Truncate = &zxid\n",
+			"\tp.durable = min(p.durable, zxid)\n"}},
+	},
+	{
+		name: "damaged-member-votes",
+		rule: "A member whose log lost txns to damage abstains from elections until a leader has synchronized it: it may have acknowledged txns it no longer holds.",
+		edits: []mutantEdit{{"zab/peer.go",
+			"\t\tp.election.SetAbstain(true)\n",
+			""}},
 	},
 	{
 		name: "trunc-keeps-durable-mark",
@@ -337,6 +368,10 @@ var mutants = []mutant{
 	{
 		name: "expiry-not-marked-closing",
 		rule: "An expired session is closing at once: no touch or reconnect revives it while its closeSession is on its way.",
+		equivalent: "Expire's one caller, the established leader's expireSessions, proposes a closeSession for every session it returns " +
+			"in the same loop, and propose marks the session closing (SetClosing) before it returns; the one way out before that, the " +
+			"zxid counter running out, steps the leader down, and stepping down clears every closing mark (Tracker.StepDown) whether " +
+			"Expire set it or not; nothing reads the marks between Expire and those calls",
 		edits: []mutantEdit{{"sessions/tracker.go",
 			"if s := t.byID[id]; s != nil {\n\t\t\ts.closing = true\n",
 			"if s := t.byID[id]; s != nil && false {\n\t\t\ts.closing = true\n"}},
