@@ -377,109 +377,66 @@ var mutants = []mutant{
 			"if s := t.byID[id]; s != nil && false {\n\t\t\ts.closing = true\n"}},
 	},
 
-	// The simulator's shell carrying out a Ready (sim/server.go).
+	// The executor of the Ready (zab/member: its ready.go numbers the rules).
 	{
-		name: "sim-no-updatingepoch-mark",
-		rule: "A txn of an epoch newer than currentEpoch is logged only after the updatingEpoch mark is durable (simulator seed 1270).",
-		edits: []mutantEdit{{"sim/server.go",
-			"if err := s.store.CoverEpoch(z); err != nil {",
-			"if err := error(nil); err != nil {"}},
+		name: "member-sends-before-barrier",
+		rule: "Rule 8: a Ready's sends wait for the job that carries out its epoch write or truncation (the patch sends them at once unless earlier sends are held).",
+		edits: []mutantEdit{{"zab/member/ready.go",
+			"\tif gate > m.doneOp || len(m.outbox) > 0 {\n",
+			"\tif len(m.outbox) > 0 {\n"}},
 	},
 	{
-		name: "sim-fsync-covers-later-appends",
-		rule: "Ready rule 3: LogDurable reports only what an fsync covered, the appends made before it began.",
-		edits: []mutantEdit{{"sim/server.go",
-			"s.reportDurable(min(durable, s.log.DurableZxid()))",
-			"s.reportDurable(max(min(durable, s.log.DurableZxid()), s.appended))"}},
+		name: "member-no-fsync-before-barrier",
+		rule: "Rule 6: a job fsyncs the appends before any other operation, so the stream is durable in its order (the patch fsyncs only at the job's end).",
+		edits: []mutantEdit{{"zab/member/disk.go",
+			"\t\tif op.kind != opAppend {\n\t\t\tif j.err = j.sync(); j.err != nil {\n",
+			"\t\tif op.kind == opInstall {\n\t\t\tif j.err = j.sync(); j.err != nil {\n"}},
 	},
 	{
-		name: "sim-snapshot-before-log-durable",
-		rule: "A snapshot is written only once the log holds its txns durably (simulator hunt seed 22540).",
-		edits: []mutantEdit{{"sim/server.go",
-			"if s.log.DurableZxid() < digest.Zxid {",
-			"if false {"}},
+		name: "member-durable-ignores-truncate",
+		rule: "Rule 6: LogDurable reports the log's durable zxid, which a truncation lowers (the patch never lets it go down, so txns appended again after a TRUNC count as durable before their fsync).",
+		edits: []mutantEdit{{"zab/member/disk.go",
+			"\t\tm.durable = durable\n",
+			"\t\tm.durable = max(m.durable, durable)\n\t\tdurable = m.durable\n"}},
 	},
-
-	// zabd's shell carrying out a Ready (zab/server), which the simulator
-	// does not run: only zab/server's own tests can catch these.
 	{
-		name: "zabd-truncate-after-appends",
-		rule: "Ready rule 1: the log is truncated before the Ready's appends are written.",
+		name: "member-snapshot-before-durable",
+		rule: "Rule 9: a snapshot file is finished only once the log holds every txn in it durably (the patch finishes it at its last chunk).",
+		edits: []mutantEdit{{"zab/member/snapshot.go",
+			"\tif !m.snapWaiting || m.durable < m.snap.digest.Zxid {\n",
+			"\tif !m.snapWaiting {\n"}},
+	},
+	{
+		name: "member-install-passed",
+		rule: "Rule 7: no job passes a SNAP's snapshot before its last chunk arrived (the patch lets the operations behind it run first).",
+		edits: []mutantEdit{{"zab/member/disk.go",
+			"\tfor n < len(m.queue) && (m.queue[n].kind != opInstall || m.queue[n].whole) {\n",
+			"\tfor n < len(m.queue) && m.queue[n].kind != opInstall {\n"}},
+	},
+	{
+		name: "member-truncate-after-appends",
+		rule: "Rule 1: a Ready's truncation comes before its appends in the stream (the patch queues it after them).",
 		edits: []mutantEdit{
-			{"zab/server/loop.go",
-				`	if rd.Truncate != nil {
-		if err := s.disk.sync(diskOp{truncate: rd.Truncate}); err != nil {
-			s.fatal(err)
-			return
-		}
-	}
-`, ""},
-			{"zab/server/loop.go",
-				`		s.disk.append(rd.Appends)
-	}
-`,
-				`		s.disk.append(rd.Appends)
-	}
-	if rd.Truncate != nil {
-		if err := s.disk.sync(diskOp{truncate: rd.Truncate}); err != nil {
-			s.fatal(err)
-			return
-		}
-	}
-`},
+			{"zab/member/ready.go",
+				"\tif rd.Truncate != nil {\n\t\tgate = m.enqueue(diskOp{kind: opTruncate, zxid: *rd.Truncate})\n\t}\n",
+				""},
+			{"zab/member/ready.go",
+				"\tfor i := range rd.Snapshots {\n\t\tm.snapshotChunk(&rd.Snapshots[i])\n\t}\n",
+				"\tif rd.Truncate != nil {\n\t\tgate = m.enqueue(diskOp{kind: opTruncate, zxid: *rd.Truncate})\n\t}\n\tfor i := range rd.Snapshots {\n\t\tm.snapshotChunk(&rd.Snapshots[i])\n\t}\n"},
 		},
 	},
 	{
-		name: "zabd-epochs-after-sends",
-		rule: "Ready rule 2: the epoch files are durable before any of the Ready's quorum packets leave.",
-		edits: []mutantEdit{
-			{"zab/server/loop.go",
-				`	if rd.Epochs != nil {
-		if err := s.disk.sync(diskOp{epochs: rd.Epochs}); err != nil {
-			s.fatal(err)
-			return
-		}
-`,
-				`	if false {
-		if err := s.disk.sync(diskOp{epochs: rd.Epochs}); err != nil {
-			s.fatal(err)
-			return
-		}
-`},
-			{"zab/server/loop.go",
-				`		s.net.SendVotes(rd.Votes)
-	}
-`,
-				`		s.net.SendVotes(rd.Votes)
-	}
-	if rd.Epochs != nil {
-		if err := s.disk.sync(diskOp{epochs: rd.Epochs}); err != nil {
-			s.fatal(err)
-			return
-		}
-	}
-`},
-		},
+		name: "member-current-epoch-skipped",
+		rule: "Rule 3: an epoch write writes currentEpoch too (the patch writes acceptedEpoch only).",
+		edits: []mutantEdit{{"zab/member/disk.go",
+			"\t\t\tif err := m.Store.SetCurrentEpoch(op.epochs.Current); err != nil {\n",
+			"\t\t\tif err := error(nil); err != nil {\n"}},
 	},
 	{
-		name: "zabd-no-updatingepoch-mark",
-		rule: "A txn of an epoch newer than currentEpoch is logged only after the updatingEpoch mark is durable.",
-		edits: []mutantEdit{{"zab/server/disk.go",
-			"if err := d.store.CoverEpoch(txns[len(txns)-1].Header.Zxid); err != nil {",
-			"if err := error(nil); err != nil {"}},
-	},
-	{
-		name: "zabd-durable-before-fsync",
-		rule: "Ready rule 3: the log writer publishes a zxid as durable (LogDurable) only after the fsync that covers it.",
-		edits: []mutantEdit{{"zab/server/disk.go",
-			"\tstart := time.Now()\n\tzxid, err := d.wal.Sync()\n",
-			"\td.publish(d.wal.LastZxid())\n\tstart := time.Now()\n\tzxid, err := d.wal.Sync()\n"}},
-	},
-	{
-		name: "zabd-snapshot-before-log-durable",
-		rule: "A snapshot is finished only once the log holds its txns durably.",
-		edits: []mutantEdit{{"zab/server/disk.go",
-			"if err := w.disk.waitDurable(digest.Zxid, w.stop); err != nil {",
-			"if err := error(nil); err != nil {"}},
+		name: "member-no-updatingepoch-mark",
+		rule: "Rule 5: the updatingEpoch mark is written before a batch of txns of an epoch newer than currentEpoch (the patch never writes it).",
+		edits: []mutantEdit{{"zab/member/disk.go",
+			"\tif err := m.Store.CoverEpoch(last); err != nil {\n",
+			"\tif err := error(nil); err != nil {\n"}},
 	},
 }
