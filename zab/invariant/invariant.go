@@ -325,8 +325,11 @@ type memberState struct {
 	leadAccepted int64
 	proposed     int64
 	infos        map[int64]int64
-	ackEpoch     int64
-	acks         []ackEpochInfo
+	// leaderInfos: the epoch of the last LEADERINFO from each leader (a
+	// learner's).
+	leaderInfos map[int64]int64
+	ackEpoch    int64
+	acks        []ackEpochInfo
 	// synced: as a leader, the observers it sent NEWLEADER since their
 	// last DIFF, TRUNC or SNAP (ObserverInform).
 	synced map[int64]bool
@@ -859,6 +862,11 @@ func (c *Checker) Received(id, from int64, qp *wire.QuorumPacket) {
 			ms.infos = map[int64]int64{}
 		}
 		ms.infos[from] = epochOf(qp.Zxid)
+	case wire.PacketLeaderInfo:
+		if ms.leaderInfos == nil {
+			ms.leaderInfos = map[int64]int64{}
+		}
+		ms.leaderInfos[from] = epochOf(qp.Zxid)
 	case wire.PacketAckEpoch:
 		var ack wire.AckEpoch
 		if wire.Unmarshal(qp.Data, &ack) != nil || ack.CurrentEpoch == -1 {
@@ -889,9 +897,18 @@ func (c *Checker) Sent(id int64, pm *zab.PeerMessage) *Violation {
 	qp := &pm.Packet
 	switch qp.Type {
 	case wire.PacketAckEpoch:
+		// The epoch acknowledged is that of the leader's LEADERINFO: a
+		// shell may send the ACKEPOCH after the Peer has moved on (it
+		// holds sends behind the disk writes before them, and sends them
+		// before any later one), so the Peer's state now need not be the
+		// one that made it; its disk must hold exactly that epoch.
 		m := c.observe(id)
-		if m.DiskAccepted != m.State.Epoch {
-			return violation(AckDurable, []int64{id, pm.To}, nil, "server %d acknowledges epoch %d to server %d while its disk's acceptedEpoch is %d", id, m.State.Epoch, pm.To, m.DiskAccepted)
+		e, ok := c.member(id).leaderInfos[pm.To]
+		if !ok {
+			e = m.State.Epoch
+		}
+		if m.DiskAccepted != e {
+			return violation(AckDurable, []int64{id, pm.To}, nil, "server %d acknowledges epoch %d to server %d while its disk's acceptedEpoch is %d", id, e, pm.To, m.DiskAccepted)
 		}
 	case wire.PacketAck:
 		m := c.observe(id)

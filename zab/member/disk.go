@@ -87,9 +87,16 @@ func (m *Member) kick() {
 	if m.running != nil || m.stopped {
 		return
 	}
+	// A job ends with the first barrier it takes (a truncation, an epoch
+	// write, a damage repair): the sends held behind that barrier leave
+	// when it is done, before any later one runs, so that, say, an
+	// ACKEPOCH never leaves once a later acceptedEpoch is on disk.
 	n := 0
 	for n < len(m.queue) && (m.queue[n].kind != opInstall || m.queue[n].whole) {
 		n++
+		if k := m.queue[n-1].kind; k == opTruncate || k == opEpochs || k == opClearDamage {
+			break
+		}
 	}
 	if n == 0 {
 		return

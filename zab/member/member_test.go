@@ -135,6 +135,26 @@ type peerRecorder struct {
 
 func (p *peerRecorder) SendPeer(msgs []zab.PeerMessage) { *p.sent = append(*p.sent, msgs...) }
 
+// Rule 8: a job ends with the first barrier it takes, so the sends held
+// behind it leave before a later barrier is carried out.
+func TestAJobEndsAtItsFirstBarrier(t *testing.T) {
+	r := &recorder{}
+	m := openMember(t, r)
+	first := m.enqueue(diskOp{kind: opEpochs, epochs: zab.EpochWrite{Accepted: 5, Current: 3}})
+	m.outbox = append(m.outbox, sendBatch{gate: first, peer: []zab.PeerMessage{{To: 3}}})
+	m.enqueue(diskOp{kind: opEpochs, epochs: zab.EpochWrite{Accepted: 6, Current: 3}})
+	m.kick()
+	finish(t, m, r)
+	require.Equal(t, []string{"peer"}, r.sent)
+	accepted, _, err := m.Store.AcceptedEpoch()
+	require.NoError(t, err)
+	require.Equal(t, int64(5), accepted, "the ACKEPOCH of epoch 5 left before acceptedEpoch 6 was written")
+	finish(t, m, r)
+	accepted, _, err = m.Store.AcceptedEpoch()
+	require.NoError(t, err)
+	require.Equal(t, int64(6), accepted)
+}
+
 // Rule 6: appends queued while a job runs go together into the next job,
 // behind one fsync.
 func TestAppendsWhileAJobRunsShareTheNextFsync(t *testing.T) {
@@ -165,6 +185,8 @@ func TestDurableReportStopsAtAQueuedTruncation(t *testing.T) {
 	m.enqueueAppends([]datatree.Txn{sessionTxn(2)})
 	finish(t, m, r)
 	require.Equal(t, int64(1), m.Durable(), "0x2 was truncated and appended again after the job that made it durable")
+	finish(t, m, r) // the truncation: a job ends with its barrier
+	require.Equal(t, int64(1), m.Durable())
 	finish(t, m, r)
 	require.Equal(t, int64(2), m.Durable())
 }

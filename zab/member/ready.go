@@ -48,6 +48,9 @@ import (
 //     only once the job that carried those out is done, so that no ACKEPOCH
 //     leaves before its acceptedEpoch is durable nor a NEWLEADER ACK
 //     before its currentEpoch; and no send overtakes an earlier Ready's.
+//     A job ends with the first such barrier it takes, so those sends
+//     leave before any later barrier is carried out (an ACKEPOCH never
+//     leaves once a later acceptedEpoch is on disk).
 //     A Ready's sends leave in this order: client messages, votes (a
 //     member that has just decided tells the others before it introduces
 //     itself to its leader, who may need that vote to know it leads), then
