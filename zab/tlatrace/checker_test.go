@@ -572,6 +572,97 @@ func TestAllowances(t *testing.T) {
 	})
 }
 
+// TestEveryAllowanceIsTaken drives, on hand-built traces, each allowance
+// the others leave untaken (several never occur in an ensemble of zabd
+// members alone), and requires every allowance to have been taken once
+// across TestAllowances' traces and these.
+func TestEveryAllowanceIsTaken(t *testing.T) {
+	var taken Counts
+	add := func(tr *trace) { taken.Add(tr.c.Allowed()) }
+
+	// EpochAboveTempMax: the leader's log holds a txn of epoch 2 while its
+	// acceptedEpoch is 1: zabd goes above its log, the spec's tempMaxEpoch
+	// is 2.
+	tr := newTrace(t, []int64{1, 2, 3}, nil, map[int64]Disk{1: {Accepted: 1, Current: 1, Log: []int64{z(2, 1)}}})
+	tr.ok(1, elected(zab.RoleLeading, 1))
+	tr.ok(1, recv(2, fi, 0), accepted(3), phase(zab.PhaseDiscovery, 3), send(2, li, z(3, 0)))
+	require.Equal(t, 1, tr.c.Allowed()[EpochAboveTempMax])
+	add(tr)
+
+	// SnapInsteadOfTrunc, EarlyAckOfSyncTxns, ProposeOnceEstablished,
+	// PacketToAnotherRole: a learner at epoch 2's start, past the leader's
+	// history, is sent a SNAP; it ACKs a txn of it before its NEWLEADER ACK;
+	// the leader, established with 3 only, proposes before 3 took
+	// UPTODATE; a looking member takes a LEADERINFO.
+	tr = newTrace(t, []int64{1, 2, 3}, nil, map[int64]Disk{1: {Accepted: 2, Current: 2, Log: []int64{z(1, 1)}}})
+	tr.ok(1, elected(zab.RoleLeading, 1))
+	tr.ok(1, recv(2, fi, z(2, 0)), accepted(3), phase(zab.PhaseDiscovery, 3), send(2, li, z(3, 0)))
+	tr.ok(1, recv(3, fi, 0), send(3, li, z(3, 0)))
+	tr.ok(1, recvAckEpoch(2, z(2, 0), 1), current(3), phase(zab.PhaseSync, 3),
+		send(2, snap, z(1, 1)), send(2, nl, z(3, 0)))
+	tr.ok(1, recvAckEpoch(3, z(1, 1), 2), send(3, diff, z(1, 1)), send(3, nl, z(3, 0)))
+	tr.ok(1, recv(2, ack, z(1, 1)))
+	tr.ok(1, recv(3, ack, z(3, 0)), phase(zab.PhaseBroadcast, 3), send(3, upd, -1))
+	tr.ok(1, appends(z(3, 1)), send(2, prop, z(3, 1)), send(3, prop, z(3, 1)))
+	tr.ok(2, recv(1, li, z(3, 0)))
+	for _, a := range []Allowance{SnapInsteadOfTrunc, EarlyAckOfSyncTxns, ProposeOnceEstablished} {
+		require.Equal(t, 1, tr.c.Allowed()[a], "%s", a)
+	}
+	require.Equal(t, 1, tr.c.Allowed()[PacketToAnotherRole])
+	add(tr)
+
+	// The rest, from the traces of the other tests.
+	tr = newTrace(t, []int64{1, 2, 3}, []int64{4})
+	tr.establish()                                          // DiffCarriesCommitted
+	tr.ok(4, elected(zab.RoleObserving, 1), send(1, oi, 0)) // Observers
+	tr.ok(1, appends(z(1, 1)), send(2, prop, z(1, 1)), looking(), closeTo(2), closeTo(3), closeTo(4))
+	tr.ok(2, recv(1, prop, z(1, 1)), appends(z(1, 1))) // PacketFromFormerLeader
+	tr.ok(3, looking(), closeTo(1))
+	tr.ok(3, elected(zab.RoleFollowing, 2), send(2, fi, z(1, 0))) // IntroductionToNonLeader
+	add(tr)
+	for _, sub := range []func(*testing.T) *trace{
+		func(t *testing.T) *trace { // LoggedBeforeNewLeader, NoAckOfSyncTxns
+			tr := newTrace(t, []int64{1, 2, 3}, nil, map[int64]Disk{1: {Accepted: 1, Current: 1, Log: []int64{z(1, 1)}}})
+			tr.discover(2, 2, 3)
+			tr.ok(1, recvAckEpoch(2, 0, 0), current(2), phase(zab.PhaseSync, 2), send(2, diff, z(1, 1)),
+				send(2, prop, z(1, 1)), send(2, cmt, z(1, 1)), send(2, nl, z(2, 0)))
+			tr.ok(2, recv(1, diff, z(1, 1)))
+			tr.ok(2, recv(1, prop, z(1, 1)), appends(z(1, 1)))
+			tr.ok(2, recv(1, cmt, z(1, 1)))
+			tr.ok(2, recv(1, nl, z(2, 0)), current(2), durable(z(1, 1)), send(1, ack, z(2, 0)))
+			return tr
+		},
+		func(t *testing.T) *trace { // OutstandingAfterNewLeader
+			tr := newTrace(t, []int64{1, 2, 3}, nil)
+			tr.establish()
+			tr.ok(1, appends(z(1, 1)), send(2, prop, z(1, 1)), send(3, prop, z(1, 1)))
+			tr.ok(1, recv(3, fi, z(1, 0)), send(3, li, z(1, 0)))
+			tr.ok(1, recvAckEpoch(3, 0, -1), send(3, diff, 0), send(3, nl, z(1, 0)), send(3, prop, z(1, 1)))
+			return tr
+		},
+		func(t *testing.T) *trace { // DiffFromEpochStart, EpochFromConnectedLearners, UpdatingEpoch
+			tr := newTrace(t, []int64{1, 2, 3, 4, 5}, nil, map[int64]Disk{1: {Accepted: 1, Current: 1, Log: []int64{z(1, 1)}}})
+			tr.ok(1, elected(zab.RoleLeading, 1))
+			tr.ok(1, recv(2, fi, z(4, 0)))
+			tr.ok(1, gone(2))
+			tr.ok(1, recv(3, fi, z(1, 0)))
+			tr.ok(1, recv(4, fi, z(1, 0)), accepted(2), phase(zab.PhaseDiscovery, 2), send(3, li, z(2, 0)), send(4, li, z(2, 0)))
+			tr.ok(1, recvAckEpoch(3, z(1, 0), 1))
+			tr.ok(1, recvAckEpoch(4, 0, 0), current(2), phase(zab.PhaseSync, 2),
+				send(3, diff, z(1, 1)), send(3, prop, z(1, 1)), send(3, cmt, z(1, 1)), send(3, nl, z(2, 0)))
+			require.Nil(t, tr.c.EpochsWritten(5, Durability{Accepted: 1}))
+			tr.c.Crashed(5)
+			require.Nil(t, tr.c.Started(5, Disk{Accepted: 1, Current: 1}))
+			return tr
+		},
+	} {
+		add(sub(t))
+	}
+	for _, a := range Allowances() {
+		require.Positive(t, taken[a], "no trace took %s", a)
+	}
+}
+
 // TestEveryAllowanceIsNamed: names are unique, and the doc's table lists
 // each.
 func TestEveryAllowanceIsNamed(t *testing.T) {
