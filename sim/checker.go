@@ -267,6 +267,17 @@ func (inv *invariants) allowance(a tlatrace.Allowance, member, zxid int64) {
 	}
 }
 
+// answering checks a Ready that holds replies to clients, before it is
+// carried out.
+func (inv *invariants) answering(s *server, rd *zab.Ready) {
+	for i := range rd.Messages {
+		if rd.Messages[i].Kind == zab.Reply {
+			inv.violated(inv.c.Answering(s.sid))
+			return
+		}
+	}
+}
+
 // noticed fails the run on a notice of a peer's packet that breaks the
 // protocol (zab.Notice.PeerFault): the simulated members are all correct
 // and the network keeps TCP's promises, so one is a defect of the sender,

@@ -190,6 +190,7 @@ func (s *server) Ready(rd *zab.Ready) {
 			}
 		}
 	}
+	s.w.inv.answering(s, rd)
 	s.w.inv.conform(s, rd)
 	s.ready = rd
 }

@@ -36,17 +36,15 @@ import (
 // With all, the unpatched copy runs first: if it fails, nothing can be
 // judged. The killers inherit the environment (ZABSIM_SEEDS sets a smaller
 // or larger sweep than the CI budget) and run one after another: one go test
-// at a time, on a shared machine. ZABSIM_KILLERS=zab (or sweep, zab/server,
-// a comma-separated list) runs only those.
+// at a time, on a shared machine. ZABSIM_KILLERS=zab (or sweep, a
+// comma-separated list) runs only those.
 
 // killer is one test command a mutant may fail.
 type killer struct {
 	name string
 	pkg  string // the package pattern go test runs
 	run  string // its -run, or every test
-	// only, if set, limits the killer to mutants of files under it;
-	// otherwise it runs for every mutant of a package it builds.
-	only    string
+	// It runs for every mutant of a package its tests build.
 	timeout time.Duration
 }
 
@@ -58,10 +56,6 @@ var killers = []killer{
 	// They take seconds; a mutant can make one loop and grow to
 	// gigabytes, so the bound is short.
 	{name: "zab", pkg: "./zab", timeout: 5 * time.Minute},
-	// zabd's shell is not in the simulator: its own tests are all that
-	// can catch a mutant of it. They take minutes, so they run for its
-	// mutants only.
-	{name: "zab/server", pkg: "./zab/server", only: "zab/server/", timeout: 20 * time.Minute},
 }
 
 // Verdicts of one mutant.
@@ -286,7 +280,7 @@ func applies(k killer, dirs []string, builds map[string]map[string]bool) bool {
 		return chosen
 	}
 	for _, d := range dirs {
-		if b[d] && (k.only == "" || strings.HasPrefix(d+"/", k.only)) {
+		if b[d] {
 			return true
 		}
 	}

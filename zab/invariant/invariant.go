@@ -311,28 +311,33 @@ type memberState struct {
 	installedAt int64
 	// The epoch files when last seen.
 	accepted, current int64
-	// state is its role when last seen (since it started); before, its
-	// role before the Ready last carried out (Serving).
-	state, before zab.SoftState
+	// state is its role when last seen (since it started).
+	state zab.SoftState
 
+	// peerCurrent is the currentEpoch its Peer worked with when last
+	// seen: a leader decides to make its epoch current when it changes.
+	peerCurrent int64
 	// As a leader (EpochProposal, EpochQuorum): leadAccepted is the
-	// acceptedEpoch its disk held when it last began to lead; proposed,
-	// the epoch the Ready being carried out made its acceptedEpoch (the
-	// Ready that proposes it, whose sends are its LEADERINFO fan-out), or
-	// 0; infos, the acceptedEpoch of each learner's last FOLLOWERINFO (or
-	// OBSERVERINFO) it received; acks, the voters whose ACKEPOCH of
-	// ackEpoch, accepting it anew, it received.
+	// acceptedEpoch its disk held when it last began to lead; infos, each
+	// learner's last FOLLOWERINFO (or OBSERVERINFO) it received; acks, the
+	// voters whose ACKEPOCH of ackEpoch, accepting it anew, it received.
 	leadAccepted int64
-	proposed     int64
-	infos        map[int64]int64
-	// leaderInfos: the epoch of the last LEADERINFO from each leader (a
-	// learner's).
-	leaderInfos map[int64]int64
-	ackEpoch    int64
-	acks        []ackEpochInfo
+	infos        map[int64]learnerInfo
+	ackEpoch     int64
+	acks         []ackEpochInfo
+	// As a learner (AckDurable): the epoch of the last LEADERINFO it took.
+	leaderInfo int64
 	// synced: as a leader, the observers it sent NEWLEADER since their
 	// last DIFF, TRUNC or SNAP (ObserverInform).
 	synced map[int64]bool
+}
+
+// learnerInfo is a learner's introduction as its leader took it: the
+// acceptedEpoch it carried, and whether the leader had not yet fixed its
+// epoch (so the epoch is above it, for a voter).
+type learnerInfo struct {
+	accepted int64
+	gathered bool
 }
 
 // ackEpochInfo is an ACKEPOCH that accepted a leader's epoch anew: its
@@ -382,7 +387,7 @@ func violation(name string, members []int64, zxids []int64, format string, args 
 // have gone back), its epochs those of its epoch files.
 func (c *Checker) Started(id int64) *Violation {
 	ms := c.member(id)
-	ms.installed, ms.state, ms.before = false, zab.SoftState{}, zab.SoftState{}
+	ms.installed, ms.state = false, zab.SoftState{}
 	if c.primary != nil && c.primary.leader == id {
 		c.primary = nil // it crashed in the Ready that broadcast
 	}
@@ -516,7 +521,7 @@ func (c *Checker) Stepped(id int64) *Violation {
 	if v := c.leaderEpoch(id, ms, m); v != nil {
 		return v
 	}
-	ms.before, ms.state = ms.state, m.State
+	ms.state = m.State
 	if v := c.epochs(id, ms, m); v != nil {
 		return v
 	}
@@ -528,16 +533,26 @@ func (c *Checker) Stepped(id int64) *Violation {
 // disk), or a crash pattern that leaves a quorum's disks intact could lose
 // what the client was told of.
 func (c *Checker) Replied(id, zxid int64) *Violation {
-	if !c.standalone() {
-		ms, m := c.member(id), c.observe(id)
-		if ms.before.Phase != zab.PhaseBroadcast && m.State.Phase != zab.PhaseBroadcast {
-			return violation(Serving, []int64{id}, []int64{zxid}, "server %d answers a client in phase %s (%s)", id, m.State.Phase, m.State.Role)
-		}
-	}
 	if zxid <= 0 || c.DurableOnQuorum(zxid, 0) {
 		return nil
 	}
 	return violation(QuorumDurability, []int64{id}, []int64{zxid}, "server %d answers a client with zxid %s, which is not durable on a quorum (%s)", id, hex(zxid), c.durableReport(zxid))
+}
+
+// Answering reports that member id's Peer, in the step just taken, asked
+// for replies to clients: the Ready it returned, not yet carried out
+// (Stepped), holds them. The member served before that step or after it.
+//
+// Reference: the paper's §IV-C; Zab.tla FollowerProcessUPTODATE.
+func (c *Checker) Answering(id int64) *Violation {
+	if c.standalone() {
+		return nil
+	}
+	ms, m := c.member(id), c.observe(id)
+	if ms.state.Phase != zab.PhaseBroadcast && m.State.Phase != zab.PhaseBroadcast {
+		return violation(Serving, []int64{id}, nil, "server %d answers a client in phase %s (%s)", id, m.State.Phase, m.State.Role)
+	}
+	return nil
 }
 
 // leadership records an established leader: one leading its epoch in
@@ -759,8 +774,9 @@ func (c *Checker) epochs(id int64, ms *memberState, m *Member) *Violation {
 // quorum before NEWLEADER); ZooKeeper's Leader.getEpochToPropose and
 // waitForEpochAck.
 func (c *Checker) leaderEpoch(id int64, ms *memberState, m *Member) *Violation {
-	ms.proposed = 0
 	st := m.State
+	decided := m.Current != ms.peerCurrent
+	ms.peerCurrent = m.Current
 	if c.standalone() || !m.Up || st.Role != zab.RoleLeading {
 		return nil
 	}
@@ -771,18 +787,13 @@ func (c *Checker) leaderEpoch(id int64, ms *memberState, m *Member) *Violation {
 		ms.leadAccepted = ms.accepted // it began to lead and proposed in one Ready
 	}
 	e := st.Epoch
-	if st.Phase == zab.PhaseDiscovery && e != 0 {
-		if e <= ms.leadAccepted {
-			return violation(EpochProposal, []int64{id}, nil, "server %d proposes epoch %d, not above the acceptedEpoch %d its disk held when it began to lead", id, e, ms.leadAccepted)
-		}
-		if m.DiskAccepted == e && ms.accepted != e {
-			ms.proposed = e
-		}
+	if e != 0 && e <= ms.leadAccepted && st.Phase == zab.PhaseDiscovery {
+		return violation(EpochProposal, []int64{id}, nil, "server %d proposes epoch %d, not above the acceptedEpoch %d its disk held when it began to lead", id, e, ms.leadAccepted)
 	}
-	if e == 0 || m.DiskCurrent != e || ms.current == e {
+	if e == 0 || m.Current != e || !decided {
 		return nil
 	}
-	// It makes e its currentEpoch now: the end of discovery.
+	// Its Peer has just made e its currentEpoch: the end of discovery.
 	var acks []ackEpochInfo
 	if ms.ackEpoch == e {
 		acks = ms.acks
@@ -794,10 +805,8 @@ func (c *Checker) leaderEpoch(id int64, ms *memberState, m *Member) *Violation {
 	if !c.contains(ids) {
 		return violation(EpochQuorum, ids, nil, "server %d makes epoch %d its currentEpoch with ACKEPOCHs accepting it anew from %v only (and its own): not a quorum of voters", id, e, ids[1:])
 	}
-	last := max(m.Snapshot, m.Applied)
-	if n := len(m.Log); n > 0 {
-		last = max(last, m.Log[n-1])
-	}
+	last := historyEnd(m, e)
+	c.initialEnd[e] = last
 	for _, a := range acks {
 		if a.current > ms.current || a.current == ms.current && a.last > last {
 			return violation(InitialHistory, []int64{id, a.sid}, []int64{last, a.last}, "server %d makes epoch %d its currentEpoch with its history (currentEpoch %d, last zxid %s) although server %d acknowledged it with a more recent one (currentEpoch %d, last zxid %s)",
@@ -805,6 +814,22 @@ func (c *Checker) leaderEpoch(id int64, ms *memberState, m *Member) *Violation {
 		}
 	}
 	return nil
+}
+
+// historyEnd is the last zxid of member m's history before epoch e: its
+// log, snapshot and tree hold nothing of e while it leads e's discovery.
+func historyEnd(m *Member, e int64) int64 {
+	end := int64(0)
+	for _, z := range []int64{m.Snapshot, m.Applied} {
+		if epochOf(z) < e {
+			end = max(end, z)
+		}
+	}
+	i, _ := slices.BinarySearch(m.Log, makeZxid(e, 0))
+	if i > 0 {
+		end = max(end, m.Log[i-1])
+	}
+	return end
 }
 
 // contains reports whether ids (any order, repeats and non-voters ignored)
@@ -821,8 +846,8 @@ func (c *Checker) contains(ids []int64) bool {
 }
 
 // history checks that member id's disk holds its currentEpoch's initial
-// history durably, and records that history when the member is the
-// epoch's leader making it its currentEpoch.
+// history durably (recorded by leaderEpoch when the epoch's leader made it
+// its currentEpoch).
 //
 // Reference: the paper's §IV-B (a follower makes the new epoch current
 // only once it has accepted the leader's history, on stable storage);
@@ -831,13 +856,6 @@ func (c *Checker) history(id int64, m *Member) *Violation {
 	e := m.DiskCurrent
 	if c.standalone() || e == 0 {
 		return nil
-	}
-	if _, ok := c.initialEnd[e]; !ok && m.Up && m.State.Role == zab.RoleLeading && m.State.Epoch == e {
-		end := max(m.Snapshot, m.Applied)
-		if n := len(m.Log); n > 0 {
-			end = max(end, m.Log[n-1])
-		}
-		c.initialEnd[e] = end
 	}
 	end := c.initialEnd[e]
 	if end == 0 || m.DiskAccepted != e || m.Damaged || m.durablyHolds(end) {
@@ -859,14 +877,13 @@ func (c *Checker) Received(id, from int64, qp *wire.QuorumPacket) {
 	switch qp.Type {
 	case wire.PacketFollowerInfo, wire.PacketObserverInfo:
 		if ms.infos == nil {
-			ms.infos = map[int64]int64{}
+			ms.infos = map[int64]learnerInfo{}
 		}
-		ms.infos[from] = epochOf(qp.Zxid)
+		m := c.observe(id)
+		gathering := m.Up && m.State.Role == zab.RoleLeading && m.State.Epoch == 0
+		ms.infos[from] = learnerInfo{accepted: epochOf(qp.Zxid), gathered: gathering}
 	case wire.PacketLeaderInfo:
-		if ms.leaderInfos == nil {
-			ms.leaderInfos = map[int64]int64{}
-		}
-		ms.leaderInfos[from] = epochOf(qp.Zxid)
+		ms.leaderInfo = epochOf(qp.Zxid)
 	case wire.PacketAckEpoch:
 		var ack wire.AckEpoch
 		if wire.Unmarshal(qp.Data, &ack) != nil || ack.CurrentEpoch == -1 {
@@ -876,7 +893,7 @@ func (c *Checker) Received(id, from int64, qp *wire.QuorumPacket) {
 		if !m.Up || m.State.Role != zab.RoleLeading || m.State.Epoch == 0 {
 			return
 		}
-		if m.DiskCurrent == m.State.Epoch {
+		if m.Current == m.State.Epoch {
 			return // a late learner: the epoch's discovery is over
 		}
 		if ms.ackEpoch != m.State.Epoch {
@@ -897,16 +914,7 @@ func (c *Checker) Sent(id int64, pm *zab.PeerMessage) *Violation {
 	qp := &pm.Packet
 	switch qp.Type {
 	case wire.PacketAckEpoch:
-		// The epoch acknowledged is that of the leader's LEADERINFO: a
-		// shell may send the ACKEPOCH after the Peer has moved on (it
-		// holds sends behind the disk writes before them, and sends them
-		// before any later one), so the Peer's state now need not be the
-		// one that made it; its disk must hold exactly that epoch.
-		m := c.observe(id)
-		e, ok := c.member(id).leaderInfos[pm.To]
-		if !ok {
-			e = m.State.Epoch
-		}
+		m, e := c.observe(id), c.member(id).leaderInfo
 		if m.DiskAccepted != e {
 			return violation(AckDurable, []int64{id, pm.To}, nil, "server %d acknowledges epoch %d to server %d while its disk's acceptedEpoch is %d", id, e, pm.To, m.DiskAccepted)
 		}
@@ -938,15 +946,14 @@ func (c *Checker) Sent(id int64, pm *zab.PeerMessage) *Violation {
 			return violation(ObserverInform, []int64{id, pm.To}, []int64{qp.Zxid}, "server %d sends observer %d a PROPOSAL of %s after its NEWLEADER: an observer is sent committed txns only, by INFORM", id, pm.To, hex(qp.Zxid))
 		}
 	case wire.PacketLeaderInfo:
-		ms := c.member(id)
-		a, ok := ms.infos[pm.To]
-		e := epochOf(qp.Zxid)
+		info, ok := c.member(id).infos[pm.To]
+		e, a := epochOf(qp.Zxid), info.accepted
 		voter := slices.Contains(c.voters, pm.To)
 		switch {
 		case !ok:
-		case ms.proposed == e && voter && e <= a:
-			return violation(EpochProposal, []int64{id, pm.To}, nil, "server %d proposes epoch %d to voter %d, whose FOLLOWERINFO carried acceptedEpoch %d", id, e, pm.To, a)
-		case e < a && (voter || ms.proposed != e):
+		case info.gathered && voter && e <= a:
+			return violation(EpochProposal, []int64{id, pm.To}, nil, "server %d proposes epoch %d to voter %d, whose FOLLOWERINFO carried acceptedEpoch %d before the epoch was fixed", id, e, pm.To, a)
+		case e < a && (voter || !info.gathered):
 			return violation(EpochProposal, []int64{id, pm.To}, nil, "server %d sends LEADERINFO of epoch %d to server %d, whose FOLLOWERINFO carried the later acceptedEpoch %d", id, e, pm.To, a)
 		}
 	}

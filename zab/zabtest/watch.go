@@ -110,6 +110,12 @@ func (c *Cluster) invStepped(n *Node, rd *zab.Ready) {
 	if c.inv == nil {
 		return
 	}
+	for i := range rd.Messages {
+		if rd.Messages[i].Kind == zab.Reply {
+			c.checked(n, c.inv.Answering(n.ID))
+			break
+		}
+	}
 	c.checked(n, c.inv.Stepped(n.ID))
 	for i := range rd.Messages {
 		if m := &rd.Messages[i]; m.Kind == zab.Reply {
