@@ -86,6 +86,7 @@ func (inv *invariants) Observe(id int64, m *invariant.Member) {
 	m.DiskAccepted, m.DiskCurrent = s.diskAccepted, s.diskCurrent
 	m.Log, m.Durable, m.Snapshot = s.logged, s.durable, s.snapBase
 	m.Damaged = s.damaged
+	m.Installing = len(s.installs) > 0
 }
 
 // violated records a violation the checker found; it reports whether

@@ -214,6 +214,10 @@ type Member struct {
 	// Damaged: the member's log lost txns to damage at its last start
 	// (zab.Restored.LogDamaged), and no leader has synchronized it since.
 	Damaged bool
+	// Installing: the snapshot of a SNAP the member took is not yet
+	// installed; until it is, the member's log still holds what Log, cut
+	// at the snapshot's zxid as the Ready asked, no longer lists.
+	Installing bool
 }
 
 // durablyHolds reports whether the member's disk holds zxid durably.
@@ -853,16 +857,33 @@ func (c *Checker) contains(ids []int64) bool {
 // only once it has accepted the leader's history, on stable storage);
 // Zab.tla FollowerProcessNEWLEADER; ZOOKEEPER-3911 and ZOOKEEPER-4643.
 func (c *Checker) history(id int64, m *Member) *Violation {
-	e := m.DiskCurrent
-	if c.standalone() || e == 0 {
+	if c.standalone() || m.Damaged || m.Installing {
 		return nil
 	}
-	end := c.initialEnd[e]
-	if end == 0 || m.DiskAccepted != e || m.Damaged || m.durablyHolds(end) {
-		return nil
+	// The disk's epochs, and the Peer's: an executor may order an epoch
+	// write after earlier appends' fsync on its own, but the Peer must not
+	// count on more than the Ready contract, so it asks for currentEpoch
+	// only once it has heard that the history is durable.
+	views := []struct {
+		whose             string
+		current, accepted int64
+	}{{"disk", m.DiskCurrent, m.DiskAccepted}}
+	if m.Up {
+		views = append(views, struct {
+			whose             string
+			current, accepted int64
+		}{"Peer", m.Current, m.Accepted})
 	}
-	return violation(HistoryDurable, []int64{id, c.leaders[e]}, []int64{end}, "server %d's disk holds currentEpoch %d but not durably %s, the last txn of that epoch's initial history (log %s durable to %s, snapshot at %s)",
-		id, e, hex(end), describeZxids(m.Log), hex(m.Durable), hex(m.Snapshot))
+	for _, v := range views {
+		e := v.current
+		end := c.initialEnd[e]
+		if e == 0 || end == 0 || v.accepted != e || m.durablyHolds(end) {
+			continue
+		}
+		return violation(HistoryDurable, []int64{id, c.leaders[e]}, []int64{end}, "server %d's %s holds currentEpoch %d but its disk does not hold durably %s, the last txn of that epoch's initial history (log %s durable to %s, snapshot at %s)",
+			id, v.whose, e, hex(end), describeZxids(m.Log), hex(m.Durable), hex(m.Snapshot))
+	}
+	return nil
 }
 
 // Received reports that member id is about to take qp from member from on
