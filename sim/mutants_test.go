@@ -255,6 +255,20 @@ var mutants = []mutant{
 			"\treturn p.lastProposed\n"}},
 	},
 	{
+		name: "snap-stream-misses-proposals",
+		rule: "A learner whose SNAP is still streaming is forwarded (in its backlog) every proposal made meanwhile, in zxid order, not only learners already sent NEWLEADER.",
+		edits: []mutantEdit{{"zab/learner_handler.go",
+			"if h.stage < handlerSyncing || h.observer || zxid <= h.proposedUpTo {",
+			"if h.stage < handlerNewLeaderSent || h.observer || zxid <= h.proposedUpTo {"}},
+	},
+	{
+		name: "observer-commits-one-short",
+		rule: "An INFORM tells an observer that its txn is committed, not only the txns before it (the patch applies each one INFORM late, and answers a sync before the last write it waits for).",
+		edits: []mutantEdit{{"zab/observer.go",
+			"\tl.committed = max(l.committed, qp.Zxid)\n\tif l.stage == learnerUpToDate {\n",
+			"\tl.committed = max(l.committed, qp.Zxid-1)\n\tif l.stage == learnerUpToDate {\n"}},
+	},
+	{
 		name: "learner-serves-before-uptodate",
 		rule: "A learner takes clients only once UPTODATE has come.",
 		edits: []mutantEdit{{"zab/pipeline.go",
