@@ -37,12 +37,13 @@ package sim
 //     back, and its connection behind it, past a new election; and a
 //     process killed between two sends, whose packets sent before still
 //     arrive, followed by the close of each of its connections.
-//   - Election notifications travel on their own connection per pair, as
-//     ZooKeeper's QuorumCnxManager has them: FIFO per direction, lost
-//     across a cut or to a server that is down (fast leader election sends
-//     them again). A notification to a server that is down (and not cut
-//     off) is refused: nothing listens on its port, and the sender learns
-//     that at once (zab.PeerUnreachable); across a cut it is silence.
+//   - A learner's dial of its leader, the bound on what waits to be sent
+//     to a peer, and the election port's connections follow zabd's rules
+//     (package zab/peerlink, which zab/server/peernet follows over TCP):
+//     a dial refused by a stopped leader or lost across a cut is retried
+//     for peerlink.DefaultLeaderDialWindow; a sender whose backlog to a
+//     peer passes Schedule.PeerQueueBytes drops that connection; election
+//     connections are election.go's.
 //
 // Crashes and restarts of servers, with the disk faults, are server.go's;
 // wall-clock jumps are per server.
@@ -57,6 +58,7 @@ import (
 	"github.com/zabd/zabd/sim/faults"
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/peerlink"
 )
 
 const (
@@ -68,7 +70,8 @@ const (
 	breakNotice = time.Millisecond
 )
 
-// peerConn is one quorum connection between two servers (by index).
+// peerConn is one quorum connection between two servers (by index),
+// opened by a learner (a) to its leader (b).
 type peerConn struct {
 	id     int
 	a, b   int
@@ -77,6 +80,14 @@ type peerConn struct {
 	closedBy [2]bool
 	// last delivery time per direction (a→b, b→a), for FIFO.
 	last [2]time.Duration
+	// dialing: the learner's dial has not reached the leader yet; its
+	// attempts follow peerlink.LeaderDial, as zabd's peernet makes them.
+	dialing bool
+	dial    peerlink.LeaderDial
+	// backlog per direction: what was sent and has not arrived, standing
+	// for the sender's send queue (and its socket's buffers), bounded as
+	// peernet bounds it (peerlink.Backlog).
+	backlog [2]peerlink.Backlog
 }
 
 func (c *peerConn) dir(from int) int {
@@ -86,23 +97,33 @@ func (c *peerConn) dir(from int) int {
 	return 1
 }
 
+// other is the end of c that is not s.
+func (c *peerConn) other(s int) int {
+	if s == c.a {
+		return c.b
+	}
+	return c.a
+}
+
 // link is the state of one direction between two servers.
 type link struct {
 	rng       *rand.Rand
 	clogUntil time.Duration
 	slowUntil time.Duration
 	slowDelay time.Duration
-	lastVote  time.Duration // FIFO of the election channel
 }
 
 // network carries quorum packets and votes between servers.
 type network struct {
-	w      *world
-	n      int
-	links  [][]*link     // [from][to]
-	conns  [][]*peerConn // [holder][other]: the connection holder uses
-	cuts   []activeCut   // partitions in force
-	nextID int
+	w     *world
+	n     int
+	links [][]*link     // [from][to]
+	conns [][]*peerConn // [holder][other]: the connection holder uses
+	// elections: [server][peer], the server's election link with peer
+	// (election.go).
+	elections [][]*electionEnd
+	cuts      []activeCut // partitions in force
+	nextID    int
 	// spare holds delivered peerDeliveries for reuse: a run sends a packet
 	// for most of its steps.
 	spare freeList[peerDelivery]
@@ -122,7 +143,9 @@ func newNetwork(w *world, n int) *network {
 	net := &network{w: w, n: n}
 	net.links = make([][]*link, n)
 	net.conns = make([][]*peerConn, n)
+	net.elections = make([][]*electionEnd, n)
 	for i := range n {
+		net.elections[i] = make([]*electionEnd, n)
 		net.links[i] = make([]*link, n)
 		net.conns[i] = make([]*peerConn, n)
 		for j := range n {
@@ -181,17 +204,21 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 		net.schedule(net.spare.get(peerDelivery{net: net, c: c, from: from, to: to, close: true}), 0)
 		return
 	}
-	if c == nil {
-		if t := m.Packet.Type; t != wire.PacketFollowerInfo && t != wire.PacketObserverInfo {
-			// As zabd's transport (peernet): only a learner's introduction
-			// opens a connection; anything else was meant for a connection
-			// that is gone, and is lost with it.
-			net.w.tr.logf("server %d -> %d %s lost: no connection", from+1, to+1, m.Packet.Type)
-			return
+	if t := m.Packet.Type; t == wire.PacketFollowerInfo || t == wire.PacketObserverInfo {
+		// As zabd's transport (peernet): a learner introduces itself on a
+		// new connection to its leader, closing the one it had.
+		if c != nil {
+			net.sendPeer(from, &zab.PeerMessage{To: m.To, Kind: zab.PeerClose})
 		}
 		net.nextID++
-		c = &peerConn{id: net.nextID, a: from, b: to}
+		c = &peerConn{id: net.nextID, a: from, b: to, dialing: true,
+			dial: peerlink.StartLeaderDial(net.w.clock.Mono(), peerlink.DefaultLeaderDialWindow)}
 		net.conns[from][to] = c
+	} else if c == nil {
+		// Only a learner's introduction opens a connection; anything
+		// else was meant for a connection that is gone, and is lost with it.
+		net.w.tr.logf("server %d -> %d %s lost: no connection", from+1, to+1, m.Packet.Type)
+		return
 	}
 	if !net.w.inv.sent(sender, m) {
 		return
@@ -202,6 +229,9 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 	var late time.Duration
 	if net.w.aim.late != nil {
 		late = net.aimLateInfo(from, to, &m.Packet)
+	}
+	if net.overflows(c, from, m) {
+		return
 	}
 	d := peerDelivery{net: net, c: c, from: from, to: to, pkt: m.Packet, snap: m.Snapshot}
 	if m.Packet.Type == wire.PacketSnap {
@@ -215,6 +245,23 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 		}
 	}
 	net.schedule(net.spare.get(d), late)
+}
+
+// overflows applies peernet's bound on what waits to be sent to one peer
+// (peerlink.Backlog) to what from has sent over c that has not arrived:
+// when m would pass it, from drops the connection, and m is lost with
+// everything queued before it. A SNAP's stream, which the simulator
+// carries whole, counts as peernet counts it: the SNAP is judged alone,
+// its stream's pieces do not overflow.
+func (net *network) overflows(c *peerConn, from int, m *zab.PeerMessage) bool {
+	b := &c.backlog[c.dir(from)]
+	judged := zab.PeerMessage{Kind: m.Kind, Packet: m.Packet}
+	if !b.Overflows(&judged, net.w.sched.PeerQueueBytes) {
+		b.Add(m)
+		return false
+	}
+	net.breakConn(c, true, fmt.Sprintf("server %d's send queue to %d passed %d bytes with %d messages waiting", from+1, c.other(from)+1, b.Bytes, b.Count))
+	return true
 }
 
 // peerDelivery is one packet, or the news of a close, on its way over c
@@ -242,18 +289,33 @@ func (net *network) schedule(d *peerDelivery, late time.Duration) {
 // Run delivers d unless the connection broke first or a cut meets it,
 // then gives d back for reuse (the queue is done with it).
 func (d *peerDelivery) Run() {
-	d.deliver()
-	d.net.spare.put(d)
+	if d.deliver() {
+		d.net.spare.put(d)
+	}
 }
 
-func (d *peerDelivery) deliver() {
+// deliver carries d out; false when d was kept for a later attempt of the
+// learner's dial.
+func (d *peerDelivery) deliver() bool {
 	net, c, from, to := d.net, d.c, d.from, d.to
-	if c.broken || c.closedBy[1-c.dir(from)] {
-		return
+	if !d.close && !c.broken {
+		c.backlog[c.dir(from)].Remove(&zab.PeerMessage{Packet: d.pkt, Snapshot: d.snap})
 	}
-	if cut, reject := net.cut(from, to); cut || !net.w.servers[to].up {
+	if c.broken || c.closedBy[1-c.dir(from)] || (c.dialing && d.close) {
+		// Lost with its connection; or the learner closed a connection
+		// its dial never opened, which its leader never hears of.
+		return true
+	}
+	cut, reject := net.cut(from, to)
+	if c.dialing {
+		if cut || !net.w.servers[to].up {
+			return net.dialFailed(d, !cut || reject)
+		}
+		c.dialing = false
+	}
+	if cut || !net.w.servers[to].up {
 		net.breakConn(c, reject || !net.w.servers[to].up, "a packet met a partition or a stopped server")
-		return
+		return true
 	}
 	// The receiver takes c as its connection with from; if it held an
 	// older one, that one is over (a peer that connects anew has
@@ -265,7 +327,7 @@ func (d *peerDelivery) deliver() {
 	if old := net.conns[to][from]; old != c {
 		if old != nil && old.id > c.id {
 			net.breakConn(c, true, fmt.Sprintf("server %d took the newer connection %d from %d", to+1, old.id, from+1))
-			return
+			return true
 		}
 		if old != nil {
 			// The receiver closes the replaced connection: whatever is
@@ -276,7 +338,7 @@ func (d *peerDelivery) deliver() {
 			net.w.tr.logf("server %d: connection %d from %d replaced by %d", to+1, old.id, from+1, c.id)
 			net.w.servers[to].connectionGone(from)
 			if !net.w.servers[to].up || c.broken {
-				return
+				return true
 			}
 		}
 		net.conns[to][from] = c
@@ -288,7 +350,7 @@ func (d *peerDelivery) deliver() {
 			net.w.tr.logf("server %d: quorum connection from %d closed", to+1, from+1)
 			s.connectionGone(from)
 		}
-		return
+		return true
 	}
 	if d.pkt.Type == wire.PacketSnap {
 		// Whether the Peer installs it, its Ready says (Ready.Installed).
@@ -299,6 +361,50 @@ func (d *peerDelivery) deliver() {
 	}
 	net.w.inv.received(s, from, &d.pkt)
 	s.step(zab.PeerPacket{From: int64(from + 1), Packet: d.pkt, Snapshot: d.snap})
+	return true
+}
+
+// dialFailed is a learner's dial (d carries its introduction) that met a
+// stopped leader (refused: the learner hears it after a round trip) or a
+// partition (silence: the dial times out, peerlink.DefaultDialTimeout).
+// The learner dials again as peerlink.LeaderDial says, until the Peer
+// gives up on the connection or the window passes; then it reports the
+// connection lost. It returns false while d waits for the next attempt.
+func (net *network) dialFailed(d *peerDelivery, refused bool) bool {
+	c, learner := d.c, d.from
+	after := peerlink.DefaultDialTimeout
+	if refused {
+		after = net.deliveryTime(d.to, learner, 0) - net.w.clock.Mono()
+	}
+	gen := net.w.servers[learner].gen
+	net.w.q.After(after, func() {
+		s := net.w.servers[learner]
+		if s.gen != gen || net.conns[learner][d.to] != c {
+			// The Peer gave up on the connection meanwhile (closed it,
+			// or introduced itself anew), or its process is gone.
+			net.spare.put(d)
+			return
+		}
+		wait, again := c.dial.Failed(net.w.clock.Mono())
+		if !again {
+			net.w.tr.logf("server %d: cannot reach leader %d: connection %d lost", learner+1, d.to+1, c.id)
+			net.spare.put(d)
+			net.conns[learner][d.to] = nil
+			c.broken = true
+			s.connectionGone(d.to)
+			return
+		}
+		net.w.q.After(wait, func() {
+			if s.gen != gen || net.conns[learner][d.to] != c {
+				net.spare.put(d)
+				return
+			}
+			c.backlog[c.dir(learner)].Add(&zab.PeerMessage{Packet: d.pkt, Snapshot: d.snap})
+			c.last[c.dir(learner)] = 0
+			net.schedule(d, 0)
+		})
+	})
+	return false
 }
 
 // breakConn breaks c: what is in flight is lost. Visible breaks are
@@ -309,6 +415,7 @@ func (net *network) breakConn(c *peerConn, visible bool, why string) {
 		return
 	}
 	c.broken = true
+	c.backlog = [2]peerlink.Backlog{}
 	net.w.tr.logf("quorum connection %d between %d and %d broken: %s", c.id, c.a+1, c.b+1, why)
 	after := tcpGiveUp
 	if visible {
@@ -345,6 +452,7 @@ func (s *server) connectionGone(peer int) {
 // forgotten, as by serverDown.
 func (net *network) serverDownFlushing(s int) {
 	net.w.inv.crashed(net.w.servers[s])
+	net.electionDown(s, true)
 	for o := range net.n {
 		mine := net.conns[s][o]
 		if mine != nil && !mine.broken {
@@ -362,6 +470,7 @@ func (net *network) serverDownFlushing(s int) {
 // ends: a new incarnation starts with none.
 func (net *network) serverDown(s int) {
 	net.w.inv.crashed(net.w.servers[s])
+	net.electionDown(s, false)
 	for o := range net.n {
 		for _, c := range []*peerConn{net.conns[s][o], net.conns[o][s]} {
 			if c != nil {
@@ -370,40 +479,6 @@ func (net *network) serverDown(s int) {
 		}
 		net.conns[s][o] = nil
 	}
-}
-
-// sendVote carries an election notification.
-func (net *network) sendVote(from int, v *zab.Vote) {
-	to := int(v.To) - 1
-	if to < 0 || to >= net.n || to == from {
-		net.w.fail(KindProtocol, "server %d sent a vote to unknown server %d", from+1, v.To)
-		return
-	}
-	l := net.links[from][to]
-	at := net.deliveryTime(from, to, l.lastVote)
-	l.lastVote = at
-	n := v.Notification
-	net.w.q.At(at, func() {
-		s := net.w.servers[to]
-		if cut, _ := net.cut(from, to); cut {
-			return
-		}
-		if !s.up {
-			// Nothing listens on a stopped server's election port: the
-			// sender's dial is refused, which it learns at once.
-			net.w.q.After(breakNotice, func() {
-				if sender := net.w.servers[from]; sender.up && !net.w.servers[to].up {
-					net.w.tr.logf("server %d: election port of %d refused the connection", from+1, to+1)
-					sender.step(zab.PeerUnreachable{Peer: int64(to + 1)})
-				}
-			})
-			return
-		}
-		if net.w.tr.on() {
-			net.w.tr.logf("server %d -> %d %s", from+1, to+1, describeVote(&n))
-		}
-		s.step(zab.PeerVote{From: int64(from + 1), Notification: n})
-	})
 }
 
 // inject carries out a network fault.

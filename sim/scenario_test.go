@@ -42,8 +42,9 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		// shrunk schedule stopped reaching the case once elections stopped
 		// waiting for members whose port refuses connections, and seed
 		// 2572's once elections counted votes that came before their round
-		// began here, so this is seed 1082's schedule, the first of seeds
-		// 1..6000 that does now.
+		// began here, and seed 1082's once the election port followed
+		// zab/peerlink's connection rules, so this is seed 418's schedule,
+		// the first of seeds 1..6000 that does now.
 		require.Greater(t, r.Stats.FuzzySyncs, 0, "a SNAP carried a fuzzy tree")
 	},
 	"snap-streamed-while-serving": func(t *testing.T, r *Result) {
@@ -60,7 +61,9 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 	"fuzzy-snapshot-damaged-log": func(t *testing.T, r *Result) {
 		// Hunt seed 17562, shrunk: a bit flip cuts an observer's log
 		// before the last txn its newest (fuzzy) snapshot holds; it starts
-		// damaged from that snapshot, and its leader sends the rest.
+		// damaged from that snapshot, and its leader sends the rest. The
+		// faults run on seed 17504's workload, whose timing meets the case
+		// under the election port's connection rules (zab/peerlink).
 		require.Greater(t, r.Stats.DamagedStarts, 0, "a member started with its log cut")
 		require.Greater(t, r.Stats.FuzzyRecoveries, 0, "from a fuzzy snapshot")
 	},
@@ -191,7 +194,9 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		// epoch reconnect (their acknowledgements withdrawn); its commit
 		// point fell back to 0, and it sent a learner holding only
 		// committed txns TRUNC 0, which trace conformance refuses
-		// (LeaderSyncFollower). zab's
+		// (LeaderSyncFollower). Its aimed faults run on seed 6599's
+		// workload, whose leader is re-elected into epoch 2 under the
+		// election port's connection rules (zab/peerlink). zab's
 		// TestReelectedLeaderKeepsItsInitialHistoryCommitted drives it by
 		// hand.
 		require.GreaterOrEqual(t, r.Stats.Epochs, 2)

@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -22,7 +23,21 @@ func ScheduleForSeed(seed int64) *faults.Schedule {
 		s.SnapshotStepNodes = 1 + streams.Stream("snapshot-step").IntN(maxSnapshotStepNodes)
 	}
 	addIntruders(s, streams.Stream("intruders"))
+	boundPeerQueues(s, streams.Stream("peer-queue"))
 	return s
+}
+
+// boundPeerQueues gives one ensemble seed in four a small bound on what
+// waits to be sent to a peer (Schedule.PeerQueueBytes), log-uniform from
+// 4 KiB to 256 KiB: a link that stalls then fills its sender's queue, and
+// the learner loses its connection and synchronizes again, as a zabd
+// member configured so does. From its own stream, so that every other
+// choice stays as it was.
+func boundPeerQueues(s *faults.Schedule, r *rand.Rand) {
+	if !s.Ensemble || r.IntN(4) != 0 {
+		return
+	}
+	s.PeerQueueBytes = int(4096 * math.Pow(64, r.Float64()))
 }
 
 // addIntruders switches adversarial clients on in one seed in four (swarm

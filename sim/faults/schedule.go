@@ -167,6 +167,11 @@ type Schedule struct {
 	// Peer's default (1024, a whole small tree in one step). A few nodes
 	// make writes interleave with the snapshot, so that it is really fuzzy.
 	SnapshotStepNodes int `json:"snapshot_step_nodes,omitempty"`
+	// PeerQueueBytes is peernet.Config.MaxQueuedBytes: what may wait to be
+	// sent to one peer on the quorum port before that peer's connection is
+	// dropped (peerlink.Backlog); 0 is zabd's default, 256 MiB, which the
+	// simulator's small trees never reach.
+	PeerQueueBytes int `json:"peer_queue_bytes,omitempty"`
 	// ReapIntervalMs is zab.Config.ContainerCheckInterval: how often the
 	// servers delete empty containers and expired TTL nodes by themselves,
 	// and the history checkers allow those deletions; 0 turns reaping off
@@ -199,6 +204,8 @@ func (s *Schedule) Validate() error {
 		return fmt.Errorf("schedule: snap_count = %d, need 0 (never) or at least 2", s.SnapCount)
 	case s.SnapshotStepNodes < 0:
 		return fmt.Errorf("schedule: snapshot_step_nodes = %d is negative", s.SnapshotStepNodes)
+	case s.PeerQueueBytes < 0:
+		return fmt.Errorf("schedule: peer_queue_bytes = %d is negative", s.PeerQueueBytes)
 	case s.ReapIntervalMs < 0:
 		return fmt.Errorf("schedule: reap_interval_ms = %d is negative", s.ReapIntervalMs)
 	case s.TickMs <= 0:
@@ -294,6 +301,9 @@ func (s *Schedule) String() string {
 	}
 	if s.SnapshotStepNodes > 0 {
 		fmt.Fprintf(&b, "  fuzzy snapshots: %d znodes per step\n", s.SnapshotStepNodes)
+	}
+	if s.PeerQueueBytes > 0 {
+		fmt.Fprintf(&b, "  peer send queues bounded at %d bytes\n", s.PeerQueueBytes)
 	}
 	if s.ReapIntervalMs > 0 {
 		fmt.Fprintf(&b, "  reaping: empty containers and expired TTL nodes every %dms\n", s.ReapIntervalMs)

@@ -25,6 +25,11 @@
 // anything from that peer's next connection; a close the Peer asked for
 // (PeerClose, or the new connection a FOLLOWERINFO opens) is not reported.
 //
+// The rules of these links that other members can observe — which
+// election connection survives, the send slot, redials and their backoff,
+// a learner's dial window, the bound on a peer's queue — are package
+// zab/peerlink's, which the simulator's network follows too.
+//
 // A learner's connection that reaches a member which is still looking is
 // held until that member leads (ZooKeeper would refuse it until its leader
 // listens, and the learner would retry a second later); a member that

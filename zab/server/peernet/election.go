@@ -13,39 +13,19 @@ import (
 
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
-)
-
-// Backoff between attempts to reach a peer's election port, and how long a
-// smaller id waits for the larger one to dial back before it asks again.
-const (
-	minElectionBackoff = 20 * time.Millisecond
-	maxElectionBackoff = time.Second
-	callBackWait       = 250 * time.Millisecond
+	"github.com/zabd/zabd/zab/peerlink"
 )
 
 // electionPeer is the election link with one other member: at most one
-// connection, dialled by the larger id, carrying notifications both ways.
+// connection, dialled by the larger id, carrying notifications both ways,
+// as peerlink.Election rules it.
 type electionPeer struct {
 	n    *Net
 	peer Member
 	wake chan struct{} // capacity 1: something to do
 
-	mu sync.Mutex
-	// pending is the newest notification frame not yet written; a newer one
-	// replaces it (ZooKeeper's send queue of capacity one).
-	pending []byte
-	// last is the last frame written: sent again on a new connection, as
-	// ZooKeeper's SendWorker does, in case the old one lost it.
-	last []byte
-	conn net.Conn
-	// callBack: a smaller id dialled us, so it wants a connection from us
-	// even if we have nothing to send yet.
-	callBack bool
-	// configWarned: the peer's server list was reported differing once.
-	configWarned bool
-	// heardOn is the connection a notification last arrived on: a link
-	// known to work (see drop).
-	heardOn net.Conn
+	mu   sync.Mutex
+	link *peerlink.Election[net.Conn, []byte] // frames of notifications
 }
 
 // electionPeer returns the link with id, starting its sender on first use.
@@ -54,7 +34,8 @@ func (n *Net) electionPeer(id int64) *electionPeer {
 	defer n.mu.Unlock()
 	p := n.elections[id]
 	if p == nil {
-		p = &electionPeer{n: n, peer: n.members[id], wake: make(chan struct{}, 1)}
+		p = &electionPeer{n: n, peer: n.members[id], wake: make(chan struct{}, 1),
+			link: peerlink.NewElection[net.Conn, []byte](n.cfg.Self, id)}
 		n.elections[id] = p
 		n.wg.Add(1)
 		go func() { defer n.wg.Done(); p.run() }()
@@ -80,7 +61,7 @@ func (n *Net) SendVotes(votes []zab.Vote) {
 		frame := wire.AppendFrame(nil, &v.Notification)
 		p := n.electionPeer(v.To)
 		p.mu.Lock()
-		p.pending = frame
+		p.link.Send(frame)
 		p.mu.Unlock()
 		p.signal()
 	}
@@ -90,7 +71,6 @@ func (n *Net) SendVotes(votes []zab.Vote) {
 // send (or a smaller id asked to be called back) and writes the pending
 // notification.
 func (p *electionPeer) run() {
-	backoff := minElectionBackoff
 	for {
 		select {
 		case <-p.wake:
@@ -99,25 +79,22 @@ func (p *electionPeer) run() {
 		}
 		for {
 			p.mu.Lock()
-			conn, frame, want := p.conn, p.pending, p.pending != nil || p.callBack
-			if conn != nil && frame != nil {
-				// Taken for this connection; last is set before the
-				// write, so that a connection installed meanwhile
-				// sends it again.
-				p.pending, p.last = nil, frame
-			}
+			step, frame, conn := p.link.Next()
 			p.mu.Unlock()
-			if !want {
+			if step == peerlink.Idle {
 				break
 			}
-			if conn == nil {
-				wait := callBackWait
+			if step == peerlink.Dial {
+				var wait time.Duration
 				switch p.connect() {
 				case connected:
-					backoff = minElectionBackoff
 					continue
 				case unreachable:
-					wait, backoff = backoff, min(2*backoff, maxElectionBackoff)
+					p.mu.Lock()
+					wait = p.link.DialFailed()
+					p.mu.Unlock()
+				case askedBack:
+					wait = peerlink.CallBackWait
 				}
 				// A smaller id waits for the call back (the wake comes
 				// with it); a failed dial waits longer each time.
@@ -126,15 +103,10 @@ func (p *electionPeer) run() {
 				}
 				continue
 			}
-			if frame == nil {
-				break
-			}
 			conn.SetWriteDeadline(time.Now().Add(p.n.cfg.WriteTimeout))
 			if _, err := conn.Write(frame); err != nil {
 				p.mu.Lock()
-				if p.pending == nil {
-					p.pending = frame // not sent: send it on the next connection
-				}
+				p.link.Unsent(frame) // sent on the next connection
 				p.mu.Unlock()
 				p.drop(conn, fmt.Errorf("write: %w", err))
 			}
@@ -174,7 +146,7 @@ func (p *electionPeer) connect() dialOutcome {
 		n.untrack(nc)
 		return unreachable
 	}
-	if n.cfg.Self < p.peer.ID {
+	if !p.link.DialSurvives() {
 		// The larger id's connection is the one that survives: it will
 		// dial us when it reads this.
 		n.untrack(nc)
@@ -188,13 +160,9 @@ func (p *electionPeer) connect() dialOutcome {
 // reading it from br (which holds whatever followed the handshake).
 func (p *electionPeer) install(nc net.Conn, br *bufio.Reader) {
 	p.mu.Lock()
-	old := p.conn
-	p.conn, p.callBack = nc, false
-	if p.pending == nil && p.last != nil {
-		p.pending = p.last
-	}
+	old, replaced := p.link.Installed(nc)
 	p.mu.Unlock()
-	if old != nil {
+	if replaced {
 		p.n.untrack(old)
 	}
 	p.n.log.Info("election: connected", "server", p.peer.ID, "remote", nc.RemoteAddr().String())
@@ -203,27 +171,11 @@ func (p *electionPeer) install(nc net.Conn, br *bufio.Reader) {
 	p.signal()
 }
 
-// drop closes nc, if it is still the link's connection. When a link that
-// worked ends because the peer closed it (its process may have died), the
-// last notification is sent again on a new connection, at once, in case the
-// old one lost it: the dial that takes it tells whether the peer's process
-// is gone (a refused dial, reported to the Peer as PeerUnreachable, ends the
-// election's wait for that peer). A link that never carried a notification,
-// or one dropped for a protocol error, is not redialled until there is
-// something new to send, so a peer that keeps refusing our notifications
-// cannot make us redial in a loop.
+// drop closes nc and settles the link as peerlink.Election.Dropped says
+// (the last notification may go again on a new connection).
 func (p *electionPeer) drop(nc net.Conn, err error) {
 	p.mu.Lock()
-	current := p.conn == nc
-	if current {
-		p.conn = nil
-		if p.heardOn == nc && p.pending == nil && p.last != nil && peerClosed(err) {
-			p.pending = p.last
-		}
-	}
-	if p.heardOn == nc {
-		p.heardOn = nil
-	}
+	current := p.link.Dropped(nc, peerClosed(err))
 	p.mu.Unlock()
 	p.n.untrack(nc)
 	if !current || p.n.ctx.Err() != nil {
@@ -256,7 +208,7 @@ func (p *electionPeer) read(nc net.Conn, br *bufio.Reader) {
 			return
 		}
 		p.mu.Lock()
-		p.heardOn = nc
+		p.link.Heard(nc)
 		p.mu.Unlock()
 		if !p.n.push(zab.PeerVote{From: p.peer.ID, Notification: note}) {
 			return
@@ -323,10 +275,9 @@ func (n *Net) acceptElection(nc net.Conn) {
 	if m.ID < n.cfg.Self {
 		n.untrack(nc)
 		p.mu.Lock()
-		old := p.conn
-		p.conn, p.callBack = nil, true
+		old, had := p.link.CallBackAsked()
 		p.mu.Unlock()
-		if old != nil {
+		if had {
 			// The peer believes it has no connection: ours is stale.
 			n.untrack(old)
 		}

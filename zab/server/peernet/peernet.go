@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/peerlink"
 )
 
 // Member is one server of the ensemble, as the configuration lists it.
@@ -24,7 +25,7 @@ type Member struct {
 // Defaults of Config's timing and limits.
 const (
 	// DefaultDialTimeout is ZooKeeper's cnxTO (zookeeper.cnxTimeout).
-	DefaultDialTimeout = 5 * time.Second
+	DefaultDialTimeout = peerlink.DefaultDialTimeout
 	// DefaultWriteTimeout bounds one write to a peer that does not read.
 	DefaultWriteTimeout = 10 * time.Second
 	// DefaultHandshakeTimeout bounds the wait for an accepted connection's
@@ -32,11 +33,10 @@ const (
 	DefaultHandshakeTimeout = 5 * time.Second
 	// DefaultLeaderDialWindow is how long a learner keeps dialling its
 	// leader before it reports the connection lost.
-	DefaultLeaderDialWindow = 2 * time.Second
+	DefaultLeaderDialWindow = peerlink.DefaultLeaderDialWindow
 	// DefaultMaxQueuedBytes bounds what waits to be sent to one peer on
-	// the quorum port; a peer that falls further behind loses its
-	// connection (and synchronizes again), rather than hold our memory.
-	DefaultMaxQueuedBytes = 256 << 20
+	// the quorum port (peerlink.Backlog).
+	DefaultMaxQueuedBytes = peerlink.DefaultMaxQueuedBytes
 	// DefaultEventBuffer is the capacity of the Events channel.
 	DefaultEventBuffer = 1024
 )
@@ -95,6 +95,7 @@ type Net struct {
 	quorumLn, electionLn net.Listener
 	events               chan zab.Event
 	ctx                  context.Context // cancelled by Close
+	started              time.Time       // the origin of now
 	cancel               context.CancelFunc
 	wg                   sync.WaitGroup
 
@@ -109,7 +110,7 @@ type Net struct {
 // election ports (or takes the listeners given); Start serves them.
 func New(cfg Config) (*Net, error) {
 	cfg.fillDefaults()
-	n := &Net{cfg: cfg, log: cfg.Log, members: map[int64]Member{}, events: make(chan zab.Event, cfg.EventBuffer),
+	n := &Net{cfg: cfg, log: cfg.Log, started: time.Now(), members: map[int64]Member{}, events: make(chan zab.Event, cfg.EventBuffer),
 		conns:     map[net.Conn]struct{}{},
 		elections: map[int64]*electionPeer{}, quorums: map[int64]*quorumPeer{}}
 	for _, m := range cfg.Members {
@@ -277,6 +278,9 @@ func (n *Net) allIDs() []int64 {
 }
 
 // sleep waits d, or less if wake fires; false once the Net is closing.
+// now is the time since the Net was made, the clock peerlink's rules take.
+func (n *Net) now() time.Duration { return time.Since(n.started) }
+
 func (n *Net) sleep(d time.Duration, wake <-chan struct{}) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()

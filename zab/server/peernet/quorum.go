@@ -11,12 +11,7 @@ import (
 
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
-)
-
-// Backoff between a learner's attempts to reach its leader.
-const (
-	minLeaderBackoff = 10 * time.Millisecond
-	maxLeaderBackoff = 200 * time.Millisecond
+	"github.com/zabd/zabd/zab/peerlink"
 )
 
 // errQueueFull is why a peer that fell too far behind loses its connection.
@@ -35,10 +30,10 @@ type quorumPeer struct {
 	// carries. Lock order: deliver, then mu.
 	deliver sync.Mutex
 
-	mu     sync.Mutex
-	queue  []zab.PeerMessage
-	queued int // bytes in queue
-	conn   *quorumConn
+	mu      sync.Mutex
+	queue   []zab.PeerMessage
+	backlog peerlink.Backlog // counts queue
+	conn    *quorumConn
 }
 
 // quorumConn is one connection of a quorum link.
@@ -75,11 +70,9 @@ func (p *quorumPeer) signal() {
 	}
 }
 
-func messageSize(m *zab.PeerMessage) int { return 32 + len(m.Packet.Data) + len(m.Snapshot) }
-
 // SendPeer queues the Peer's quorum messages, in order per peer; it never
 // blocks. A peer whose queue would pass MaxQueuedBytes loses its
-// connection and what was queued. A SNAP's stream goes as its pieces come
+// connection and what was queued (peerlink.Backlog). A SNAP's stream goes as its pieces come
 // (zab.PeerSnapshotPart), written after their SNAP as the bytes that
 // follow it.
 func (n *Net) SendPeer(msgs []zab.PeerMessage) {
@@ -90,13 +83,11 @@ func (n *Net) SendPeer(msgs []zab.PeerMessage) {
 			continue
 		}
 		p := n.quorumPeer(m.To)
-		size := messageSize(&m)
 		p.mu.Lock()
-		// The pieces of a SNAP's stream count as one message, which may
-		// exceed the bound alone, as a SNAP sent whole did.
-		if p.queued+size > n.cfg.MaxQueuedBytes && len(p.queue) > 0 && m.Kind != zab.PeerSnapshotPart {
+		if p.backlog.Overflows(&m, n.cfg.MaxQueuedBytes) {
 			clear(p.queue)
-			p.queue, p.queued = p.queue[:0], 0
+			p.queue = p.queue[:0]
+			p.backlog.Reset()
 			if c := p.conn; c != nil && c.why == nil {
 				// Its reader or writer reports the loss; closing
 				// also ends a write the peer does not read.
@@ -105,7 +96,7 @@ func (n *Net) SendPeer(msgs []zab.PeerMessage) {
 			}
 		}
 		p.queue = append(p.queue, m)
-		p.queued += size
+		p.backlog.Add(&m)
 		p.mu.Unlock()
 		p.signal()
 	}
@@ -135,7 +126,7 @@ func (p *quorumPeer) sendNext() bool {
 	m := p.queue[0]
 	p.queue[0] = zab.PeerMessage{}
 	p.queue = p.queue[1:]
-	p.queued -= messageSize(&m)
+	p.backlog.Remove(&m)
 	c := p.conn
 	more := len(p.queue) > 0
 	p.mu.Unlock()
@@ -186,13 +177,12 @@ func (p *quorumPeer) write(c *quorumConn, m *zab.PeerMessage, more bool) error {
 }
 
 // dialLeader opens a connection to the peer's quorum port, trying again
-// for LeaderDialWindow; it returns nil, after reporting the loss, if the
+// as peerlink.LeaderDial says; it returns nil, after reporting the loss, if the
 // leader cannot be reached, or nil at once if the Peer has given up on it
 // meanwhile (a PeerClose is queued).
 func (p *quorumPeer) dialLeader() *quorumConn {
 	n := p.n
-	deadline := time.Now().Add(n.cfg.LeaderDialWindow)
-	backoff := minLeaderBackoff
+	attempts := peerlink.StartLeaderDial(n.now(), n.cfg.LeaderDialWindow)
 	for {
 		nc, err := n.dial(p.peer.QuorumAddr)
 		if err == nil {
@@ -206,17 +196,17 @@ func (p *quorumPeer) dialLeader() *quorumConn {
 		if n.ctx.Err() != nil || p.closeQueued() {
 			return nil
 		}
-		if time.Now().After(deadline) {
+		wait, again := attempts.Failed(n.now())
+		if !again {
 			n.log.Warn("quorum: cannot reach leader", "server", p.peer.ID, "addr", p.peer.QuorumAddr, "err", err)
 			p.deliver.Lock()
 			n.push(zab.PeerDisconnected{Peer: p.peer.ID})
 			p.deliver.Unlock()
 			return nil
 		}
-		if !n.sleep(backoff, nil) {
+		if !n.sleep(wait, nil) {
 			return nil
 		}
-		backoff = min(2*backoff, maxLeaderBackoff)
 	}
 }
 
