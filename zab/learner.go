@@ -182,7 +182,12 @@ func (p *Peer) learnerLeaderInfo(qp *wire.QuorumPacket) {
 	case epoch == p.acceptedEpoch:
 		ack.CurrentEpoch = -1
 	default:
-		p.leaveEpoch(qp, "its epoch is below our acceptedEpoch")
+		// Not a fault of the leader's: it fixed its epoch from a quorum
+		// before this member promised a later one to another leader.
+		// The promise stands; the member looks again, as ZooKeeper's
+		// learner does.
+		p.warn("%s: leaving leader %d after %s %s in phase %s: its epoch is below our acceptedEpoch", p.role, l.leader, qp.Type, zxidHex(qp.Zxid), p.phase())
+		p.becomeLooking()
 		return
 	}
 	l.newEpoch, l.stage = epoch, learnerEpochAccepted
