@@ -43,11 +43,20 @@ func (p *Peer) holdLearner(e PeerPacket) bool {
 }
 
 // admitHeld hands the held learners to the leader this member has become,
-// in the order they arrived.
+// in the order they arrived. A learner admitted may end the lead at once
+// (it accepted an epoch above the one its predecessors let this member
+// propose): the member looks again, closing its learners' connections,
+// and those not yet admitted are closed with them, as a leader that steps
+// down drops the connections it had not yet accepted.
 func (p *Peer) admitHeld() {
 	held := p.held
 	p.held = nil
 	for i := range held {
+		if p.role != RoleLeading {
+			p.held = held[i:]
+			p.refuseHeld(true, "the lead ended as it began")
+			return
+		}
 		e := held[i].packet
 		p.stepLeader(e.From, &e.Packet, e.Snapshot)
 	}
