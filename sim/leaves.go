@@ -94,7 +94,7 @@ func (s *server) RunDisk(j *member.DiskJob) {
 			s.stopOnIOError("a disk job", err)
 			return
 		}
-		s.drain()
+		s.loopBack()
 	})
 }
 
@@ -143,7 +143,7 @@ func (ss *simSnapshot) End() {
 			j.Write(bytes.NewReader(ss.tree))
 		}
 		s.m.SnapshotDone(s.now(), j)
-		s.drain()
+		s.loopBack()
 	})
 }
 

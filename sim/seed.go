@@ -24,7 +24,19 @@ func ScheduleForSeed(seed int64) *faults.Schedule {
 	}
 	addIntruders(s, streams.Stream("intruders"))
 	boundPeerQueues(s, streams.Stream("peer-queue"))
+	slowLoops(s, streams.Stream("loop-delay"))
 	return s
+}
+
+// slowLoops gives one seed in two event loops that come back for the
+// Peer's Ready a while after an event (Schedule.LoopDelayUs), log-uniform
+// from 10 µs to 1 ms, so that Readies carry the effects of several events
+// as zabd's do (a TRUNC and the proposals after it, a quorum's ACKs).
+func slowLoops(s *faults.Schedule, r *rand.Rand) {
+	if r.IntN(2) != 0 {
+		return
+	}
+	s.LoopDelayUs = int64(10 * math.Pow(100, r.Float64()))
 }
 
 // boundPeerQueues gives one ensemble seed in four a small bound on what

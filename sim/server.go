@@ -49,6 +49,9 @@ type server struct {
 
 	up  bool
 	gen int
+	// drainPending: a Ready is due once the event loop comes back
+	// (Schedule.LoopDelayUs); events stepped before then share it.
+	drainPending bool
 	// m is the running member (zab/member: the executor zabd runs);
 	// peer and store are its Peer and storage.
 	m     *member.Member
@@ -382,6 +385,7 @@ func (s *server) stop(why string, torn, flush bool) {
 	}
 	s.up = false
 	s.gen++
+	s.drainPending = false
 	if s.m != nil {
 		s.m.Stop()
 	}
@@ -549,7 +553,29 @@ func (s *server) recordsEnd(name string) (int64, error) {
 // step feeds the Peer one event and carries out what it asks.
 func (s *server) step(ev zab.Event) {
 	s.peer.Step(s.now(), ev)
-	s.drain()
+	s.loopBack()
+}
+
+// loopBack carries out the Peer's Ready once the event loop comes back for
+// it: at once, or a while after the first event that waits for it
+// (Schedule.LoopDelayUs), so that the events stepped meanwhile share it.
+func (s *server) loopBack() {
+	delay := time.Duration(s.w.sched.LoopDelayUs) * time.Microsecond
+	if delay == 0 {
+		s.drain()
+		return
+	}
+	if s.drainPending {
+		return
+	}
+	s.drainPending = true
+	gen := s.gen
+	s.w.q.After(delay, func() {
+		if s.gen == gen {
+			s.drainPending = false
+			s.drain()
+		}
+	})
 }
 
 // drain carries out the Peer's effects (member.Member.Flush, by the Ready

@@ -306,11 +306,13 @@ func (w *world) converged() bool {
 	return true
 }
 
-// mayDamage reports whether s's log may be damaged: Zab restores a damaged
-// log from the others only while the others hold every committed txn
-// durably on a quorum of voters, and the voters whose logs are intact are
-// a quorum (a standalone server refuses to start instead, which is always
-// allowed). A damaged member counts as failed until it is synchronized.
+// mayDamage reports whether s's log may be damaged: while the voters whose
+// logs are intact are a quorum (a standalone server refuses to start
+// instead, which is always allowed). However few of the others hold a
+// committed txn, nothing committed is lost: a damaged member abstains from
+// elections until a leader has synchronized it, so every quorum that
+// elects meets each txn's commit quorum in an intact member that holds the
+// txn, and the most recent history among the quorum wins.
 func (w *world) mayDamage(s *server) bool {
 	if w.ensemble == nil {
 		return true
@@ -321,8 +323,7 @@ func (w *world) mayDamage(s *server) bool {
 			intact = append(intact, o.sid)
 		}
 	}
-	end := w.inv.committedEnd()
-	return w.quorum.ContainsQuorum(intact) && (end == 0 || w.inv.c.DurableOnQuorum(end, s.sid))
+	return w.quorum.ContainsQuorum(intact)
 }
 
 // leader is the index of the server that leads an established epoch (the

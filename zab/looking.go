@@ -2,6 +2,7 @@ package zab
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/zabd/zabd/election"
@@ -177,6 +178,14 @@ func (p *Peer) stepPeerPacket(e PeerPacket) {
 
 // stepPeerGone: a quorum connection broke.
 func (p *Peer) stepPeerGone(e PeerDisconnected) {
+	// What this Peer queued for that peer since the last Ready was meant
+	// for the connection that is gone, and goes with it: a connection is
+	// reported gone before anything from the peer's next one, so nothing
+	// queued yet answers a packet of the next one. A shell that steps
+	// several events before it takes a Ready (zabd's loop) would otherwise
+	// carry it onto that next connection — a LEADERINFO meant for the old
+	// connection, say, arriving second on the new one.
+	p.out.PeerMessages = slices.DeleteFunc(p.out.PeerMessages, func(m PeerMessage) bool { return m.To == e.Peer })
 	switch {
 	case p.lead != nil && !p.standalone():
 		p.leaderPeerGone(e.Peer)

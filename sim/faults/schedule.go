@@ -172,6 +172,11 @@ type Schedule struct {
 	// dropped (peerlink.Backlog); 0 is zabd's default, 256 MiB, which the
 	// simulator's small trees never reach.
 	PeerQueueBytes int `json:"peer_queue_bytes,omitempty"`
+	// LoopDelayUs is how long a member's event loop takes, after an event,
+	// to come back for the Peer's Ready: the events that arrive meanwhile
+	// are stepped into the same Ready, as zabd's loop steps every event
+	// waiting (up to 256) before it takes one. 0: a Ready after each event.
+	LoopDelayUs int64 `json:"loop_delay_us,omitempty"`
 	// ReapIntervalMs is zab.Config.ContainerCheckInterval: how often the
 	// servers delete empty containers and expired TTL nodes by themselves,
 	// and the history checkers allow those deletions; 0 turns reaping off
@@ -206,6 +211,8 @@ func (s *Schedule) Validate() error {
 		return fmt.Errorf("schedule: snapshot_step_nodes = %d is negative", s.SnapshotStepNodes)
 	case s.PeerQueueBytes < 0:
 		return fmt.Errorf("schedule: peer_queue_bytes = %d is negative", s.PeerQueueBytes)
+	case s.LoopDelayUs < 0:
+		return fmt.Errorf("schedule: loop_delay_us = %d is negative", s.LoopDelayUs)
 	case s.ReapIntervalMs < 0:
 		return fmt.Errorf("schedule: reap_interval_ms = %d is negative", s.ReapIntervalMs)
 	case s.TickMs <= 0:
@@ -301,6 +308,9 @@ func (s *Schedule) String() string {
 	}
 	if s.SnapshotStepNodes > 0 {
 		fmt.Fprintf(&b, "  fuzzy snapshots: %d znodes per step\n", s.SnapshotStepNodes)
+	}
+	if s.LoopDelayUs > 0 {
+		fmt.Fprintf(&b, "  event loops: a Ready %dµs after the first event that waits for one\n", s.LoopDelayUs)
 	}
 	if s.PeerQueueBytes > 0 {
 		fmt.Fprintf(&b, "  peer send queues bounded at %d bytes\n", s.PeerQueueBytes)

@@ -291,6 +291,7 @@ type Checker struct {
 	// obs and peer are scratch observations; holders, scratch ids.
 	obs, peer Member
 	holders   []int64
+	lacking   []int64
 }
 
 type delivery struct {
@@ -537,7 +538,7 @@ func (c *Checker) Stepped(id int64) *Violation {
 // disk), or a crash pattern that leaves a quorum's disks intact could lose
 // what the client was told of.
 func (c *Checker) Replied(id, zxid int64) *Violation {
-	if zxid <= 0 || c.DurableOnQuorum(zxid, 0) {
+	if zxid <= 0 || c.DurableOnQuorum(zxid) {
 		return nil
 	}
 	return violation(QuorumDurability, []int64{id}, []int64{zxid}, "server %d answers a client with zxid %s, which is not durable on a quorum (%s)", id, hex(zxid), c.durableReport(zxid))
@@ -676,7 +677,7 @@ func (c *Checker) deliver(id int64, ms *memberState, zxid int64) *Violation {
 	case e < c.primaryEpoch:
 		return violation(PrimaryIntegrity, []int64{id}, []int64{zxid}, "server %d delivers %s of epoch %d for the first time after the leader of epoch %d began broadcasting", id, hex(zxid), e, c.primaryEpoch)
 	}
-	if !c.DurableOnQuorum(zxid, 0) {
+	if !c.DurableOnQuorum(zxid) {
 		return violation(QuorumDurability, []int64{id}, []int64{zxid}, "server %d delivers %s for the first time while it is not durable on a quorum (%s)", id, hex(zxid), c.durableReport(zxid))
 	}
 	c.chain = append(c.chain, delivery{zxid: zxid})
@@ -982,25 +983,34 @@ func (c *Checker) Sent(id int64, pm *zab.PeerMessage) *Violation {
 }
 
 // DurableOnQuorum reports whether zxid is durable on a quorum of voters
-// other than member except (0: none); for a standalone server, on its
-// disk.
-func (c *Checker) DurableOnQuorum(zxid, except int64) bool {
-	ids := c.holders[:0] // asked for every reply: no allocation
+// (for a standalone server, on its disk). A member whose log was damaged
+// abstains from elections until a leader has synchronized it (Member.Damaged),
+// so while one is, what makes zxid safe is weaker and exact: the intact
+// voters that lack it are no quorum, so that every quorum able to elect
+// meets a voter that holds it, and the most recent history among them
+// wins. Without damage the check is the quorum of holders, unchanged.
+func (c *Checker) DurableOnQuorum(zxid int64) bool {
+	holders, lacking := c.holders[:0], c.lacking[:0] // asked for every reply: no allocation
+	damaged := false
 	for _, id := range c.voters {
-		if id == except {
-			continue
-		}
 		c.peer = Member{}
 		c.shell.Observe(id, &c.peer)
-		if c.peer.durablyHolds(zxid) {
-			ids = append(ids, id)
+		damaged = damaged || c.peer.Damaged
+		switch {
+		case c.peer.durablyHolds(zxid):
+			holders = append(holders, id)
+		case !c.peer.Damaged:
+			lacking = append(lacking, id)
 		}
 	}
-	c.holders = ids
-	if c.standalone() {
-		return len(ids) > 0
+	c.holders, c.lacking = holders, lacking
+	switch {
+	case c.standalone():
+		return len(holders) > 0
+	case damaged:
+		return !c.cfg.Quorum.ContainsQuorum(lacking)
 	}
-	return c.cfg.Quorum.ContainsQuorum(ids)
+	return c.cfg.Quorum.ContainsQuorum(holders)
 }
 
 // durableReport says which voters hold zxid durably, for a violation.

@@ -698,8 +698,16 @@ func TestDeliveredSequence(t *testing.T) {
 	require.Empty(t, f.c.Delivered(3))
 	require.Equal(t, int64(1), f.c.LeaderOf(1))
 	require.Equal(t, z(1, 2), f.c.LastDelivered())
-	require.True(t, f.c.DurableOnQuorum(z(1, 2), 0))
-	require.False(t, f.c.DurableOnQuorum(z(1, 2), 2), "without server 2 only server 1 holds it")
+	require.True(t, f.c.DurableOnQuorum(z(1, 2)))
+	require.False(t, f.c.DurableOnQuorum(z(1, 3)))
+
+	// A damaged member abstains until synchronized: a txn only one
+	// intact voter holds is safe while the intact voters that lack it
+	// are no quorum, and lost once they are.
+	f.m(2).Damaged = true
+	f.m(2).Durable, f.m(2).Log = 0, nil
+	require.True(t, f.c.DurableOnQuorum(z(1, 2)), "server 3 alone lacks it: no quorum elects without server 1")
+	require.False(t, f.c.DurableOnQuorum(z(1, 3)), "servers 1 and 3, a quorum, lack it")
 }
 
 // TestStandalone: a standalone server may reuse a zxid a crash took before
