@@ -42,6 +42,11 @@ var mutants = []mutant{
 	{
 		name: "leaderinfo-below-acceptedepoch",
 		rule: "A learner never takes a LEADERINFO below its acceptedEpoch: it promised a later leader.",
+		equivalent: "a zabd leader never sends a LEADERINFO below the acceptedEpoch a learner announced: it proposes above every acceptedEpoch " +
+			"of its gathering quorum and gives the lead up when a later FOLLOWERINFO announces more (leader-keeps-lead-below-late-accepted, " +
+			"killed), and a learner's acceptedEpoch cannot grow between its FOLLOWERINFO and the LEADERINFO on that connection, since it " +
+			"follows one leader at a time; the rule guards against ZooKeeper 3.8 leaders, which answer such a learner anyway (zab's " +
+			"crash_between_epochs.txt and bad_leaderinfo.txt inject that LEADERINFO)",
 		edits: []mutantEdit{{"zab/learner.go",
 			"\tcase epoch == p.acceptedEpoch:\n",
 			"\tcase epoch <= p.acceptedEpoch:\n"}},
@@ -70,6 +75,9 @@ var mutants = []mutant{
 	{
 		name: "leader-currentepoch-before-log-durable",
 		rule: "A leader makes the new epoch its currentEpoch only once its own log is durable (ZOOKEEPER-4643, the leader's side).",
+		equivalent: "zab/member keeps the rule too: the leader's acceptedEpoch write at its epoch proposal is a barrier, fsynced after every " +
+			"append before it (Ready rule 6), and its LEADERINFOs wait for that job (rule 8); a leader in discovery appends nothing, so " +
+			"by the time a quorum's ACKEPOCHs arrive its log is durable and the patched test is always true",
 		edits: []mutantEdit{{"zab/leader.go",
 			"\tif l.stage != leaderEpochProposed || !p.quorum.epochAcked() || p.durableZxid() < p.lastProposed {\n",
 			"\tif l.stage != leaderEpochProposed || !p.quorum.epochAcked() {\n"}},
@@ -402,6 +410,12 @@ var mutants = []mutant{
 	{
 		name: "member-no-fsync-before-barrier",
 		rule: "Rule 6: a job fsyncs the appends before any other operation, so the stream is durable in its order (the patch fsyncs only at the job's end).",
+		equivalent: "the job still fsyncs at its end, before any of its Ready's sends (rule 8), and every operation that is not an append is " +
+			"durable by itself (storage's Truncate, SetAcceptedEpoch, SetCurrentEpoch, ClearDamage); of those, only currentEpoch and " +
+			"ClearDamage vouch for earlier appends, and no undurable append precedes them in the stream: a learner writes currentEpoch " +
+			"only once LogDurable covers its synchronized history (killed as currentepoch-before-synced-durable), a leader appends " +
+			"nothing between its acceptedEpoch barrier, whose job ends with an fsync before its LEADERINFOs leave, and its " +
+			"currentEpoch, and ClearDamage comes at UPTODATE, after the NEWLEADER ACK's durable wait",
 		edits: []mutantEdit{{"zab/member/disk.go",
 			"\t\tif op.kind != opAppend {\n\t\t\tif j.err = j.sync(); j.err != nil {\n",
 			"\t\tif op.kind == opInstall {\n\t\t\tif j.err = j.sync(); j.err != nil {\n"}},

@@ -126,7 +126,8 @@ const (
 	// AckDurable: a member acknowledges only what its disk holds. It sends
 	// ACKEPOCH for the epoch its acceptedEpoch file holds, so for no epoch
 	// below the one it accepted; its NEWLEADER ACK once its currentEpoch
-	// file holds the new epoch; an ACK of a proposal once its log holds the
+	// file holds the new epoch and the snapshot of a SNAP it took is
+	// installed (the ACK vouches for the history that snapshot holds); an ACK of a proposal once its log holds the
 	// txn durably (the paper's §IV: a follower acknowledges only what is on
 	// stable storage; Zab.tla FollowerProcessNEWEPOCH, FollowerProcessNEWLEADER).
 	AckDurable = "AckDurable"
@@ -945,6 +946,9 @@ func (c *Checker) Sent(id int64, pm *zab.PeerMessage) *Violation {
 		if counterOf(qp.Zxid) == 0 {
 			if e := epochOf(qp.Zxid); m.DiskCurrent != e {
 				return violation(AckDurable, []int64{id, pm.To}, []int64{qp.Zxid}, "server %d acknowledges NEWLEADER of epoch %d to server %d while its disk's currentEpoch is %d", id, e, pm.To, m.DiskCurrent)
+			}
+			if m.Installing {
+				return violation(AckDurable, []int64{id, pm.To}, []int64{qp.Zxid}, "server %d acknowledges NEWLEADER of epoch %d to server %d before the snapshot of the SNAP it took is installed on its disk", id, epochOf(qp.Zxid), pm.To)
 			}
 		} else if !m.durablyHolds(qp.Zxid) {
 			return violation(AckDurable, []int64{id, pm.To}, []int64{qp.Zxid}, "server %d acknowledges proposal %s to server %d, which its disk does not hold durably (log %s durable to %s, snapshot at %s)",
