@@ -293,6 +293,7 @@ func (s *server) EpochsWritten(e zab.EpochWrite, role zab.Role) bool {
 
 // DamageCleared: the damage a start cut is forgotten on disk.
 func (s *server) DamageCleared() {
+	s.damageOnDisk = false
 	s.w.tr.logf("server %d: the log damage is repaired: forgotten on disk", s.sid)
 }
 

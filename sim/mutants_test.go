@@ -467,4 +467,32 @@ var mutants = []mutant{
 			"\tif err := m.Store.CoverEpoch(last); err != nil {\n",
 			"\tif err := error(nil); err != nil {\n"}},
 	},
+	{
+		name: "member-truncate-skipped",
+		rule: "Rule 2: a truncation cuts the log on disk (the patch reports it done and leaves the log as it was).",
+		edits: []mutantEdit{{"zab/member/disk.go",
+			"\t\t\tif err := m.Log.Truncate(op.zxid); err != nil {\n",
+			"\t\t\tif err := error(nil); err != nil {\n"}},
+	},
+	{
+		name: "member-damage-not-forgotten",
+		rule: "Rule 4: DamageRepaired forgets the damage on disk (the patch leaves it recorded, so every restart abstains again).",
+		edits: []mutantEdit{{"zab/member/disk.go",
+			"\t\t\tif err := m.Store.ClearDamage(); err != nil {\n",
+			"\t\t\tif err := error(nil); err != nil {\n"}},
+	},
+	{
+		name: "member-failed-job-ignored",
+		rule: "Rule 10: a failed disk job is fatal to the process (the patch goes on as if it had succeeded).",
+		edits: []mutantEdit{{"zab/member/disk.go",
+			"\tm.running = nil\n\tif j.err != nil {\n\t\treturn j.err\n\t}\n",
+			"\tm.running = nil\n"}},
+	},
+	{
+		name: "member-late-wakeup",
+		rule: "Rule 11: the shell steps a Tick by the time the Peer asked for (the patch asks a second later).",
+		edits: []mutantEdit{{"zab/member/ready.go",
+			"\twakeup := rd.Wakeup\n",
+			"\twakeup := rd.Wakeup + time.Second\n"}},
+	},
 }

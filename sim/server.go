@@ -76,6 +76,10 @@ type server struct {
 	witnessed zxidMap[loggedTxn]
 	snapBase  int64 // the zxid of the newest snapshot written or started from
 	damaged   bool  // started with Restored.LogDamaged, not yet synchronized
+	// damageOnDisk: the member's disk records a damage cut (a damaged
+	// start wrote it) that no DamageRepaired has forgotten since: what
+	// its next start must find (Restored.LogDamaged).
+	damageOnDisk bool
 	// fuzzyUntil: the tree was loaded from a fuzzy snapshot that holds
 	// some of the txns up to this zxid. An ensemble member applies its
 	// logged txns only once a leader has synchronized it, so until its
@@ -164,6 +168,7 @@ func (s *server) start() {
 			return
 		}
 		s.cutting, s.corrupted = "", nil // the quarantine made the cut permanent
+		s.damageOnDisk = true
 		w.stats.DamagedStarts++
 	}
 	if err != nil {
@@ -182,6 +187,11 @@ func (s *server) start() {
 		return
 	}
 	rec, peer := st.Recovery, m.Peer
+	if (st.Restored.LogDamaged != nil) != s.damageOnDisk {
+		w.fail(KindRecovery, "server %d: starts with its log damage recorded %v, but its disk was left with it recorded %v (a damaged start records it, DamageRepaired forgets it)",
+			s.sid, st.Restored.LogDamaged != nil, s.damageOnDisk)
+		return
+	}
 	if st.Initialized != "" && w.tr.on() {
 		w.tr.logf("server %d: first start: wrote %s, the empty tree", s.sid, st.Initialized)
 	}
