@@ -212,6 +212,17 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		require.Equal(t, 1, r.Stats.DamagedStarts)
 		require.Equal(t, 2, r.Stats.Epochs)
 	},
+	"ack-on-a-closed-connection": func(t *testing.T, r *Result) {
+		// Hunt seed 54641: a follower with a slow fsync gives up on its
+		// synchronization while its NEWLEADER ACK waits behind its epoch
+		// write; as the ACK leaves, the leader, not having heard from it,
+		// closes its connection, and steps the ACK in the same batch
+		// (loop_delay_us) before that close is carried out. The leader took
+		// the ACK for a protocol fault of the learner's; it came on the
+		// connection the leader had just closed, and is ignored.
+		require.Positive(t, r.Schedule.LoopDelayUs)
+		require.Positive(t, r.Stats.Crashes)
+	},
 	"write-meets-its-expiry": func(t *testing.T, r *Result) {
 		// Clients pause for about their session timeout while the event
 		// loops batch (loop_delay_us), so writes of a session reach the

@@ -12,11 +12,12 @@ import (
 
 // TestSeedChoicesOnTheirOwnStreams checks what ScheduleForSeed adds to the
 // generator's schedule: a seed whose run takes snapshots draws a small
-// fuzzy-snapshot step, some seeds draw intruders, and neither shifts any
-// other choice of the schedule as the "schedule" stream alone makes it;
-// the schedule's JSON carries both, so that -schedule replays them.
+// fuzzy-snapshot step, some seeds draw intruders, a bound on peer queues or
+// batching event loops, and none of these shifts any other choice of the
+// schedule as the "schedule" stream alone makes it; the schedule's JSON
+// carries them all, so that -schedule replays them.
 func TestSeedChoicesOnTheirOwnStreams(t *testing.T) {
-	withSnapshots, withIntruders := 0, 0
+	withSnapshots, withIntruders, withLoops := 0, 0, 0
 	for seed := int64(1); seed <= 60; seed++ {
 		s := ScheduleForSeed(seed)
 		back, err := faults.Parse(s.MarshalIndented())
@@ -40,6 +41,19 @@ func TestSeedChoicesOnTheirOwnStreams(t *testing.T) {
 			require.Contains(t, s.String(), "fuzzy snapshots:", "seed %d: the header prints the step", seed)
 			plain.SnapshotStepNodes = s.SnapshotStepNodes
 		}
+		if s.PeerQueueBytes != 0 {
+			require.True(t, s.Ensemble, "seed %d: only ensembles bound their peer queues", seed)
+			require.GreaterOrEqual(t, s.PeerQueueBytes, 4096, "seed %d", seed)
+			require.LessOrEqual(t, s.PeerQueueBytes, 256<<10, "seed %d", seed)
+			plain.PeerQueueBytes = s.PeerQueueBytes
+		}
+		if s.LoopDelayUs != 0 {
+			withLoops++
+			require.GreaterOrEqual(t, s.LoopDelayUs, int64(10), "seed %d", seed)
+			require.LessOrEqual(t, s.LoopDelayUs, int64(1000), "seed %d", seed)
+			require.Contains(t, s.String(), "event loops:", "seed %d: the header prints the loop delay", seed)
+			plain.LoopDelayUs = s.LoopDelayUs
+		}
 		if len(plain.Faults) == 0 {
 			plain.Faults = rest.Faults // nil and empty alike
 		}
@@ -47,4 +61,5 @@ func TestSeedChoicesOnTheirOwnStreams(t *testing.T) {
 	}
 	require.Greater(t, withSnapshots, 10)
 	require.Greater(t, withIntruders, 5)
+	require.Greater(t, withLoops, 15)
 }

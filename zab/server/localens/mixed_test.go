@@ -135,25 +135,36 @@ func startMixed(t *testing.T, layout string, observers int, extra map[string]str
 	return m
 }
 
-// leadBy makes a member of kind k lead: while another kind leads, the
-// leader is killed (at rest, so the rest hold the same history and the
-// highest id among them wins the election) and restarted once another
-// leads. Layouts are chosen so that this ends within the member count.
+// leadBy makes a member of kind k lead. At rest every member holds the same
+// history, so an election elects the largest id among the members that
+// run: leadBy kills the leader and every member of the other kind whose id
+// is above the largest of kind k, which then wins, and restarts them once
+// it leads. Every layout leaves a quorum running when they are gone.
 func (m *mixedEnsemble) leadBy(k byte) int64 {
 	t := m.t
 	t.Helper()
-	for range len(m.layout) {
-		leader := waitServing(t, m.Ensemble)
-		if m.kind(leader) == k {
-			return leader
-		}
-		m.Member(leader).Stop(syscall.SIGKILL)
-		next := waitServing(t, m.Ensemble)
-		t.Logf("killed leader %d (%s) for a %s leader: server %d (%s) leads", leader, kindName(m.kind(leader)), kindName(k), next, kindName(m.kind(next)))
-		require.NoError(t, m.Restart(leader))
+	leader := waitServing(t, m.Ensemble)
+	if m.kind(leader) == k {
+		return leader
 	}
-	t.Fatalf("no %s member came to lead in %s", kindName(k), m.layout)
-	return 0
+	top := int64(strings.LastIndexByte(m.layout, k) + 1)
+	require.Positive(t, top, "no %s member in %s", kindName(k), m.layout)
+	kill := []int64{leader}
+	for id := top + 1; id <= int64(len(m.layout)); id++ {
+		if id != leader && m.kind(id) != k {
+			kill = append(kill, id)
+		}
+	}
+	for _, id := range kill {
+		m.Member(id).Stop(syscall.SIGKILL)
+	}
+	next := waitServing(t, m.Ensemble)
+	t.Logf("killed %v (leader %d, %s) for a %s leader: server %d (%s) leads", kill, leader, kindName(m.kind(leader)), kindName(k), next, kindName(m.kind(next)))
+	for _, id := range kill {
+		require.NoError(t, m.Restart(id))
+	}
+	require.Equal(t, top, next, "with the members above it down, server %d (%s) must win the election in %s", top, kindName(k), m.layout)
+	return next
 }
 
 // killLeadersUnderLoad runs the recorded workload (checked with every
