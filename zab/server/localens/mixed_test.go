@@ -137,9 +137,10 @@ func startMixed(t *testing.T, layout string, observers int, extra map[string]str
 
 // leadBy makes a member of kind k lead. At rest every member holds the same
 // history, so an election elects the largest id among the members that
-// run: leadBy kills the leader and every member of the other kind whose id
+// run: leadBy kills the leader and every voter of the other kind whose id
 // is above the largest of kind k, which then wins, and restarts them once
-// it leads. Every layout leaves a quorum running when they are gone.
+// it leads, returning when they serve under it. Every layout leaves a
+// quorum running when they are gone.
 func (m *mixedEnsemble) leadBy(k byte) int64 {
 	t := m.t
 	t.Helper()
@@ -151,7 +152,7 @@ func (m *mixedEnsemble) leadBy(k byte) int64 {
 	require.Positive(t, top, "no %s member in %s", kindName(k), m.layout)
 	kill := []int64{leader}
 	for id := top + 1; id <= int64(len(m.layout)); id++ {
-		if id != leader && m.kind(id) != k {
+		if id != leader && m.kind(id) != k && !m.Member(id).Observer {
 			kill = append(kill, id)
 		}
 	}
@@ -160,10 +161,11 @@ func (m *mixedEnsemble) leadBy(k byte) int64 {
 	}
 	next := waitServing(t, m.Ensemble)
 	t.Logf("killed %v (leader %d, %s) for a %s leader: server %d (%s) leads", kill, leader, kindName(m.kind(leader)), kindName(k), next, kindName(m.kind(next)))
+	require.Equal(t, top, next, "with the voters above it down, server %d (%s) must win the election in %s", top, kindName(k), m.layout)
 	for _, id := range kill {
 		require.NoError(t, m.Restart(id))
 	}
-	require.Equal(t, top, next, "with the members above it down, server %d (%s) must win the election in %s", top, kindName(k), m.layout)
+	require.Equal(t, next, waitServing(t, m.Ensemble), "the restarted members follow server %d", next)
 	return next
 }
 
