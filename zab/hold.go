@@ -72,7 +72,7 @@ func (p *Peer) refuseHeld(all bool, why string) {
 			continue
 		}
 		p.notice("%s: closing the held connection of server %d: %s", p.role, h.packet.From, why)
-		p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: h.packet.From, Kind: PeerClose})
+		p.closeConnection(h.packet.From)
 	}
 	clear(p.held[len(kept):])
 	p.held = kept

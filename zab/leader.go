@@ -2,7 +2,6 @@ package zab
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/zabd/zabd/datatree"
@@ -83,10 +82,6 @@ type leaderState struct {
 	nextPing   time.Duration
 
 	handlers []*learnerHandler // sorted by sid: every loop over learners has one order
-	// closed are the learners whose connection this leader closed and
-	// that have not introduced themselves on a new one (nor been reported
-	// gone) since: what else comes from them was on the closed connection.
-	closed []int64
 	// learnerSyncs are SYNC requests of learners waiting for the zxid
 	// that was the last proposed when they arrived to commit. Each came
 	// on its learner's current connection: forget and put drop a
@@ -133,19 +128,10 @@ func (p *Peer) stepLeader(from int64, qp *wire.QuorumPacket, snap []byte) {
 	}
 	switch qp.Type {
 	case wire.PacketFollowerInfo, wire.PacketObserverInfo:
-		l.closed = slices.DeleteFunc(l.closed, func(sid int64) bool { return sid == from })
 		p.leaderFollowerInfo(from, qp)
 		return
 	}
 	if h == nil {
-		if slices.Contains(l.closed, from) {
-			// It came on the connection this leader closed, in flight
-			// when the close was asked for (a shell that steps several
-			// events before a Ready hands it over): no fault of the
-			// learner's.
-			p.notice("leader: ignoring %s %s from server %d: its connection was closed", qp.Type, zxidHex(qp.Zxid), from)
-			return
-		}
 		p.refusePeer(from, qp, "it has not sent FOLLOWERINFO on this connection")
 		return
 	}
@@ -182,11 +168,8 @@ func (p *Peer) refusePeer(from int64, qp *wire.QuorumPacket, why string) {
 func (p *Peer) closePeer(sid int64) {
 	if l := p.lead; l != nil {
 		l.forget(sid)
-		if !slices.Contains(l.closed, sid) {
-			l.closed = append(l.closed, sid)
-		}
 	}
-	p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: sid, Kind: PeerClose})
+	p.closeConnection(sid)
 }
 
 // leaderFollowerInfo is discovery's first message: a learner introduces
@@ -580,7 +563,6 @@ func (p *Peer) leaderWakeup() time.Duration {
 
 // leaderPeerGone: a learner's connection broke.
 func (p *Peer) leaderPeerGone(sid int64) {
-	p.lead.closed = slices.DeleteFunc(p.lead.closed, func(id int64) bool { return id == sid })
 	if p.lead.handlerOf(sid) != nil {
 		p.notice("leader: lost the connection of server %d", sid)
 		p.lead.forget(sid)

@@ -139,7 +139,7 @@ func (p *Peer) stepLearner(from int64, qp *wire.QuorumPacket, snap []byte) {
 	l := p.learn
 	if from != l.leader {
 		p.warn("%s: ignoring %s from server %d, which is not our leader %d", p.role, qp.Type, from, l.leader)
-		p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: from, Kind: PeerClose})
+		p.closeConnection(from)
 		return
 	}
 	l.lastHeard = p.now.Mono

@@ -37,7 +37,7 @@ func (p *Peer) resetRole(role Role, leader int64) {
 	switch {
 	case p.lead != nil:
 		for _, h := range p.lead.handlers {
-			p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: h.sid, Kind: PeerClose})
+			p.closeConnection(h.sid)
 		}
 		// The txns it prepared and did not apply stay in its log as
 		// proposals, but the tree must forget their changes: a later lead
@@ -50,7 +50,7 @@ func (p *Peer) resetRole(role Role, leader int64) {
 			p.sessions.StepDown()
 		}
 	case p.learn != nil:
-		p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: p.learn.leader, Kind: PeerClose})
+		p.closeConnection(p.learn.leader)
 	}
 	if p.role != RoleLooking || p.lead != nil || p.learn != nil {
 		p.disconnectClients()
@@ -162,8 +162,35 @@ func (p *Peer) sendPeer(to int64, qp wire.QuorumPacket, snapshot []byte) {
 	p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: to, Packet: qp, Snapshot: snapshot})
 }
 
+// closeConnection closes the quorum connection with sid. Until sid opens a
+// new one, what else comes from it was on the closed connection, in flight
+// when the close was asked for: a shell that steps every waiting event
+// before it takes a Ready (zabd's loop) hands it over before the close is
+// carried out, and it is ignored, neither taken for the next connection's
+// nor for a fault of the peer's.
+func (p *Peer) closeConnection(sid int64) {
+	p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: sid, Kind: PeerClose})
+	if !slices.Contains(p.closedConns, sid) {
+		p.closedConns = append(p.closedConns, sid)
+	}
+}
+
+// opensConnection reports whether a quorum packet is the first on a new
+// connection: a learner's introduction, or a leader's LEADERINFO on the
+// connection a learner opened.
+func opensConnection(t wire.PacketType) bool {
+	return t == wire.PacketFollowerInfo || t == wire.PacketObserverInfo || t == wire.PacketLeaderInfo
+}
+
 // stepPeerPacket routes a quorum packet to the role's step function.
 func (p *Peer) stepPeerPacket(e PeerPacket) {
+	if i := slices.Index(p.closedConns, e.From); i >= 0 {
+		if !opensConnection(e.Packet.Type) {
+			p.notice("%s: ignoring %s %s from server %d: it came on the connection this member closed", p.role, e.Packet.Type, zxidHex(e.Packet.Zxid), e.From)
+			return
+		}
+		p.closedConns = slices.Delete(p.closedConns, i, i+1)
+	}
 	switch {
 	case p.lead != nil && !p.standalone():
 		p.stepLeader(e.From, &e.Packet, e.Snapshot)
@@ -172,7 +199,7 @@ func (p *Peer) stepPeerPacket(e PeerPacket) {
 	case p.holdLearner(e):
 	default:
 		p.warn("%s: ignoring %s %s from server %d: no leader or learner role", p.role, e.Packet.Type, zxidHex(e.Packet.Zxid), e.From)
-		p.out.PeerMessages = append(p.out.PeerMessages, PeerMessage{To: e.From, Kind: PeerClose})
+		p.closeConnection(e.From)
 	}
 }
 
@@ -186,6 +213,7 @@ func (p *Peer) stepPeerGone(e PeerDisconnected) {
 	// carry it onto that next connection — a LEADERINFO meant for the old
 	// connection, say, arriving second on the new one.
 	p.out.PeerMessages = slices.DeleteFunc(p.out.PeerMessages, func(m PeerMessage) bool { return m.To == e.Peer })
+	p.closedConns = slices.DeleteFunc(p.closedConns, func(sid int64) bool { return sid == e.Peer })
 	switch {
 	case p.lead != nil && !p.standalone():
 		p.leaderPeerGone(e.Peer)

@@ -147,6 +147,10 @@ type Peer struct {
 	// held are learners' first packets that arrived while this member
 	// looked (hold.go).
 	held []heldLearner
+	// closedConns are the peers whose quorum connection this member asked
+	// to close and that have not opened a new one since, nor been reported
+	// gone (closeConnection).
+	closedConns []int64
 
 	tree     *datatree.Tree
 	sessions *sessions.Tracker

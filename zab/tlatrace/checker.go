@@ -210,6 +210,12 @@ type member struct {
 	// held are the introductions (FOLLOWERINFO, OBSERVERINFO) taken while
 	// looking, by arrival, which the member takes as leader if it leads.
 	held []heldInfo
+	// closed are the peers whose connection the member closed (a Close
+	// among its sends) and that have not opened a new one since (an
+	// introduction to it, or a LEADERINFO on the connection it opened),
+	// nor been reported gone: what else comes from them was on the closed
+	// connection, and the spec's FilterNonexistentMessage discards it.
+	closed []int64
 
 	// The role: the spec's state, zabState and (for learners) the leader.
 	role      zab.Role
@@ -390,7 +396,7 @@ func (c *Checker) Started(id int64, d Disk) *Violation {
 	m.up = true
 	c.leaveRole(m)
 	m.elections, m.leaves = 0, 0
-	m.expect, m.installing, m.held = m.expect[:0], false, m.held[:0]
+	m.expect, m.installing, m.held, m.closed = m.expect[:0], false, m.held[:0], m.closed[:0]
 	m.inSnap.from, m.inSnap.zxid = 0, 0
 	first := !m.started
 	m.started = true
@@ -461,6 +467,7 @@ func (c *Checker) step(m *member, st *Step) *Violation {
 			c.removeLearner(m, st.From)
 		}
 		c.forgetHeld(m, st.From)
+		m.closed = slices.DeleteFunc(m.closed, func(id int64) bool { return id == st.From })
 	}
 	if !changed && m.role == zab.RoleLooking && st.State.Role == zab.RoleLeading {
 		// Elected in this step: it leads before anything else it does
@@ -565,6 +572,12 @@ func (c *Checker) removeLearner(m *member, j int64) {
 // what was sent, and the role's record of it. Its effects on the disk
 // (epochs, the log) are checked as they show.
 func (c *Checker) receive(m *member, from int64, p *Packet) *Violation {
+	if i := slices.Index(m.closed, from); i >= 0 {
+		if !opensConnection(p.Type) {
+			return nil // on the connection the member closed
+		}
+		m.closed = slices.Delete(m.closed, i, i+1)
+	}
 	switch p.Type {
 	case wire.PacketFollowerInfo, wire.PacketObserverInfo:
 		switch m.role {
@@ -1138,8 +1151,18 @@ func (c *Checker) samePhase(m *member, st *Step) *Violation {
 }
 
 // send checks one message of the step.
+// opensConnection reports whether a packet is the first on a new
+// connection: a learner's introduction, or a leader's LEADERINFO on the
+// connection a learner opened.
+func opensConnection(t wire.PacketType) bool {
+	return t == wire.PacketFollowerInfo || t == wire.PacketObserverInfo || t == wire.PacketLeaderInfo
+}
+
 func (c *Checker) send(m *member, s *Send) *Violation {
 	if s.Close {
+		if !slices.Contains(m.closed, s.To) {
+			m.closed = append(m.closed, s.To)
+		}
 		c.forgetHeld(m, s.To)
 		switch {
 		case m.role == zab.RoleLeading:
