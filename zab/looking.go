@@ -175,17 +175,18 @@ func (p *Peer) closeConnection(sid int64) {
 	}
 }
 
-// opensConnection reports whether a quorum packet is the first on a new
+// OpensConnection reports whether a quorum packet is the first on a new
 // connection: a learner's introduction, or a leader's LEADERINFO on the
-// connection a learner opened.
-func opensConnection(t wire.PacketType) bool {
+// connection a learner opened. Anything else from a peer whose connection
+// a member closed came on the closed one (closeConnection).
+func OpensConnection(t wire.PacketType) bool {
 	return t == wire.PacketFollowerInfo || t == wire.PacketObserverInfo || t == wire.PacketLeaderInfo
 }
 
 // stepPeerPacket routes a quorum packet to the role's step function.
 func (p *Peer) stepPeerPacket(e PeerPacket) {
 	if i := slices.Index(p.closedConns, e.From); i >= 0 {
-		if !opensConnection(e.Packet.Type) {
+		if !OpensConnection(e.Packet.Type) {
 			p.notice("%s: ignoring %s %s from server %d: it came on the connection this member closed", p.role, e.Packet.Type, zxidHex(e.Packet.Zxid), e.From)
 			return
 		}

@@ -573,7 +573,7 @@ func (c *Checker) removeLearner(m *member, j int64) {
 // (epochs, the log) are checked as they show.
 func (c *Checker) receive(m *member, from int64, p *Packet) *Violation {
 	if i := slices.Index(m.closed, from); i >= 0 {
-		if !opensConnection(p.Type) {
+		if !zab.OpensConnection(p.Type) {
 			return nil // on the connection the member closed
 		}
 		m.closed = slices.Delete(m.closed, i, i+1)
@@ -1151,13 +1151,6 @@ func (c *Checker) samePhase(m *member, st *Step) *Violation {
 }
 
 // send checks one message of the step.
-// opensConnection reports whether a packet is the first on a new
-// connection: a learner's introduction, or a leader's LEADERINFO on the
-// connection a learner opened.
-func opensConnection(t wire.PacketType) bool {
-	return t == wire.PacketFollowerInfo || t == wire.PacketObserverInfo || t == wire.PacketLeaderInfo
-}
-
 func (c *Checker) send(m *member, s *Send) *Violation {
 	if s.Close {
 		if !slices.Contains(m.closed, s.To) {
