@@ -285,3 +285,11 @@ func CheckFile(path string, opt Options, out io.Writer) (ok bool, err error) {
 	}
 	return r.OK(), nil
 }
+
+// Visualize writes Porcupine's view of f (one HTML page) to w.
+func Visualize(f *Failure, w io.Writer) error {
+	if err := porcupine.Visualize(f.model, f.info, w); err != nil {
+		return fmt.Errorf("visualise the failure: %w", err)
+	}
+	return nil
+}

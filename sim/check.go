@@ -56,6 +56,9 @@ func (w *world) checkHistory() {
 				continue
 			}
 			w.fail(KindHistory+g, "%s", v.Explanation)
+			if w.rec.On() {
+				w.recordViolation(h, &w.failures[len(w.failures)-1], v)
+			}
 		}
 	}
 }

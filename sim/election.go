@@ -213,6 +213,7 @@ type voteDelivery struct {
 	from, to int
 	note     *wire.Notification
 	close    bool
+	sent     time.Duration // when it left, for the run record
 }
 
 // sendOnVoteConn puts a handshake (n nil), a notification or a close on c,
@@ -221,7 +222,7 @@ func (net *network) sendOnVoteConn(c *voteConn, from, to int, n *wire.Notificati
 	dir := c.dir(from)
 	at := net.deliveryTime(from, to, c.last[dir])
 	c.last[dir] = at
-	d := voteDelivery{c: c, from: from, to: to, close: close}
+	d := voteDelivery{c: c, from: from, to: to, close: close, sent: net.w.clock.Mono()}
 	if n != nil {
 		note := *n
 		d.note = &note
@@ -266,6 +267,7 @@ func (net *network) deliverVote(d voteDelivery) {
 	if net.w.tr.on() {
 		net.w.tr.logf("server %d -> %d %s", from+1, to+1, describeVote(d.note))
 	}
+	net.w.recordVote(from, to, d.sent, d.note)
 	net.w.servers[to].step(zab.PeerVote{From: int64(from + 1), Notification: *d.note})
 }
 

@@ -259,6 +259,7 @@ func (s *server) Carried() {
 // Durable: the Peer hears the log is durable to zxid.
 func (s *server) Durable(zxid int64) {
 	s.durable = max(s.durable, zxid)
+	s.w.recordDurable(s.sid, zxid)
 	if s.w.tr.on() {
 		s.w.tr.logf("server %d: durable to 0x%x", s.sid, zxid)
 	}

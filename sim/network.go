@@ -59,6 +59,7 @@ import (
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/peerlink"
+	"github.com/zabd/zabd/zab/runlog"
 )
 
 const (
@@ -233,7 +234,7 @@ func (net *network) sendPeer(from int, m *zab.PeerMessage) {
 	if net.overflows(c, from, m) {
 		return
 	}
-	d := peerDelivery{net: net, c: c, from: from, to: to, pkt: m.Packet, snap: m.Snapshot}
+	d := peerDelivery{net: net, c: c, from: from, to: to, pkt: m.Packet, snap: m.Snapshot, sent: net.w.clock.Mono()}
 	if m.Packet.Type == wire.PacketSnap {
 		// A SNAP's stream is the sender's live tree, serialized a step at
 		// a time from the SNAP's zxid until now: it may hold any txn the
@@ -273,6 +274,7 @@ type peerDelivery struct {
 	close    bool // the sender closed c; otherwise pkt and snap are a packet
 	pkt      wire.QuorumPacket
 	snap     []byte
+	sent     time.Duration // when it left, for the run record
 	// snapFuzzyUntil: a SNAP's sender held a fuzzy tree up to this zxid.
 	snapFuzzyUntil int64
 }
@@ -360,6 +362,7 @@ func (d *peerDelivery) deliver() bool {
 		s.aimHold(&d.pkt)
 	}
 	net.w.inv.received(s, from, &d.pkt)
+	net.w.recordMessage(from, to, d.sent, &d.pkt)
 	s.step(zab.PeerPacket{From: int64(from + 1), Packet: d.pkt, Snapshot: d.snap})
 	return true
 }
@@ -552,6 +555,7 @@ func (net *network) partition(f faults.Fault, until time.Duration, reject bool) 
 	}
 	net.cuts = append(net.cuts, cut)
 	net.w.tr.logf("partition %d in force: %s", cut.id, cut.what)
+	net.w.recordPartition(runlog.KindPartition, cut.id, cut.what)
 	id := cut.id
 	net.w.q.At(until, func() { net.unCut(id) })
 }
@@ -562,6 +566,7 @@ func (net *network) unCut(id int) {
 		return
 	}
 	net.w.tr.logf("partition %d healed", id)
+	net.w.recordPartition(runlog.KindHeal, id, "")
 	net.cuts = slices.Delete(net.cuts, i, i+1)
 }
 

@@ -29,6 +29,7 @@ func (s *server) roleChanged(st zab.SoftState) {
 		}
 		s.w.tr.logf("server %d: %s -> %s (%s) leader=%d epoch=%d: %s", s.sid, from, st.Role, st.Phase, st.Leader, st.Epoch, phaseGloss(st))
 	}
+	s.w.recordRole(s.sid, st)
 	s.w.inv.roleChanged(s)
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/member"
 	"github.com/zabd/zabd/zab/restore"
+	"github.com/zabd/zabd/zab/runlog"
 	"github.com/zabd/zabd/zab/storage"
 	"github.com/zabd/zabd/zab/storage/vfs"
 )
@@ -196,6 +197,7 @@ func (s *server) start() {
 		w.tr.logf("server %d: first start: wrote %s, the empty tree", s.sid, st.Initialized)
 	}
 	last := rec.LastZxid
+	w.recordUpDown(s.sid, runlog.KindStart, fmt.Sprintf("incarnation %d, log ends at 0x%x", s.gen, last))
 	if w.tr.on() {
 		w.tr.logf("server %d: started (incarnation %d), log ends at zxid 0x%x, tree at 0x%x digest %d, %d warnings",
 			s.sid, s.gen, last, peer.LastZxid(), peer.Digest(), len(rec.Warnings))
@@ -390,6 +392,7 @@ func (s *server) stop(why string, torn, flush bool) {
 		return
 	}
 	s.w.tr.logf("server %d: crash (%s)", s.sid, why)
+	s.w.recordUpDown(s.sid, runlog.KindCrash, why)
 	if why != finalCheck {
 		s.w.stats.Crashes++
 	}

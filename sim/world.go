@@ -16,6 +16,7 @@ import (
 	"github.com/zabd/zabd/sim/vtime"
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/runlog"
 	"github.com/zabd/zabd/zab/storage/vfs"
 	"github.com/zabd/zabd/zab/tlatrace"
 )
@@ -52,6 +53,9 @@ type Options struct {
 	Trace io.Writer
 	// Bugs switches on deliberate defects in the replica.
 	Bugs Bugs
+	// Record keeps the run's record (Result.Record) for runview: roles,
+	// packets, votes, durable points, faults, operations and failures.
+	Record bool
 	// SkipCheckers leaves out the history checkers at the end (the
 	// invariants checked during the run still apply).
 	SkipCheckers bool
@@ -109,6 +113,8 @@ type Result struct {
 	// Witness is the committed txns in delivery order (see witness.go).
 	Witness linearizability.Witness
 	Stats   Stats
+	// Record is the run's record, with Options.Record; nil otherwise.
+	Record *runlog.Run
 	// Disks are the servers' simulated disks as the run left them, by
 	// server index: the files a stopped process leaves behind, for tests
 	// that load them with another program (zkload_test.go).
@@ -173,6 +179,7 @@ type world struct {
 	unrecorded map[simclient.ConnID]*conn
 	nextConn   simclient.ConnID
 	history    []simclient.Entry
+	rec        *runlog.Run             // the run's record; nil unless Options.Record
 	witness    linearizability.Witness // see witness.go
 	failures   []Failure
 	// spareFrames are delivered frames, for reuse.
@@ -196,7 +203,7 @@ func Run(sched *faults.Schedule, opts Options) *Result {
 	for i, s := range w.servers {
 		disks[i] = s.disk
 	}
-	return &Result{Schedule: sched, Failures: w.failures, History: w.history, Witness: w.witness, Stats: w.stats, Disks: disks}
+	return &Result{Schedule: sched, Failures: w.failures, History: w.history, Witness: w.witness, Stats: w.stats, Disks: disks, Record: w.rec}
 }
 
 func newWorld(sched *faults.Schedule, opts Options) *world {
@@ -207,6 +214,9 @@ func newWorld(sched *faults.Schedule, opts Options) *world {
 		intruders: map[*simclient.Client]*intrusion{},
 	}
 	w.tr = tracer{w: opts.Trace, clock: clock}
+	if opts.Record {
+		w.rec = newRunRecord(sched)
+	}
 	w.aim = newAimer(w)
 	w.rng = w.streams.Stream("net")
 	w.dialRng = w.streams.Stream("dial")
@@ -238,6 +248,9 @@ func (w *world) fail(kind, format string, args ...any) {
 	f := Failure{Kind: kind, At: w.clock.Mono(), Msg: fmt.Sprintf(format, args...)}
 	w.failures = append(w.failures, f)
 	w.tr.logf("FAILURE %s", f)
+	if w.rec.On() && !strings.HasPrefix(kind, KindHistory) {
+		w.recordFailure(&f, nil, "")
+	}
 }
 
 func (w *world) run() {
@@ -342,6 +355,7 @@ func (w *world) leader() int {
 // inject carries out one fault of the schedule.
 func (w *world) inject(f faults.Fault) {
 	w.tr.logf("fault %s", f)
+	w.recordFault(f)
 	switch f.Kind {
 	case faults.Drop:
 		for _, id := range w.openConnsOf(w.clients[f.Client-1]) {
@@ -362,6 +376,7 @@ func (w *world) inject(f faults.Fault) {
 // restarts with a healthy disk.
 func (w *world) heal() {
 	w.tr.logf("liveness phase: faults healed")
+	w.rec.Add(runlog.Event{At: w.now(), Kind: runlog.KindFault, Name: "heal", Text: "liveness phase: every fault healed"})
 	if w.net != nil {
 		w.net.heal()
 	}
@@ -592,6 +607,7 @@ func (w *world) Record(e simclient.Entry) {
 	if w.tr.on() {
 		w.tr.logf("client %d history %s", e.Client, describeEntry(&e))
 	}
+	w.recordEntry(len(w.history), &e)
 	w.history = append(w.history, e)
 }
 

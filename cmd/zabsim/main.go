@@ -29,6 +29,8 @@ import (
 	"github.com/zabd/zabd/linearizability"
 	"github.com/zabd/zabd/sim"
 	"github.com/zabd/zabd/sim/faults"
+	"github.com/zabd/zabd/zab/runlog"
+	"github.com/zabd/zabd/zab/runlog/runview"
 )
 
 func main() {
@@ -65,6 +67,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	shrink := fs.Bool("shrink", true, "shrink a failing run to a minimal failing schedule")
 	checkers := fs.Bool("checkers", true, "run the history checkers at the end of each run (the invariants are always checked)")
 	jobs := fs.Int("j", 1, "with -seeds: run this many seeds at once, at least 1 (each run stays single-threaded and deterministic)")
+	html := fs.String("html", "", "with -seed or -schedule: write the run as one self-contained HTML page (roles, packets, votes, faults, operations, failures) to this file")
+	shiviz := fs.String("shiviz", "", "with -seed or -schedule: write the run as a ShiViz log to this file (parser: "+runlog.ShiVizParser+")")
+	record := fs.String("record", "", "with -seed or -schedule: write the run's record (JSON Lines, zab/runlog) to this file, for zabctl view")
 	bugs := fs.String("bugs", "", "comma-separated deliberately broken core behaviours to switch on: "+strings.Join(sim.BugNames(), ", "))
 	usage := func(w io.Writer) {
 		fmt.Fprint(w, synopsis)
@@ -105,8 +110,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *verbose {
 		opts.Trace = stdout
 	}
+	out := outputs{history: *history, html: *html, shiviz: *shiviz, record: *record}
 	switch chosen[0] {
 	case "seeds":
+		if out.recorded() {
+			fmt.Fprintln(stderr, "zabsim: -html, -shiviz and -record draw one run; use them with -seed N or -schedule FILE")
+			return 2
+		}
 		from, to, err := parseRange(*seeds)
 		if err != nil {
 			fmt.Fprintln(stderr, "zabsim:", err)
@@ -119,18 +129,69 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "zabsim:", err)
 			return 2
 		}
-		return one(s, fmt.Sprintf("-schedule %s", *schedule), opts, *shrink, *history, stdout, stderr)
+		return one(s, fmt.Sprintf("-schedule %s", *schedule), opts, *shrink, out, stdout, stderr)
 	default:
-		return one(sim.ScheduleForSeed(*seed), fmt.Sprintf("-seed %d", *seed), opts, *shrink, *history, stdout, stderr)
+		return one(sim.ScheduleForSeed(*seed), fmt.Sprintf("-seed %d", *seed), opts, *shrink, out, stdout, stderr)
 	}
 }
 
+// outputs are the files one run writes besides its report.
+type outputs struct {
+	history string // the history and its witness
+	html    string // runview's page
+	shiviz  string // a ShiViz log
+	record  string // the run record as JSON Lines
+}
+
+func (o outputs) recorded() bool { return o.html != "" || o.shiviz != "" || o.record != "" }
+
+// writeRecord writes the run's record in the forms asked for.
+func (o outputs) writeRecord(r *runlog.Run, stdout io.Writer) error {
+	for _, w := range []struct {
+		path, what string
+		write      func(io.Writer) error
+	}{
+		{o.html, "view", func(f io.Writer) error { return runview.Write(f, r) }},
+		{o.shiviz, "ShiViz log", func(f io.Writer) error { return runlog.ShiViz(r, f) }},
+		{o.record, "record", r.Write},
+	} {
+		if w.path == "" {
+			continue
+		}
+		if err := writeFile(w.path, w.write); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", w.what, w.path)
+	}
+	return nil
+}
+
+// writeFile creates path and writes it with write.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := errors.Join(write(f), f.Close()); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
 // one runs a single schedule and reports on it.
-func one(s *faults.Schedule, replay string, opts sim.Options, shrink bool, historyFile string, stdout, stderr io.Writer) int {
+func one(s *faults.Schedule, replay string, opts sim.Options, shrink bool, out outputs, stdout, stderr io.Writer) int {
 	start := time.Now()
-	res := sim.Run(s, opts)
+	recorded := opts
+	recorded.Record = out.recorded()
+	res := sim.Run(s, recorded)
 	elapsed := time.Since(start)
-	if historyFile != "" {
+	if res.Record != nil {
+		if err := out.writeRecord(res.Record, stdout); err != nil {
+			fmt.Fprintln(stderr, "zabsim:", err)
+			return 1
+		}
+	}
+	if historyFile := out.history; historyFile != "" {
 		if err := writeHistory(historyFile, res); err != nil {
 			fmt.Fprintln(stderr, "zabsim:", err)
 			return 1
