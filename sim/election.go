@@ -23,6 +23,7 @@ import (
 	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/peerlink"
+	"github.com/zabd/zabd/zab/runlog"
 )
 
 // voteConn is one election connection, dialled by a and accepted by b.
@@ -265,7 +266,7 @@ func (net *network) deliverVote(d voteDelivery) {
 	}
 	e.link.Heard(c)
 	if net.w.tr.on() {
-		net.w.tr.logf("server %d -> %d %s", from+1, to+1, describeVote(d.note))
+		net.w.tr.logf("server %d -> %d %s", from+1, to+1, runlog.DescribeVote(d.note))
 	}
 	net.w.recordVote(from, to, d.sent, d.note)
 	net.w.servers[to].step(zab.PeerVote{From: int64(from + 1), Notification: *d.note})

@@ -50,7 +50,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -590,15 +589,6 @@ func plusOne(ids []int) []int {
 		out[i] = id + 1
 	}
 	return out
-}
-
-// describeVote renders a notification for the trace; an observer's vote
-// for nobody (ZooKeeper sends Long.MIN_VALUE) reads as such.
-func describeVote(n *wire.Notification) string {
-	if n.Leader == math.MinInt64 {
-		return fmt.Sprintf("vote %s for nobody (an observer) round=%d", n.State, n.ElectionEpoch)
-	}
-	return fmt.Sprintf("vote %s leader=%d zxid=0x%x round=%d peerEpoch=%d", n.State, n.Leader, n.Zxid, n.ElectionEpoch, n.PeerEpoch)
 }
 
 // describePacket renders a quorum packet for the trace.

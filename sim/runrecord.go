@@ -49,7 +49,7 @@ func (w *world) recordMessage(from, to int, sent time.Duration, pkt *wire.Quorum
 func (w *world) recordVote(from, to int, sent time.Duration, n *wire.Notification) {
 	if w.rec.On() {
 		w.rec.Add(runlog.Event{At: w.now(), Kind: runlog.KindVote, Member: int64(from + 1), Peer: int64(to + 1),
-			Sent: runlog.Micros(sent), Text: describeVote(n), Zxid: n.Zxid, Epoch: n.PeerEpoch})
+			Sent: runlog.Micros(sent), Text: runlog.DescribeVote(n), Zxid: n.Zxid, Epoch: n.PeerEpoch})
 	}
 }
 

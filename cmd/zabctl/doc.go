@@ -14,6 +14,9 @@
 //	    Data tools for zabd's and ZooKeeper 3.8's txn logs and snapshots.
 //	zabctl ensemble status -server host:port[,...] [-watch DURATION]
 //	    A table of the members from srvr and mntr.
+//	zabctl run view [-o run.html] [-shiviz FILE] MEMBER.jsonl...
+//	    The members' run records (zoo.cfg runRecordFile) merged, their
+//	    clocks aligned from the packets, as runview's page.
 //
 // See docs/zabctl.md.
 package main

@@ -138,5 +138,6 @@ func usage(w io.Writer) {
   zabctl snap dump [-o json] FILE
   zabctl snap digest FILE
   zabctl ensemble status -server host:port[,...] [-watch DURATION] [-o json]
+  zabctl run view [-o run.html] [-shiviz FILE] [-title T] MEMBER.jsonl...
 `)
 }

@@ -12,6 +12,7 @@ var subcommands = map[string]map[string]func(args []string, stdout, stderr io.Wr
 	"log":      {"dump": datatools.LogDump, "verify": datatools.LogVerify, "truncate": datatools.LogTruncate},
 	"snap":     {"dump": datatools.SnapDump, "digest": datatools.SnapDigest},
 	"ensemble": {"status": ensembleStatus},
+	"run":      {"view": runView},
 }
 
 // runGroup runs `zabctl GROUP VERB args...`.
@@ -26,7 +27,7 @@ func runGroup(group string, args []string, stdout, stderr io.Writer) int {
 
 func verbNames(verbs map[string]func([]string, io.Writer, io.Writer) int) string {
 	s := ""
-	for _, v := range []string{"dump", "verify", "truncate", "digest", "status"} {
+	for _, v := range []string{"dump", "verify", "truncate", "digest", "status", "view"} {
 		if verbs[v] != nil {
 			if s != "" {
 				s += "|"

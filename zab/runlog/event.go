@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"time"
+
+	"github.com/zabd/zabd/wire"
 )
 
 // Kind says what an event is.
@@ -42,6 +45,12 @@ const (
 	// Text the path) or a session state change (Name the state, Text the
 	// session); ID is its index in the run's history, as an operation's.
 	KindNotice Kind = "notice"
+	// KindSend and KindReceive are the two halves of a message in a real
+	// member's record, each on its own member's clock: Member sent packet
+	// Name (or "vote") with Zxid to Peer, or received it from Peer. Merge
+	// pairs them into KindMessage and KindVote.
+	KindSend    Kind = "send"
+	KindReceive Kind = "recv"
 	// KindFailure: an invariant or a history checker failed (Name: which,
 	// Text: why); Ops are the IDs of the operations involved, the culprit
 	// first; Attachment, if set, is a page of its own (Porcupine's view
@@ -63,6 +72,7 @@ type Event struct {
 	Member     int64  `json:"m,omitempty"`
 	Peer       int64  `json:"p,omitempty"`
 	Client     int    `json:"c,omitempty"`
+	Session    int64  `json:"sess,omitempty"` // a real member's operation: its session (Merge gives each a client lane)
 	Sent       int64  `json:"s,omitempty"`
 	Zxid       int64  `json:"z,omitempty"`
 	Epoch      int64  `json:"e,omitempty"`
@@ -120,9 +130,22 @@ func (r *Run) Write(w io.Writer) error {
 	return nil
 }
 
+// ReadMember reads what a real member recorded (zab/server's
+// runRecordFile): a run, except that a line a kill cut short is skipped,
+// and counted in skipped, rather than refused.
+func ReadMember(rd io.Reader, name string) (r *Run, skipped int, err error) {
+	return read(rd, name, true)
+}
+
 // Read reads a run written by Write. name names the input in errors,
 // which give the line.
 func Read(rd io.Reader, name string) (*Run, error) {
+	r, _, err := read(rd, name, false)
+	return r, err
+}
+
+func read(rd io.Reader, name string, skipCut bool) (*Run, int, error) {
+	skipped := 0
 	sc := bufio.NewScanner(rd)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
 	var r Run
@@ -135,17 +158,21 @@ func Read(rd io.Reader, name string) (*Run, error) {
 		}
 		if !header {
 			if err := json.Unmarshal(b, &r); err != nil {
-				return nil, fmt.Errorf("runlog: %s line %d (the header): %w", name, line, err)
+				return nil, 0, fmt.Errorf("runlog: %s line %d (the header): %w", name, line, err)
 			}
 			header = true
 			continue
 		}
 		var e Event
 		if err := json.Unmarshal(b, &e); err != nil {
-			return nil, fmt.Errorf("runlog: %s line %d: %w", name, line, err)
+			if skipCut && !json.Valid(b) {
+				skipped++
+				continue
+			}
+			return nil, 0, fmt.Errorf("runlog: %s line %d: %w", name, line, err)
 		}
 		if e.Kind == "" {
-			return nil, fmt.Errorf("runlog: %s line %d: an event without a kind", name, line)
+			return nil, 0, fmt.Errorf("runlog: %s line %d: an event without a kind", name, line)
 		}
 		if len(e.Ops) == 0 {
 			e.Ops = nil // "ops":[] and no ops are the same: none
@@ -153,10 +180,19 @@ func Read(rd io.Reader, name string) (*Run, error) {
 		r.Events = append(r.Events, e)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("runlog: %s after line %d: %w", name, line, err)
+		return nil, 0, fmt.Errorf("runlog: %s after line %d: %w", name, line, err)
 	}
 	if !header {
-		return nil, fmt.Errorf("runlog: %s is empty: no header", name)
+		return nil, 0, fmt.Errorf("runlog: %s is empty: no header", name)
 	}
-	return &r, nil
+	return &r, skipped, nil
+}
+
+// DescribeVote is one line for an election notification; an observer's
+// vote for nobody (ZooKeeper sends Long.MIN_VALUE) reads as such.
+func DescribeVote(n *wire.Notification) string {
+	if n.Leader == math.MinInt64 {
+		return fmt.Sprintf("vote %s for nobody (an observer) round=%d", n.State, n.ElectionEpoch)
+	}
+	return fmt.Sprintf("vote %s leader=%d zxid=0x%x round=%d peerEpoch=%d", n.State, n.Leader, n.Zxid, n.ElectionEpoch, n.PeerEpoch)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/member"
+	"github.com/zabd/zabd/zab/runlog"
 	"github.com/zabd/zabd/zab/storage"
 )
 
@@ -24,9 +25,13 @@ func (sh shell) Loaded() { sh.s.replayStart = time.Now() }
 
 func (sh shell) SendClient(m *zab.Message) { sh.s.dispatch(m, time.Now()) }
 
-func (sh shell) SendVotes(votes []zab.Vote) { sh.s.net.SendVotes(votes) }
+func (sh shell) SendVotes(votes []zab.Vote) {
+	sh.s.rec.sentVotes(votes)
+	sh.s.net.SendVotes(votes)
+}
 
 func (sh shell) SendPeer(msgs []zab.PeerMessage) {
+	sh.s.rec.sentPeer(msgs)
 	sh.s.measurePeerTraffic(msgs, nil)
 	sh.s.net.SendPeer(msgs)
 }
@@ -47,6 +52,7 @@ func (sh shell) Ready(rd *zab.Ready) {
 	s := sh.s
 	if rd.State != nil {
 		s.roleChanged(*rd.State)
+		s.rec.role(*rd.State)
 	}
 	for _, n := range rd.Notices {
 		if n.Warn {
@@ -59,6 +65,11 @@ func (sh shell) Ready(rd *zab.Ready) {
 		s.logSessionTxns(rd.Appends)
 	}
 	s.measureNotifications(rd.Messages)
+}
+
+// Durable records the point the log became durable to, with runRecordFile.
+func (sh shell) Durable(zxid int64) {
+	sh.s.rec.add(runlog.Event{Kind: runlog.KindDurable, Zxid: zxid})
 }
 
 func (sh shell) Truncated(after int64) {

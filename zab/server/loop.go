@@ -76,6 +76,7 @@ func (s *Server) stepPeer(ev zab.Event) {
 	case zab.PeerDisconnected:
 		s.m.ConnectionGone(e.Peer) // what waited to go on it is lost with it
 	}
+	s.rec.received(ev)
 	s.peer.Step(s.now(), ev)
 }
 
@@ -119,6 +120,9 @@ func (s *Server) step(in inbound) {
 // Tick.
 func (s *Server) flushReady(timer *time.Timer) {
 	wakeup := s.m.Flush()
+	if err := s.rec.flush(); err != nil {
+		s.log.Warn(err.Error())
+	}
 	wait := wakeup - s.now().Mono
 	if wait < time.Millisecond {
 		wait = time.Millisecond
@@ -227,6 +231,9 @@ func (s *Server) dispatch(m *zab.Message, now time.Time) {
 // job in flight finishes and the log closes; every connection closes.
 func (s *Server) shutdownLoop() {
 	s.m.Stop()
+	if err := s.rec.close(); err != nil {
+		s.log.Warn("runRecordFile: " + err.Error())
+	}
 	if s.net != nil {
 		s.net.Close()
 	}

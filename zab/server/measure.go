@@ -179,6 +179,7 @@ func (s *Server) measureReply(c *conn, m *zab.Message, size int, now time.Time) 
 		return
 	}
 	delete(c.inflight, m.Header.Xid)
+	s.rec.reply(c.session, req.op, req.at, &m.Header)
 	ms := now.Sub(req.at).Milliseconds()
 	s.stats.latency.add(ms)
 	c.latency.add(ms)

@@ -19,6 +19,7 @@ import (
 	"github.com/zabd/zabd/sessions"
 	"github.com/zabd/zabd/zab"
 	"github.com/zabd/zabd/zab/member"
+	"github.com/zabd/zabd/zab/runlog"
 	"github.com/zabd/zabd/zab/server/config"
 	"github.com/zabd/zabd/zab/server/metrics"
 	"github.com/zabd/zabd/zab/server/peernet"
@@ -74,7 +75,8 @@ type Server struct {
 	handshakeTimeout time.Duration
 	started          time.Time // also the origin of the monotonic clock handed to the Peer
 
-	lock      *dirLock // the data directories' lock files
+	lock      *dirLock     // the data directories' lock files
+	rec       *runRecorder // runRecordFile; nil: not recording
 	listeners []clientListener
 	tls       *tls.Config // the client ports' TLS; nil without secureClientPort or port unification
 	// m is the member (zab/member: the Peer, its storage, and the
@@ -208,7 +210,16 @@ func (s *Server) start(opts Options, fsys vfs.FS, seed uint64) error {
 			return err
 		}
 	}
-	return s.recover(fsys, seed, opts.AllowDataLoss)
+	if s.cfg.RunRecordFile != "" {
+		if s.rec, err = openRunRecorder(s.cfg.RunRecordFile, max(s.cfg.MyID, 1)); err != nil {
+			return err
+		}
+	}
+	if err := s.recover(fsys, seed, opts.AllowDataLoss); err != nil {
+		return err
+	}
+	s.rec.add(runlog.Event{Kind: runlog.KindStart, Text: "zabd started, log ends at " + zxidHex(s.m.Log.LastZxid())})
+	return nil
 }
 
 // bindPort binds addr for what the config key names, saying so in one line
@@ -237,6 +248,7 @@ func (s *Server) abandon() {
 	if s.net != nil {
 		s.net.Close()
 	}
+	s.rec.close()
 	s.lock.release()
 }
 

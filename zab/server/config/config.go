@@ -187,6 +187,9 @@ type Config struct {
 	// own differ (docs/compatibility.md): ZooKeeper's fixed final wait in
 	// elections and its synchronization without TRUNC across epochs.
 	MixedEnsemble bool
+	// RunRecordFile is zabd's runRecordFile key: where the member records
+	// its share of a run (zab/runlog) for zabctl view; empty, off.
+	RunRecordFile string
 
 	// SystemProperties holds every pass-through key as ZooKeeper would
 	// set it: "zookeeper.<key>" → value, recognised or not.
@@ -418,6 +421,7 @@ var systemPropertyKeys = map[string]func(c *Config, v string) error{
 	},
 	"fastleader.finalizeWait": func(c *Config, v string) error { return setMillis(&c.ElectionFinalizeWait, v, 1) },
 	"mixedEnsemble":           func(c *Config, v string) error { return setBool(&c.MixedEnsemble, v) },
+	"runRecordFile":           func(c *Config, v string) error { c.RunRecordFile = strings.TrimSpace(v); return nil },
 	"4lw.commands.whitelist": func(c *Config, v string) error {
 		c.FourLetterWordWhitelist = nil
 		for _, w := range strings.Split(v, ",") {

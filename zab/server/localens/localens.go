@@ -18,6 +18,9 @@ import (
 	"time"
 
 	"github.com/zabd/zabd/zab/server/zkprocess"
+
+	"github.com/zabd/zabd/zab/runlog"
+	"github.com/zabd/zabd/zab/runlog/runview"
 )
 
 // Options describes the ensemble to run.
@@ -40,6 +43,10 @@ type Options struct {
 	InitLimit, SyncLimit int
 	// Extra are more zoo.cfg keys for every member.
 	Extra map[string]string
+	// RunRecord has every member record its share of the run
+	// (runRecordFile=Member.RunRecordPath(); ZooKeeper members ignore the
+	// key), for WriteView.
+	RunRecord bool
 }
 
 // Member is one zabd process of the ensemble.
@@ -59,6 +66,10 @@ type Member struct {
 // ConfigPath and LogPath are the member's zoo.cfg and log file.
 func (m *Member) ConfigPath() string { return filepath.Join(m.Dir, "zoo.cfg") }
 func (m *Member) LogPath() string    { return filepath.Join(m.Dir, "zabd.log") }
+
+// RunRecordPath is where the member records its share of the run, with
+// Options.RunRecord.
+func (m *Member) RunRecordPath() string { return filepath.Join(m.Dir, "run.jsonl") }
 
 // Ensemble is a running local ensemble.
 type Ensemble struct {
@@ -132,6 +143,9 @@ func (e *Ensemble) writeConfig(m *Member) error {
 	b.WriteString("4lw.commands.whitelist=*\nadmin.enableServer=false\n")
 	for _, k := range slices.Sorted(maps.Keys(e.opts.Extra)) {
 		fmt.Fprintf(&b, "%s=%s\n", k, e.opts.Extra[k])
+	}
+	if e.opts.RunRecord {
+		fmt.Fprintf(&b, "runRecordFile=%s\n", filepath.Join(abs, "run.jsonl"))
 	}
 	for _, o := range e.Members {
 		role := "participant"
@@ -403,4 +417,39 @@ func (m *Member) LogTail(n int) string {
 	b, _ := io.ReadAll(f)
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// WriteView merges the run records the members wrote (Options.RunRecord;
+// members that wrote none, such as ZooKeeper's, are left out) into
+// runview's page at path.
+func (e *Ensemble) WriteView(path, title string) error {
+	var records []*runlog.Run
+	for _, m := range e.Members {
+		f, err := os.Open(m.RunRecordPath())
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("localens: %w", err)
+		}
+		r, _, err := runlog.ReadMember(f, m.RunRecordPath())
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("localens: %w", err)
+		}
+		records = append(records, r)
+	}
+	run, err := runlog.Merge(records)
+	if err != nil {
+		return fmt.Errorf("localens: %w", err)
+	}
+	run.Title = title
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("localens: %w", err)
+	}
+	if err := errors.Join(runview.Write(f, run), f.Close()); err != nil {
+		return fmt.Errorf("localens: %s: %w", path, err)
+	}
+	return nil
 }

@@ -67,7 +67,8 @@ func startEnsemble(t *testing.T, voters, observers int) *localens.Ensemble {
 	if testing.Short() {
 		t.Skip("runs zabd processes")
 	}
-	e, err := localens.Start(localens.Options{Binary: zabdBinary, Voters: voters, Observers: observers, Dir: ensembleDir(t), TickTime: tick})
+	e, err := localens.Start(localens.Options{Binary: zabdBinary, Voters: voters, Observers: observers, Dir: ensembleDir(t), TickTime: tick,
+		RunRecord: true})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		e.Close()
@@ -75,9 +76,25 @@ func startEnsemble(t *testing.T, voters, observers int) *localens.Ensemble {
 			for _, m := range e.Members {
 				t.Logf("server %d log tail:\n%s", m.ID, m.LogTail(40))
 			}
+			keepView(t, e)
 		}
 	})
 	return e
+}
+
+// keepView writes the page of a failing test's run (the zabd members'
+// run records merged: zabctl run view) where it outlives the test, and
+// says where.
+func keepView(t *testing.T, e *localens.Ensemble) {
+	dir, err := os.MkdirTemp("", "zabd-view-"+strings.ReplaceAll(t.Name(), "/", "_")+"-")
+	if err == nil {
+		page := filepath.Join(dir, "run.html")
+		if err = e.WriteView(page, t.Name()); err == nil {
+			t.Logf("the run, as zabd's members recorded it: %s", page)
+			return
+		}
+	}
+	t.Logf("no view of the run: %v", err)
 }
 
 // waitServing waits (30 s at most) until every running member serves

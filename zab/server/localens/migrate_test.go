@@ -66,7 +66,7 @@ func TestRollingMigrationFromZooKeeperAndBack(t *testing.T) {
 		// kind, and snapshots are taken while the workload writes.
 		// mixedEnsemble: zabd takes ZooKeeper's rules where they differ,
 		// as an operator sets it while the ensemble mixes both kinds.
-		Extra: map[string]string{"snapCount": "400", "mixedEnsemble": "true"}})
+		Extra: map[string]string{"snapCount": "400", "mixedEnsemble": "true"}, RunRecord: true})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		e.Close()
@@ -74,6 +74,7 @@ func TestRollingMigrationFromZooKeeperAndBack(t *testing.T) {
 			for _, m := range e.Members {
 				t.Logf("server %d log tail:\n%s", m.ID, m.LogTail(60))
 			}
+			keepView(t, e)
 		}
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)

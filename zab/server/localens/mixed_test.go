@@ -113,7 +113,7 @@ func startMixed(t *testing.T, layout string, observers int, extra map[string]str
 	cfg := map[string]string{"mixedEnsemble": "true"}
 	maps.Copy(cfg, extra)
 	e, err := localens.Start(localens.Options{Binary: zabdBinary, Voters: len(layout) - observers, Observers: observers,
-		Dir: ensembleDir(t), TickTime: tick, Extra: cfg,
+		Dir: ensembleDir(t), TickTime: tick, Extra: cfg, RunRecord: true,
 		Launch: func(id int64, cfg string) (*exec.Cmd, error) {
 			if layout[id-1] == zookeeperKind {
 				return localens.ZooKeeper(id, cfg)
@@ -127,6 +127,7 @@ func startMixed(t *testing.T, layout string, observers int, extra map[string]str
 			for _, m := range e.Members {
 				t.Logf("server %d (%s) log tail:\n%s", m.ID, kindName(layout[m.ID-1]), m.LogTail(60))
 			}
+			keepView(t, e)
 		}
 	})
 	m := &mixedEnsemble{Ensemble: e, t: t, layout: layout, historyDir: t.TempDir()}
