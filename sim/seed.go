@@ -25,7 +25,17 @@ func ScheduleForSeed(seed int64) *faults.Schedule {
 	addIntruders(s, streams.Stream("intruders"))
 	boundPeerQueues(s, streams.Stream("peer-queue"))
 	slowLoops(s, streams.Stream("loop-delay"))
+	syncAsZooKeeper(s, streams.Stream("zookeeper-sync"))
 	return s
+}
+
+// syncAsZooKeeper has one ensemble seed in four synchronize learners by
+// ZooKeeper 3.8's rules, as a zabd member of a mixed ensemble does
+// (Schedule.ZooKeeperSync), so that path of the leader runs under the
+// same faults as zabd's own. From its own stream, so that every other
+// choice stays as it was.
+func syncAsZooKeeper(s *faults.Schedule, r *rand.Rand) {
+	s.ZooKeeperSync = s.Ensemble && r.IntN(4) == 0
 }
 
 // slowLoops gives one seed in two event loops that come back for the

@@ -12,12 +12,12 @@ import (
 
 // TestSeedChoicesOnTheirOwnStreams checks what ScheduleForSeed adds to the
 // generator's schedule: a seed whose run takes snapshots draws a small
-// fuzzy-snapshot step, some seeds draw intruders, a bound on peer queues or
-// batching event loops, and none of these shifts any other choice of the
+// fuzzy-snapshot step, some seeds draw intruders, a bound on peer queues,
+// batching event loops or ZooKeeper's synchronization rules, and none of these shifts any other choice of the
 // schedule as the "schedule" stream alone makes it; the schedule's JSON
 // carries them all, so that -schedule replays them.
 func TestSeedChoicesOnTheirOwnStreams(t *testing.T) {
-	withSnapshots, withIntruders, withLoops := 0, 0, 0
+	withSnapshots, withIntruders, withLoops, withZooKeeperSync := 0, 0, 0, 0
 	for seed := int64(1); seed <= 60; seed++ {
 		s := ScheduleForSeed(seed)
 		back, err := faults.Parse(s.MarshalIndented())
@@ -54,6 +54,12 @@ func TestSeedChoicesOnTheirOwnStreams(t *testing.T) {
 			require.Contains(t, s.String(), "event loops:", "seed %d: the header prints the loop delay", seed)
 			plain.LoopDelayUs = s.LoopDelayUs
 		}
+		if s.ZooKeeperSync {
+			withZooKeeperSync++
+			require.True(t, s.Ensemble, "seed %d: only ensembles synchronize", seed)
+			require.Contains(t, s.String(), "ZooKeeper's rules", "seed %d: the header says so", seed)
+			plain.ZooKeeperSync = true
+		}
 		if len(plain.Faults) == 0 {
 			plain.Faults = rest.Faults // nil and empty alike
 		}
@@ -62,4 +68,5 @@ func TestSeedChoicesOnTheirOwnStreams(t *testing.T) {
 	require.Greater(t, withSnapshots, 10)
 	require.Greater(t, withIntruders, 5)
 	require.Greater(t, withLoops, 15)
+	require.Greater(t, withZooKeeperSync, 3)
 }

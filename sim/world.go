@@ -428,7 +428,7 @@ const initLimitTicks = 10
 // before the leader could expire their sessions).
 func simEnsemble(sched *faults.Schedule) *zab.Ensemble {
 	e := &zab.Ensemble{
-		InitLimit: initLimitTicks, SyncLimit: 2,
+		InitLimit: initLimitTicks, SyncLimit: 2, ZooKeeperSync: sched.ZooKeeperSync,
 		Election: election.Config{
 			FinalizeWait:            ms(2 * sched.TickMs),
 			MaxNotificationInterval: ms(20 * sched.TickMs),

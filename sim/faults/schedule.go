@@ -177,6 +177,10 @@ type Schedule struct {
 	// are stepped into the same Ready, as zabd's loop steps every event
 	// waiting (up to 256) before it takes one. 0: a Ready after each event.
 	LoopDelayUs int64 `json:"loop_delay_us,omitempty"`
+	// ZooKeeperSync is zab.Ensemble.ZooKeeperSync (zoo.cfg
+	// mixedEnsemble=true): leaders synchronize learners by ZooKeeper 3.8's
+	// rule where zabd's own differs (a SNAP, not a TRUNC across epochs).
+	ZooKeeperSync bool `json:"zookeeper_sync,omitempty"`
 	// ReapIntervalMs is zab.Config.ContainerCheckInterval: how often the
 	// servers delete empty containers and expired TTL nodes by themselves,
 	// and the history checkers allow those deletions; 0 turns reaping off
@@ -308,6 +312,9 @@ func (s *Schedule) String() string {
 	}
 	if s.SnapshotStepNodes > 0 {
 		fmt.Fprintf(&b, "  fuzzy snapshots: %d znodes per step\n", s.SnapshotStepNodes)
+	}
+	if s.ZooKeeperSync {
+		fmt.Fprintf(&b, "  leaders synchronize by ZooKeeper's rules (mixedEnsemble=true)\n")
 	}
 	if s.LoopDelayUs > 0 {
 		fmt.Fprintf(&b, "  event loops: a Ready %dµs after the first event that waits for one\n", s.LoopDelayUs)
