@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/zabd/zabd/sim/simclient"
 	"github.com/zabd/zabd/zab"
 )
 
@@ -63,4 +64,42 @@ func FormatBugs(b Bugs) string {
 		}
 	}
 	return strings.Join(on, ",")
+}
+
+// recipeBugSwitches names the recipe mistakes (simclient.RecipeBugs) that
+// ParseRecipeBugs switches on.
+var recipeBugSwitches = []struct {
+	name string
+	on   func(*simclient.RecipeBugs) *bool
+}{
+	{"lock-no-watch", func(b *simclient.RecipeBugs) *bool { return &b.LockNoWatch }},
+	{"election-no-sequence-check", func(b *simclient.RecipeBugs) *bool { return &b.ElectionNoSequenceCheck }},
+}
+
+// RecipeBugNames lists the names ParseRecipeBugs accepts.
+func RecipeBugNames() []string {
+	names := make([]string, len(recipeBugSwitches))
+	for i, s := range recipeBugSwitches {
+		names[i] = s.name
+	}
+	return names
+}
+
+// ParseRecipeBugs reads a comma-separated list of recipe bug names.
+func ParseRecipeBugs(list string) (simclient.RecipeBugs, error) {
+	var b simclient.RecipeBugs
+	if list == "" {
+		return b, nil
+	}
+next:
+	for _, name := range strings.Split(list, ",") {
+		for _, s := range recipeBugSwitches {
+			if s.name == strings.TrimSpace(name) {
+				*s.on(&b) = true
+				continue next
+			}
+		}
+		return b, fmt.Errorf("unknown recipe bug %q (known: %s)", name, strings.Join(RecipeBugNames(), ", "))
+	}
+	return b, nil
 }

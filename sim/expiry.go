@@ -86,6 +86,9 @@ func (inv *invariants) unwatch(session int64) {
 // delivered (applied for the first time anywhere).
 func (inv *invariants) sessionClosed(session, zxid int64) {
 	inv.closedSessions[session] = true
+	if _, ok := inv.w.closedAt[session]; !ok {
+		inv.w.closedAt[session] = inv.w.clock.Mono()
+	}
 	l := inv.decider()
 	for _, e := range inv.expiries {
 		// A close proposed in an epoch established after the telling: the

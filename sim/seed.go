@@ -10,6 +10,7 @@ import (
 
 	"github.com/zabd/zabd/sim/faults"
 	"github.com/zabd/zabd/sim/randstream"
+	"github.com/zabd/zabd/sim/simclient"
 )
 
 // ScheduleForSeed is the schedule a seed stands for: drawn from the seed's
@@ -26,7 +27,20 @@ func ScheduleForSeed(seed int64) *faults.Schedule {
 	boundPeerQueues(s, streams.Stream("peer-queue"))
 	slowLoops(s, streams.Stream("loop-delay"))
 	syncAsZooKeeper(s, streams.Stream("zookeeper-sync"))
+	runRecipes(s, streams.Stream("recipes"))
 	return s
+}
+
+// runRecipes has the clients of one seed in four with at least two of them
+// run ZooKeeper's lock, leader election or queue, half of them or more, so that
+// the recipe checkers judge the recipes under the seed's faults. From its
+// own stream, so that every other choice stays as it was.
+func runRecipes(s *faults.Schedule, r *rand.Rand) {
+	if s.Clients < 2 || r.IntN(4) != 0 {
+		return
+	}
+	s.Recipe = []string{simclient.RecipeLock, simclient.RecipeElection, simclient.RecipeQueue}[r.IntN(3)]
+	s.RecipeClients = max(2, s.Clients/2+r.IntN(s.Clients/2+1))
 }
 
 // syncAsZooKeeper has one ensemble seed in four synchronize learners by

@@ -8,16 +8,18 @@ import (
 
 	"github.com/zabd/zabd/sim/faults"
 	"github.com/zabd/zabd/sim/randstream"
+	"github.com/zabd/zabd/sim/simclient"
 )
 
 // TestSeedChoicesOnTheirOwnStreams checks what ScheduleForSeed adds to the
 // generator's schedule: a seed whose run takes snapshots draws a small
 // fuzzy-snapshot step, some seeds draw intruders, a bound on peer queues,
-// batching event loops or ZooKeeper's synchronization rules, and none of these shifts any other choice of the
+// batching event loops, ZooKeeper's synchronization rules or recipe
+// clients, and none of these shifts any other choice of the
 // schedule as the "schedule" stream alone makes it; the schedule's JSON
 // carries them all, so that -schedule replays them.
 func TestSeedChoicesOnTheirOwnStreams(t *testing.T) {
-	withSnapshots, withIntruders, withLoops, withZooKeeperSync := 0, 0, 0, 0
+	withSnapshots, withIntruders, withLoops, withZooKeeperSync, withRecipes := 0, 0, 0, 0, 0
 	for seed := int64(1); seed <= 60; seed++ {
 		s := ScheduleForSeed(seed)
 		back, err := faults.Parse(s.MarshalIndented())
@@ -60,6 +62,14 @@ func TestSeedChoicesOnTheirOwnStreams(t *testing.T) {
 			require.Contains(t, s.String(), "ZooKeeper's rules", "seed %d: the header says so", seed)
 			plain.ZooKeeperSync = true
 		}
+		if s.Recipe != "" {
+			withRecipes++
+			require.Contains(t, []string{simclient.RecipeLock, simclient.RecipeElection, simclient.RecipeQueue}, s.Recipe, "seed %d", seed)
+			require.GreaterOrEqual(t, s.RecipeClients, 2, "seed %d", seed)
+			require.LessOrEqual(t, s.RecipeClients, s.Clients, "seed %d", seed)
+			require.Contains(t, s.String(), "recipe:", "seed %d: the header says so", seed)
+			plain.Recipe, plain.RecipeClients = s.Recipe, s.RecipeClients
+		}
 		if len(plain.Faults) == 0 {
 			plain.Faults = rest.Faults // nil and empty alike
 		}
@@ -69,4 +79,5 @@ func TestSeedChoicesOnTheirOwnStreams(t *testing.T) {
 	require.Greater(t, withIntruders, 5)
 	require.Greater(t, withLoops, 15)
 	require.Greater(t, withZooKeeperSync, 3)
+	require.Greater(t, withRecipes, 5)
 }

@@ -56,6 +56,9 @@ type Options struct {
 	// Record keeps the run's record (Result.Record) for runview: roles,
 	// packets, votes, durable points, faults, operations and failures.
 	Record bool
+	// RecipeBugs put mistakes back into the recipe clients' algorithms
+	// (Schedule.Recipe), to show that the recipe checkers catch them.
+	RecipeBugs simclient.RecipeBugs
 	// SkipCheckers leaves out the history checkers at the end (the
 	// invariants checked during the run still apply).
 	SkipCheckers bool
@@ -100,6 +103,11 @@ type Stats struct {
 	// at once.
 	AimedFaults  int
 	RivalLeaders int
+	// RecipeOverlaps counts the recipe holds (Schedule.Recipe) that began
+	// while an earlier holder, whose session had expired, still believed
+	// it held: ZooKeeper's documented caveat, which fencing covers
+	// (sim/recipes.go).
+	RecipeOverlaps int
 	// Allowances counts the steps the trace conformance checker accepted
 	// only through a named allowance (zab/tlatrace), by allowance.
 	Allowances tlatrace.Counts
@@ -179,6 +187,8 @@ type world struct {
 	unrecorded map[simclient.ConnID]*conn
 	nextConn   simclient.ConnID
 	history    []simclient.Entry
+	notes      []simclient.Note        // what recipe clients believed (Schedule.Recipe)
+	closedAt   map[int64]time.Duration // when each session's close was first delivered
 	rec        *runlog.Run             // the run's record; nil unless Options.Record
 	witness    linearizability.Witness // see witness.go
 	failures   []Failure
@@ -211,7 +221,7 @@ func newWorld(sched *faults.Schedule, opts Options) *world {
 	w := &world{
 		sched: sched, opts: opts, clock: clock, q: vtime.NewQueue(clock),
 		streams: randstream.New(sched.Seed), conns: map[simclient.ConnID]*conn{}, unrecorded: map[simclient.ConnID]*conn{}, closing: map[int64]bool{},
-		intruders: map[*simclient.Client]*intrusion{},
+		intruders: map[*simclient.Client]*intrusion{}, closedAt: map[int64]time.Duration{},
 	}
 	w.tr = tracer{w: opts.Trace, clock: clock}
 	if opts.Record {
@@ -237,6 +247,9 @@ func newWorld(sched *faults.Schedule, opts Options) *world {
 	for i := 1; i <= sched.Clients; i++ {
 		cfg := simclient.Config{ID: i, SessionTimeout: ms(sched.SessionTimeoutMs), Ops: sched.OpsPerClient,
 			MaxOutstanding: 3, MaxThink: ms(sched.MaxThinkMs)}
+		if i <= sched.RecipeClients {
+			cfg.Recipe, cfg.RecipeBugs = sched.Recipe, opts.RecipeBugs
+		}
 		w.clients = append(w.clients, simclient.New(cfg, w, w.streams.Stream(fmt.Sprintf("client/%d", i))))
 	}
 	return w
@@ -395,11 +408,20 @@ func (w *world) finish() {
 	if !w.converged() {
 		w.fail(KindLiveness, "the ensemble did not converge %s into the liveness phase: %s", fmtMono(ms(w.sched.LivenessMs)), w.status())
 	}
+	// The queue as the run leaves it: before the final restarts, after
+	// which an ensemble member applies only what a leader commits again;
+	// after them if every server is down now (a standalone server, which
+	// replays its whole log).
+	queueLeft, known := w.finalQueue()
 	for _, s := range w.servers {
 		s.finish()
 	}
+	if !known {
+		queueLeft, _ = w.finalQueue()
+	}
 	if len(w.failures) == 0 && !w.opts.SkipCheckers {
 		w.checkHistory()
+		w.checkRecipes(queueLeft)
 	}
 }
 
@@ -609,6 +631,12 @@ func (w *world) Record(e simclient.Entry) {
 	}
 	w.recordEntry(len(w.history), &e)
 	w.history = append(w.history, e)
+}
+
+// Note keeps what a recipe client believed, for the recipe checkers.
+func (w *world) Note(n simclient.Note) {
+	w.notes = append(w.notes, n)
+	w.tr.logf("client %d recipe: %s token 0x%x", n.Client, n.Kind, n.Token)
 }
 
 func (w *world) Violation(c *simclient.Client, msg string) {

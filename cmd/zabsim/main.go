@@ -70,6 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	html := fs.String("html", "", "with -seed or -schedule: write the run as one self-contained HTML page (roles, packets, votes, faults, operations, failures) to this file")
 	shiviz := fs.String("shiviz", "", "with -seed or -schedule: write the run as a ShiViz log to this file (parser: "+runlog.ShiVizParser+")")
 	record := fs.String("record", "", "with -seed or -schedule: write the run's record (JSON Lines, zab/runlog) to this file, for zabctl view")
+	recipeBugs := fs.String("recipe-bugs", "", "comma-separated recipe mistakes to put back into the recipe clients (seeds that run a recipe): "+strings.Join(sim.RecipeBugNames(), ", "))
 	bugs := fs.String("bugs", "", "comma-separated deliberately broken core behaviours to switch on: "+strings.Join(sim.BugNames(), ", "))
 	usage := func(w io.Writer) {
 		fmt.Fprint(w, synopsis)
@@ -92,6 +93,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	opts := sim.Options{SkipCheckers: !*checkers}
 	var err error
 	if opts.Bugs, err = sim.ParseBugs(*bugs); err != nil {
+		fmt.Fprintln(stderr, "zabsim:", err)
+		return 2
+	}
+	if opts.RecipeBugs, err = sim.ParseRecipeBugs(*recipeBugs); err != nil {
 		fmt.Fprintln(stderr, "zabsim:", err)
 		return 2
 	}
@@ -204,6 +209,9 @@ func one(s *faults.Schedule, replay string, opts sim.Options, shrink bool, out o
 		st.SimTime.Seconds()/elapsed.Seconds(), st.Ops, st.Events, st.Crashes, st.Refusals, st.DamagedStarts, st.Snapshots)
 	if a := sim.FormatAllowances(st.Allowances); a != "" {
 		fmt.Fprintf(stdout, "trace conformance allowances taken (-v traces them): %s\n", a)
+	}
+	if st.RecipeOverlaps > 0 {
+		fmt.Fprintf(stdout, "note: %d recipe hold(s) began while an earlier holder whose session had expired still believed it held (ZooKeeper's caveat; -v traces them)\n", st.RecipeOverlaps)
 	}
 	if st.NotPromised > 0 {
 		fmt.Fprintf(stdout, "note: %d read(s) after a sync answered across a leader change missed a write (not promised by ZooKeeper, ZOOKEEPER-1675; -v traces them)\n", st.NotPromised)

@@ -181,6 +181,12 @@ type Schedule struct {
 	// mixedEnsemble=true): leaders synchronize learners by ZooKeeper 3.8's
 	// rule where zabd's own differs (a SNAP, not a TRUNC across epochs).
 	ZooKeeperSync bool `json:"zookeeper_sync,omitempty"`
+	// Recipe, if set ("lock", "election" or "queue": simclient.RecipeLock,
+	// RecipeElection, RecipeQueue), has the first RecipeClients clients run that
+	// ZooKeeper recipe instead of the random workload; the recipe checkers
+	// judge what they believed and did (sim/recipes.go).
+	Recipe        string `json:"recipe,omitempty"`
+	RecipeClients int    `json:"recipe_clients,omitempty"`
 	// ReapIntervalMs is zab.Config.ContainerCheckInterval: how often the
 	// servers delete empty containers and expired TTL nodes by themselves,
 	// and the history checkers allow those deletions; 0 turns reaping off
@@ -215,6 +221,10 @@ func (s *Schedule) Validate() error {
 		return fmt.Errorf("schedule: snapshot_step_nodes = %d is negative", s.SnapshotStepNodes)
 	case s.PeerQueueBytes < 0:
 		return fmt.Errorf("schedule: peer_queue_bytes = %d is negative", s.PeerQueueBytes)
+	case s.Recipe != "" && s.Recipe != "lock" && s.Recipe != "election" && s.Recipe != "queue":
+		return fmt.Errorf("schedule: recipe = %q, want lock, election or queue", s.Recipe)
+	case s.RecipeClients < 0 || s.RecipeClients > s.Clients || (s.Recipe == "") != (s.RecipeClients == 0):
+		return fmt.Errorf("schedule: recipe_clients = %d with recipe %q and %d clients: need 1 to clients with a recipe, 0 without", s.RecipeClients, s.Recipe, s.Clients)
 	case s.LoopDelayUs < 0:
 		return fmt.Errorf("schedule: loop_delay_us = %d is negative", s.LoopDelayUs)
 	case s.ReapIntervalMs < 0:
@@ -312,6 +322,9 @@ func (s *Schedule) String() string {
 	}
 	if s.SnapshotStepNodes > 0 {
 		fmt.Fprintf(&b, "  fuzzy snapshots: %d znodes per step\n", s.SnapshotStepNodes)
+	}
+	if s.Recipe != "" {
+		fmt.Fprintf(&b, "  recipe: %d clients run the %s recipe\n", s.RecipeClients, s.Recipe)
 	}
 	if s.ZooKeeperSync {
 		fmt.Fprintf(&b, "  leaders synchronize by ZooKeeper's rules (mixedEnsemble=true)\n")

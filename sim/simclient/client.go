@@ -24,6 +24,7 @@ type Env interface {
 	Send(conn ConnID, hdr wire.RequestHeader, body wire.Record)
 	Hangup(conn ConnID)              // the client closes conn; no callbacks follow
 	Record(e Entry)                  // append to the history
+	Note(n Note)                     // what a recipe client believes (Config.Recipe)
 	Violation(c *Client, msg string) // the server broke the protocol in a way the client can see
 }
 
@@ -37,6 +38,11 @@ type Config struct {
 	// Intrusion, if set, makes the client an intruder on another client's
 	// session instead of a worker with its own (Ops is then ignored).
 	Intrusion *Intrusion
+	// Recipe, if set (RecipeLock, RecipeElection, RecipeQueue), has the client run that
+	// recipe instead of the random workload, one operation at a time, with
+	// the mistakes RecipeBugs put back.
+	Recipe     string
+	RecipeBugs RecipeBugs
 }
 
 // Intrusion is an adversarial client's plan: it connects once with
@@ -81,7 +87,7 @@ type Client struct {
 	cfg  Config
 	env  Env
 	r    *rand.Rand
-	work *workload
+	work driver
 
 	state    connState
 	conn     ConnID
@@ -108,11 +114,23 @@ type Client struct {
 // New returns a client that starts when Start is called; r is its own
 // random stream.
 func New(cfg Config, env Env, r *rand.Rand) *Client {
-	if cfg.MaxOutstanding < 1 {
-		cfg.MaxOutstanding = 1
+	if cfg.MaxOutstanding < 1 || cfg.Recipe != "" {
+		cfg.MaxOutstanding = 1 // a recipe's steps follow one another
 	}
-	return &Client{cfg: cfg, env: env, r: r, work: newWorkload(cfg.ID, r), timeout: cfg.SessionTimeout,
+	c := &Client{cfg: cfg, env: env, r: r, timeout: cfg.SessionTimeout,
 		watches: newWatchSet(), nextXid: 1}
+	switch cfg.Recipe {
+	case "":
+		c.work = newWorkload(cfg.ID, r)
+	case RecipeQueue:
+		c.work = &queue{client: cfg.ID}
+	default:
+		c.work = newRecipe(cfg.Recipe, cfg.ID, cfg.RecipeBugs, func(n Note) {
+			n.Client, n.Session, n.At = cfg.ID, c.session, int64(env.Now())
+			env.Note(n)
+		})
+	}
+	return c
 }
 
 // ID is the client's number.
@@ -204,6 +222,7 @@ func (c *Client) Connected(conn ConnID, resp wire.ConnectResponse) {
 			c.seq++
 			c.env.Record(Entry{Kind: "event", Client: c.cfg.ID, Session: c.session, Seq: c.seq, Return: c.env.Now(),
 				Type: wire.EventNone, State: wire.StateExpired, Conn: conn})
+			c.work.notice(wire.EventNone, wire.StateExpired, "")
 			c.env.Hangup(conn)
 			c.session, c.passwd, c.lastZxid = 0, nil, 0
 			c.watches = newWatchSet()
@@ -331,6 +350,7 @@ func (c *Client) reply(conn ConnID, hdr wire.ReplyHeader, body wire.Record) {
 		}
 		c.watches.fired(*ev)
 		c.event(ev.Type, ev.State, ev.Path)
+		c.pump() // a recipe may have waited for it
 		return
 	case wire.XidPing, wire.XidSetWatches:
 		return
@@ -440,8 +460,8 @@ func (c *Client) complete(p pending, res Result, now time.Duration) {
 		default:
 			c.watches.registered(p.op, res.Err)
 		}
-		c.work.learn(p.op, res)
 	}
+	c.work.learn(p.op, res)
 	c.seq++
 	c.env.Record(Entry{Kind: "op", Client: c.cfg.ID, Session: c.session, Seq: c.seq, Call: p.call, Return: now, Op: p.op, Xid: p.xid, Result: res})
 }
@@ -449,6 +469,7 @@ func (c *Client) complete(p pending, res Result, now time.Duration) {
 func (c *Client) event(t wire.EventType, s wire.KeeperState, path string) {
 	c.seq++
 	c.env.Record(Entry{Kind: "event", Client: c.cfg.ID, Session: c.session, Seq: c.seq, Return: c.env.Now(), Type: t, State: s, Path: path})
+	c.work.notice(t, s, path)
 }
 
 func (c *Client) dial() {
@@ -488,6 +509,7 @@ func (c *Client) pump() {
 	if c.issued == c.cfg.Ops {
 		if len(c.pending) == 0 {
 			c.closing = true
+			c.work.stop()
 			c.issue(Op{Name: "close", Code: wire.OpCloseSession})
 		}
 		return
@@ -496,11 +518,19 @@ func (c *Client) pump() {
 		return
 	}
 	c.thinking = true
-	c.env.After(time.Duration(c.r.Int64N(int64(c.cfg.MaxThink)+1)), func() {
+	var think time.Duration
+	if c.work.pauses() {
+		think = time.Duration(c.r.Int64N(int64(c.cfg.MaxThink) + 1))
+	}
+	c.env.After(think, func() {
 		c.thinking = false
 		if c.state == connected && !c.paused() && c.issued < c.cfg.Ops && len(c.pending) < c.cfg.MaxOutstanding {
+			op, ok := c.work.next()
+			if !ok {
+				return // the driver waits for a watch event, which pumps again
+			}
 			c.issued++
-			c.issue(c.work.next())
+			c.issue(op)
 		}
 		c.pump()
 	})

@@ -26,6 +26,7 @@ type stubEnv struct {
 	expired    map[int64]bool
 	entries    []Entry
 	violations []string
+	notes      []Note
 	sent       []wire.RequestHeader
 	connects   []wire.ConnectRequest
 	setWatches []*wire.SetWatchesRequest
@@ -40,6 +41,7 @@ func (e *stubEnv) Now() time.Duration              { return e.q.Clock().Mono() }
 func (e *stubEnv) After(d time.Duration, f func()) { e.q.After(d, f) }
 func (e *stubEnv) Record(en Entry)                 { e.entries = append(e.entries, en) }
 func (e *stubEnv) Violation(_ *Client, m string)   { e.violations = append(e.violations, m) }
+func (e *stubEnv) Note(n Note)                     { e.notes = append(e.notes, n) }
 func (e *stubEnv) Hangup(conn ConnID) {
 	if conn == e.conn {
 		e.conn = 0

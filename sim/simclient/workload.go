@@ -61,8 +61,17 @@ func (w *workload) pick() string {
 	panic("simclient: op weights do not add up") // unreachable: n < opWeightTotal
 }
 
-// next draws the next operation.
-func (w *workload) next() Op {
+// next draws the next operation: the random workload never waits.
+func (w *workload) next() (Op, bool) { return w.draw(), true }
+
+func (w *workload) notice(wire.EventType, wire.KeeperState, string) {}
+
+func (w *workload) stop() {}
+
+func (w *workload) pauses() bool { return true }
+
+// draw draws the next operation.
+func (w *workload) draw() Op {
 	switch name := w.pick(); name {
 	case "create":
 		return w.create()
