@@ -28,17 +28,23 @@ import (
 //     caveat, not a defect: a client cut off from the ensemble learns of
 //     its session's expiry only when it reconnects, and meanwhile another
 //     may hold; only fencing protects the resource then. An excused overlap
-//     is counted (Stats.RecipeOverlaps) and traced, never failed.
+//     is counted (Stats.RecipeCaveats) and traced, never failed.
 //   - progress: a waiter is told when its predecessor goes, so every
 //     client finishes its work in the liveness phase (world.finish's
 //     liveness check; a recipe that waits for a notification never sent
 //     fails there).
+//   - the queue (queueViolations): no item taken twice, none lost.
+//   - the double barrier (barrierFindings): none enters a round before all
+//     began to join it, none leaves before all began to leave it, but for
+//     a participant whose node went with its expired session (excused and
+//     counted, as above).
 
 // Failure kinds of the recipe checkers.
 const (
 	KindRecipeFencing   = "recipe: fencing"
 	KindRecipeExclusion = "recipe: exclusion"
 	KindRecipeQueue     = "recipe: queue"
+	KindRecipeBarrier   = "recipe: barrier"
 )
 
 // hold is one client's belief that it holds, from a hold note to its
@@ -59,11 +65,21 @@ func (w *world) checkRecipes(queueLeft []string) {
 			w.fail(KindRecipeQueue, "queue: %s", v)
 		}
 		return
+	case simclient.RecipeBarrier:
+		excused, violations := barrierFindings(w.notes, w.history, w.closedAt, w.sched.RecipeClients)
+		for _, e := range excused {
+			w.stats.RecipeCaveats++
+			w.tr.logf("recipe barrier: %s (not promised: the participant's session had expired)", e)
+		}
+		for _, v := range violations {
+			w.fail(KindRecipeBarrier, "barrier: %s", v)
+		}
+		return
 	}
 	w.checkFencing()
 	excused, violations := overlaps(w.holds(), w.closedAt)
 	for _, o := range excused {
-		w.stats.RecipeOverlaps++
+		w.stats.RecipeCaveats++
 		w.tr.logf("recipe %s: %s (not promised: only fencing protects the resource then)", w.sched.Recipe, o)
 	}
 	for _, v := range violations {
@@ -213,4 +229,69 @@ func queueViolations(history []simclient.Entry, left []string) []string {
 		}
 	}
 	return out
+}
+
+// barrierFindings judges the double barrier's promises for each round:
+// none enters before every participant has begun to join (has called its
+// create of the round's node), and none leaves before every participant
+// has begun to leave — unless that participant's session, one it joined
+// the round with, was closed first (its node went with it: ZooKeeper's
+// caveat again, excused).
+func barrierFindings(notes []simclient.Note, history []simclient.Entry, closedAt map[int64]time.Duration, parties int) (excused, violations []string) {
+	type key struct{ client, round int }
+	joinCall := map[key]time.Duration{} // the first create of the round's node
+	joinSessions := map[key][]int64{}   // the sessions that created it
+	leaving := map[key]time.Duration{}  // when it began to leave
+	for i := range history {
+		e := &history[i]
+		var round, client int
+		if e.Kind != "op" || e.Op.Code != wire.OpCreate {
+			continue
+		}
+		if n, _ := fmt.Sscanf(e.Op.Path, simclient.BarrierPath+"/r%d/c%d", &round, &client); n != 2 {
+			continue
+		}
+		k := key{client, round}
+		if t, ok := joinCall[k]; !ok || e.Call < t {
+			joinCall[k] = e.Call
+		}
+		joinSessions[k] = append(joinSessions[k], e.Session)
+	}
+	for _, n := range notes {
+		if n.Kind == simclient.NoteLeaving {
+			k := key{n.Client, int(n.Token)}
+			if _, ok := leaving[k]; !ok {
+				leaving[k] = time.Duration(n.At)
+			}
+		}
+	}
+	for _, n := range notes {
+		at, round := time.Duration(n.At), int(n.Token)
+		for q := 1; q <= parties; q++ {
+			k := key{q, round}
+			switch n.Kind {
+			case simclient.NoteEntered:
+				if t, ok := joinCall[k]; !ok || t > at {
+					violations = append(violations, fmt.Sprintf("client %d entered round %d at %s before client %d began to join it", n.Client, round, fmtMono(at), q))
+				}
+			case simclient.NoteLeft:
+				if t, ok := leaving[k]; ok && t <= at {
+					continue
+				}
+				closed := false
+				for _, s := range joinSessions[k] {
+					if c, ok := closedAt[s]; ok && c <= at {
+						closed = true
+					}
+				}
+				what := fmt.Sprintf("client %d left round %d at %s before client %d began to leave it", n.Client, round, fmtMono(at), q)
+				if closed {
+					excused = append(excused, what)
+				} else {
+					violations = append(violations, what)
+				}
+			}
+		}
+	}
+	return excused, violations
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -112,4 +113,41 @@ func TestQueueViolations(t *testing.T) {
 	require.Equal(t, []string{"item c1p1-, produced by client 1, was never taken and is not in the queue: lost"}, got)
 	twice := append(history, queueOp(1, wire.OpDelete, "c1p0-0000000000", wire.ErrOK, false))
 	require.Equal(t, []string{"item c1p0-0000000000 was taken 2 times"}, queueViolations(twice, []string{"c1p1-0000000001"}))
+}
+
+func barrierJoin(client, round int, session int64, call time.Duration) simclient.Entry {
+	return simclient.Entry{Kind: "op", Client: client, Session: session, Call: call,
+		Op: simclient.Op{Code: wire.OpCreate, Path: fmt.Sprintf("%s/r%d/c%d", simclient.BarrierPath, round, client)}}
+}
+
+func barrierNote(client int, kind simclient.NoteKind, round int, at time.Duration) simclient.Note {
+	return simclient.Note{Client: client, Kind: kind, Token: int64(round), At: int64(at)}
+}
+
+// The barrier checker: none enters a round before every participant began
+// to join it, none leaves before every participant began to leave it —
+// unless that participant's session, one it joined with, had closed.
+func TestBarrierFindings(t *testing.T) {
+	ms := time.Millisecond
+	history := []simclient.Entry{barrierJoin(1, 0, 0xa, 1*ms), barrierJoin(2, 0, 0xb, 2*ms)}
+	good := []simclient.Note{
+		barrierNote(1, simclient.NoteEntered, 0, 3*ms), barrierNote(1, simclient.NoteLeaving, 0, 3*ms),
+		barrierNote(2, simclient.NoteEntered, 0, 4*ms), barrierNote(2, simclient.NoteLeaving, 0, 4*ms),
+		barrierNote(1, simclient.NoteLeft, 0, 5*ms), barrierNote(2, simclient.NoteLeft, 0, 6*ms),
+	}
+	excused, violations := barrierFindings(good, history, nil, 2)
+	require.Empty(t, excused)
+	require.Empty(t, violations)
+
+	early := []simclient.Note{barrierNote(1, simclient.NoteEntered, 0, 1500*time.Microsecond)}
+	_, violations = barrierFindings(early, history, nil, 2)
+	require.Equal(t, []string{"client 1 entered round 0 at 0.001500s before client 2 began to join it"}, violations)
+
+	left := []simclient.Note{barrierNote(1, simclient.NoteLeaving, 0, 3*ms), barrierNote(1, simclient.NoteLeft, 0, 5*ms)}
+	excused, violations = barrierFindings(left, history, nil, 2)
+	require.Empty(t, excused)
+	require.Equal(t, []string{"client 1 left round 0 at 0.005000s before client 2 began to leave it"}, violations)
+	excused, violations = barrierFindings(left, history, map[int64]time.Duration{0xb: 4 * ms}, 2)
+	require.Len(t, excused, 1, "client 2's session had closed: its node went with it")
+	require.Empty(t, violations)
 }

@@ -32,14 +32,15 @@ func ScheduleForSeed(seed int64) *faults.Schedule {
 }
 
 // runRecipes has the clients of one seed in four with at least two of them
-// run ZooKeeper's lock, leader election or queue, half of them or more, so that
+// run ZooKeeper's lock, leader election, queue or double barrier, half of
+// them or more, so that
 // the recipe checkers judge the recipes under the seed's faults. From its
 // own stream, so that every other choice stays as it was.
 func runRecipes(s *faults.Schedule, r *rand.Rand) {
 	if s.Clients < 2 || r.IntN(4) != 0 {
 		return
 	}
-	s.Recipe = []string{simclient.RecipeLock, simclient.RecipeElection, simclient.RecipeQueue}[r.IntN(3)]
+	s.Recipe = []string{simclient.RecipeLock, simclient.RecipeElection, simclient.RecipeQueue, simclient.RecipeBarrier}[r.IntN(4)]
 	s.RecipeClients = max(2, s.Clients/2+r.IntN(s.Clients/2+1))
 }
 

@@ -64,7 +64,7 @@ func TestSeedChoicesOnTheirOwnStreams(t *testing.T) {
 		}
 		if s.Recipe != "" {
 			withRecipes++
-			require.Contains(t, []string{simclient.RecipeLock, simclient.RecipeElection, simclient.RecipeQueue}, s.Recipe, "seed %d", seed)
+			require.Contains(t, []string{simclient.RecipeLock, simclient.RecipeElection, simclient.RecipeQueue, simclient.RecipeBarrier}, s.Recipe, "seed %d", seed)
 			require.GreaterOrEqual(t, s.RecipeClients, 2, "seed %d", seed)
 			require.LessOrEqual(t, s.RecipeClients, s.Clients, "seed %d", seed)
 			require.Contains(t, s.String(), "recipe:", "seed %d: the header says so", seed)

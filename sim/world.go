@@ -103,11 +103,13 @@ type Stats struct {
 	// at once.
 	AimedFaults  int
 	RivalLeaders int
-	// RecipeOverlaps counts the recipe holds (Schedule.Recipe) that began
+	// RecipeCaveats counts what the recipes (Schedule.Recipe) do not
+	// promise once a session expires, seen in the run: a hold that began
 	// while an earlier holder, whose session had expired, still believed
-	// it held: ZooKeeper's documented caveat, which fencing covers
-	// (sim/recipes.go).
-	RecipeOverlaps int
+	// it held (ZooKeeper's documented caveat, which fencing covers), or a
+	// barrier left while a participant whose node went with its expired
+	// session had not begun to leave (sim/recipes.go).
+	RecipeCaveats int
 	// Allowances counts the steps the trace conformance checker accepted
 	// only through a named allowance (zab/tlatrace), by allowance.
 	Allowances tlatrace.Counts
@@ -248,7 +250,7 @@ func newWorld(sched *faults.Schedule, opts Options) *world {
 		cfg := simclient.Config{ID: i, SessionTimeout: ms(sched.SessionTimeoutMs), Ops: sched.OpsPerClient,
 			MaxOutstanding: 3, MaxThink: ms(sched.MaxThinkMs)}
 		if i <= sched.RecipeClients {
-			cfg.Recipe, cfg.RecipeBugs = sched.Recipe, opts.RecipeBugs
+			cfg.Recipe, cfg.RecipeBugs, cfg.Parties = sched.Recipe, opts.RecipeBugs, sched.RecipeClients
 		}
 		w.clients = append(w.clients, simclient.New(cfg, w, w.streams.Stream(fmt.Sprintf("client/%d", i))))
 	}

@@ -210,8 +210,8 @@ func one(s *faults.Schedule, replay string, opts sim.Options, shrink bool, out o
 	if a := sim.FormatAllowances(st.Allowances); a != "" {
 		fmt.Fprintf(stdout, "trace conformance allowances taken (-v traces them): %s\n", a)
 	}
-	if st.RecipeOverlaps > 0 {
-		fmt.Fprintf(stdout, "note: %d recipe hold(s) began while an earlier holder whose session had expired still believed it held (ZooKeeper's caveat; -v traces them)\n", st.RecipeOverlaps)
+	if st.RecipeCaveats > 0 {
+		fmt.Fprintf(stdout, "note: %d time(s) a recipe did what it does not promise once a session expires: a hold began while an expired holder still believed it held, or a barrier was left early (ZooKeeper's caveat; -v traces them)\n", st.RecipeCaveats)
 	}
 	if st.NotPromised > 0 {
 		fmt.Fprintf(stdout, "note: %d read(s) after a sync answered across a leader change missed a write (not promised by ZooKeeper, ZOOKEEPER-1675; -v traces them)\n", st.NotPromised)

@@ -181,8 +181,8 @@ type Schedule struct {
 	// mixedEnsemble=true): leaders synchronize learners by ZooKeeper 3.8's
 	// rule where zabd's own differs (a SNAP, not a TRUNC across epochs).
 	ZooKeeperSync bool `json:"zookeeper_sync,omitempty"`
-	// Recipe, if set ("lock", "election" or "queue": simclient.RecipeLock,
-	// RecipeElection, RecipeQueue), has the first RecipeClients clients run that
+	// Recipe, if set ("lock", "election", "queue" or "barrier":
+	// simclient.RecipeLock, RecipeElection, RecipeQueue, RecipeBarrier), has the first RecipeClients clients run that
 	// ZooKeeper recipe instead of the random workload; the recipe checkers
 	// judge what they believed and did (sim/recipes.go).
 	Recipe        string `json:"recipe,omitempty"`
@@ -221,8 +221,8 @@ func (s *Schedule) Validate() error {
 		return fmt.Errorf("schedule: snapshot_step_nodes = %d is negative", s.SnapshotStepNodes)
 	case s.PeerQueueBytes < 0:
 		return fmt.Errorf("schedule: peer_queue_bytes = %d is negative", s.PeerQueueBytes)
-	case s.Recipe != "" && s.Recipe != "lock" && s.Recipe != "election" && s.Recipe != "queue":
-		return fmt.Errorf("schedule: recipe = %q, want lock, election or queue", s.Recipe)
+	case s.Recipe != "" && s.Recipe != "lock" && s.Recipe != "election" && s.Recipe != "queue" && s.Recipe != "barrier":
+		return fmt.Errorf("schedule: recipe = %q, want lock, election, queue or barrier", s.Recipe)
 	case s.RecipeClients < 0 || s.RecipeClients > s.Clients || (s.Recipe == "") != (s.RecipeClients == 0):
 		return fmt.Errorf("schedule: recipe_clients = %d with recipe %q and %d clients: need 1 to clients with a recipe, 0 without", s.RecipeClients, s.Recipe, s.Clients)
 	case s.LoopDelayUs < 0:

@@ -2,6 +2,7 @@ package simclient
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"time"
@@ -38,11 +39,14 @@ type Config struct {
 	// Intrusion, if set, makes the client an intruder on another client's
 	// session instead of a worker with its own (Ops is then ignored).
 	Intrusion *Intrusion
-	// Recipe, if set (RecipeLock, RecipeElection, RecipeQueue), has the client run that
+	// Recipe, if set (RecipeLock, RecipeElection, RecipeQueue,
+	// RecipeBarrier), has the client run that
 	// recipe instead of the random workload, one operation at a time, with
 	// the mistakes RecipeBugs put back.
 	Recipe     string
 	RecipeBugs RecipeBugs
+	// Parties is how many clients run the barrier (RecipeBarrier).
+	Parties int
 }
 
 // Intrusion is an adversarial client's plan: it connects once with
@@ -119,16 +123,22 @@ func New(cfg Config, env Env, r *rand.Rand) *Client {
 	}
 	c := &Client{cfg: cfg, env: env, r: r, timeout: cfg.SessionTimeout,
 		watches: newWatchSet(), nextXid: 1}
+	note := func(n Note) { // a recipe's belief, stamped with who, which session and when
+		n.Client, n.Session, n.At = cfg.ID, c.session, int64(env.Now())
+		env.Note(n)
+	}
 	switch cfg.Recipe {
 	case "":
 		c.work = newWorkload(cfg.ID, r)
 	case RecipeQueue:
 		c.work = &queue{client: cfg.ID}
+	case RecipeBarrier:
+		// A barrier client runs its rounds whatever its operation budget:
+		// one that stopped early would hold the others at the barrier.
+		c.cfg.Ops = math.MaxInt
+		c.work = newBarrier(cfg.ID, cfg.Parties, note)
 	default:
-		c.work = newRecipe(cfg.Recipe, cfg.ID, cfg.RecipeBugs, func(n Note) {
-			n.Client, n.Session, n.At = cfg.ID, c.session, int64(env.Now())
-			env.Note(n)
-		})
+		c.work = newRecipe(cfg.Recipe, cfg.ID, cfg.RecipeBugs, note)
 	}
 	return c
 }
@@ -506,7 +516,7 @@ func (c *Client) pump() {
 	if c.state != connected || c.paused() || c.closing || c.thinking || c.cfg.Intrusion != nil {
 		return
 	}
-	if c.issued == c.cfg.Ops {
+	if c.issued == c.cfg.Ops || c.work.finished() {
 		if len(c.pending) == 0 {
 			c.closing = true
 			c.work.stop()

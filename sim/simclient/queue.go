@@ -99,6 +99,8 @@ func (q *queue) stop() {}
 // pauses: a queue client thinks before each production.
 func (q *queue) pauses() bool { return q.state == queueProduce }
 
+func (q *queue) finished() bool { return false }
+
 // ItemOf is the production prefix of an item's node name, or "" for a
 // name that is no item.
 func ItemOf(name string) string {

@@ -22,6 +22,9 @@ type driver interface {
 	// pauses reports whether the client thinks before the next operation
 	// (Config.MaxThink): the workload before each, a recipe between holds.
 	pauses() bool
+	// finished reports whether the driver is done before the client's
+	// operations run out (the barrier, after its rounds).
+	finished() bool
 }
 
 // Recipes a client can run instead of the random workload: ZooKeeper's
@@ -311,6 +314,8 @@ func (r *recipe) notice(t wire.EventType, s wire.KeeperState, path string) {
 }
 
 func (r *recipe) pauses() bool { return r.state == recipeJoin }
+
+func (r *recipe) finished() bool { return false }
 
 // stop: a holder closing its session releases (the close deletes its node).
 func (r *recipe) stop() {

@@ -70,6 +70,8 @@ func (w *workload) stop() {}
 
 func (w *workload) pauses() bool { return true }
 
+func (w *workload) finished() bool { return false }
+
 // draw draws the next operation.
 func (w *workload) draw() Op {
 	switch name := w.pick(); name {
