@@ -2,6 +2,7 @@ package linearizability
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -233,7 +234,11 @@ func (r Report) Print(w io.Writer) error {
 
 // WriteVisualization writes Porcupine's HTML view of a failed replay.
 func WriteVisualization(f *Failure, path string) error {
-	if err := porcupine.VisualizePath(f.model, f.info, path); err != nil {
+	file, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write visualisation: %w", err)
+	}
+	if err := errors.Join(Visualize(f, file), file.Close()); err != nil {
 		return fmt.Errorf("write visualisation %s: %w", path, err)
 	}
 	return nil
