@@ -22,7 +22,8 @@ import (
 // packets both ways; a member with none keeps its own clock. A send whose
 // receive was not recorded (the receiver was down, or does not record: a
 // ZooKeeper member) is drawn as a message that arrived when it left; a
-// receive whose send was not recorded, likewise. A member's start after
+// receive whose send was not recorded, likewise; such a member still has a
+// lane. A member's start after
 // other events of its own is a restart: its process ended (a crash mark)
 // at its last event before it. Sessions become client
 // lanes in order of their first operation; times start at zero, the
@@ -43,6 +44,16 @@ func Merge(records []*Run) (*Run, error) {
 			}
 			seen[m] = true
 			out.Members = append(out.Members, m)
+		}
+	}
+	// A member that records nothing (a ZooKeeper member) still gets a
+	// lane when the others exchanged packets with it.
+	for _, r := range records {
+		for _, e := range r.Events {
+			if (e.Kind == KindSend || e.Kind == KindReceive) && e.Peer != 0 && !seen[e.Peer] {
+				seen[e.Peer] = true
+				out.Members = append(out.Members, e.Peer)
+			}
 		}
 	}
 	sort.Slice(out.Members, func(i, j int) bool { return out.Members[i] < out.Members[j] })

@@ -27,7 +27,7 @@ func TestMergeAlignsClocksFromThePackets(t *testing.T) {
 	r, err := runlog.Merge([]*runlog.Run{two, one})
 	require.NoError(t, err)
 	require.Equal(t, "real", r.Title)
-	require.Equal(t, []int64{1, 2}, r.Members)
+	require.Equal(t, []int64{1, 2, 3}, r.Members, "3 records nothing, but packets went to it")
 	require.Equal(t, []int{1, 2}, r.Clients)
 	byName := map[string]runlog.Event{}
 	for _, e := range r.Events {
