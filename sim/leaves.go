@@ -82,6 +82,7 @@ func (s *server) RunDisk(j *member.DiskJob) {
 	if w.clock.Mono() < s.slowUntil {
 		delay += s.slowDelay
 	}
+	began := w.clock.Mono()
 	j.Run()
 	if s.gen != gen || !s.up {
 		return // an aimed crash inside the job
@@ -90,6 +91,7 @@ func (s *server) RunDisk(j *member.DiskJob) {
 		if s.gen != gen || !s.up {
 			return
 		}
+		w.recordFsync(s.sid, began)
 		if err := s.m.DiskDone(s.now(), j); err != nil {
 			s.stopOnIOError("a disk job", err)
 			return

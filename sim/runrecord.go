@@ -53,6 +53,10 @@ func (w *world) recordVote(from, to int, sent time.Duration, n *wire.Notificatio
 	}
 }
 
+func (w *world) recordFsync(sid int64, began time.Duration) {
+	w.rec.Add(runlog.Event{At: w.now(), Kind: runlog.KindFsync, Member: sid, Sent: runlog.Micros(began)})
+}
+
 func (w *world) recordDurable(sid, zxid int64) {
 	w.rec.Add(runlog.Event{At: w.now(), Kind: runlog.KindDurable, Member: sid, Zxid: zxid})
 }

@@ -30,6 +30,9 @@ const (
 	KindVote Kind = "vote"
 	// KindDurable: Member's log is durable up to Zxid.
 	KindDurable Kind = "durable"
+	// KindFsync: Member's disk job (appends and their fsync) ran from Sent
+	// to At.
+	KindFsync Kind = "fsync"
 	// KindFault: a fault was injected (Text describes it; Member, if one
 	// server is its target).
 	KindFault Kind = "fault"

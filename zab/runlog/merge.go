@@ -186,7 +186,7 @@ func Merge(records []*Run) (*Run, error) {
 		e := &rest[i]
 		shift := offset[e.Member]
 		e.At -= shift
-		if e.Kind == KindOp {
+		if hasSent(e.Kind) {
 			e.Sent -= shift
 		}
 		events = append(events, *e)
@@ -222,4 +222,4 @@ func Merge(records []*Run) (*Run, error) {
 }
 
 // hasSent reports whether events of kind k carry a start time in Sent.
-func hasSent(k Kind) bool { return k == KindMessage || k == KindVote || k == KindOp }
+func hasSent(k Kind) bool { return k == KindMessage || k == KindVote || k == KindOp || k == KindFsync }

@@ -38,6 +38,7 @@ type data struct {
 	Messages []int64  `json:"msgs"`
 	Votes    [][]any  `json:"votes"` // sent, arrived, from, to, text
 	Durable  []int64  `json:"durable"`
+	Fsyncs   []int64  `json:"fsyncs"`   // packed as Durable: end, member, length
 	Faults   [][]any  `json:"faults"`   // t, member (0: the network), text
 	Cuts     [][]any  `json:"cuts"`     // from, until, text
 	Ops      [][]any  `json:"ops"`      // call, return, client, name, text, outcome, zxid, id
@@ -82,7 +83,7 @@ func build(r *runlog.Run) *data {
 	}
 	open := map[string]int64{} // partition name -> when it came into force
 	var msgs [][6]int64
-	var durable [][3]int64
+	var durable, fsyncs [][3]int64
 	for i := range r.Events {
 		e := &r.Events[i]
 		d.End = max(d.End, e.At)
@@ -101,6 +102,8 @@ func build(r *runlog.Run) *data {
 			d.Votes = append(d.Votes, []any{e.Sent, e.At, e.Member, e.Peer, e.Text})
 		case runlog.KindDurable:
 			durable = append(durable, [3]int64{e.At, e.Member, e.Zxid})
+		case runlog.KindFsync:
+			fsyncs = append(fsyncs, [3]int64{e.At, e.Member, e.At - e.Sent})
 		case runlog.KindFault:
 			d.Faults = append(d.Faults, []any{e.At, e.Member, e.Text})
 		case runlog.KindPartition:
@@ -140,6 +143,7 @@ func build(r *runlog.Run) *data {
 	}
 	d.Messages = packMessages(msgs)
 	d.Durable = packDurable(durable)
+	d.Fsyncs = packDurable(fsyncs)
 	sort.SliceStable(d.Failures, func(i, j int) bool { return d.Failures[i][0].(int64) < d.Failures[j][0].(int64) })
 	return d
 }
@@ -167,7 +171,8 @@ func packMessages(msgs [][6]int64) []int64 {
 
 // packDurable lays durable points (t, member, zxid; in time order) out
 // flat, three numbers each: t as the change from the previous point's,
-// zxid as the change from the previous point's.
+// zxid as the change from the previous point's. Disk jobs (end, member,
+// length) go the same way.
 func packDurable(points [][3]int64) []int64 {
 	out := make([]int64, 0, 3*len(points))
 	var at, zxid int64

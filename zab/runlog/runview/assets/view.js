@@ -20,7 +20,9 @@
     const arrived = (prev ? prev[1] : 0) + raw[0];
     return [arrived - raw[1], arrived, raw[2], raw[3], raw[4], (prev ? prev[5] : 0) + raw[5]];
   });
-  R.durable = unpack(R.durable, 3, (raw, prev) => [(prev ? prev[0] : 0) + raw[0], raw[1], (prev ? prev[2] : 0) + raw[2]]);
+  const undelta = (raw, prev) => [(prev ? prev[0] : 0) + raw[0], raw[1], (prev ? prev[2] : 0) + raw[2]];
+  R.durable = unpack(R.durable, 3, undelta);
+  R.fsyncs = unpack(R.fsyncs, 3, undelta); // [end, member, length]
   const canvas = document.getElementById("canvas");
   const ctx = canvas.getContext("2d");
   const detail = document.getElementById("detail");
@@ -135,6 +137,7 @@
     drawCuts();
     drawBands();
     drawMessages();
+    drawFsyncs();
     drawDurable();
     drawUpDown();
     drawFaults();
@@ -255,6 +258,21 @@
     if (every > 1) {
       ctx.fillStyle = "#555";
       ctx.fillText("one packet in " + every + " drawn: zoom in for all", LEFT + 4, height - 6);
+    }
+  }
+
+  // Disk jobs (appends and their fsync) as a thin bar under the lane.
+  let maxFsync = 0;
+  for (const f of R.fsyncs) maxFsync = Math.max(maxFsync, f[2]);
+  function drawFsyncs() {
+    ctx.fillStyle = "rgba(90,60,20,0.55)";
+    for (let i = lowerBound(R.fsyncs, 0, t0); i < R.fsyncs.length && R.fsyncs[i][0] <= t1 + maxFsync; i++) {
+      const f = R.fsyncs[i], start = f[0] - f[2];
+      if (start > t1) continue;
+      const y = laneY(memberLane.get(f[1])) + LANE_H - 3;
+      const x0 = Math.max(LEFT, X(start)), x1 = Math.min(width, X(f[0]));
+      ctx.fillRect(x0, y, Math.max(1, x1 - x0), 2);
+      hits.push({ x0, x1: Math.max(x1, x0 + 2), y0: y - 2, y1: y + 3, weak: true, text: "server " + f[1] + ": disk job (appends, fsync) from " + fmt(start) + " to " + fmt(f[0]) + " (" + f[2] + " µs)" });
     }
   }
 
@@ -413,6 +431,7 @@
   const swatch = (colour, text) => { const s = document.createElement("span"); const i = document.createElement("i"); i.style.background = colour; s.append(i, text); legend.append(s); };
   for (const [role, colour] of Object.entries(ROLE)) swatch(colour, role);
   swatch("#d0d0d0", "down");
+  swatch("rgba(90,60,20,0.55)", "disk job");
   swatch(OUTCOME_OK, "op ok");
   swatch(OUTCOME_ERROR, "op error");
   swatch(OUTCOME_UNKNOWN, "op outcome unknown");
