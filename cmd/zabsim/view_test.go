@@ -32,7 +32,7 @@ func TestOneRunWritesItsViews(t *testing.T) {
 	}
 	html, err := os.ReadFile(page)
 	require.NoError(t, err)
-	require.Contains(t, string(html), "const RUN = {")
+	require.Contains(t, string(html), `<script type="application/json" id="run">{`)
 	require.NotRegexp(t, `(?i)<script[^>]+src=|<link[^>]+href=|https?://`, string(html), "the page loads nothing from anywhere")
 	log, err := os.ReadFile(shiviz)
 	require.NoError(t, err)

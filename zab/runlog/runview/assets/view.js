@@ -1,5 +1,5 @@
-// The run view. RUN (see view.go, type data) holds one array per kind of
-// mark; times are microseconds. The canvas is redrawn from RUN for the
+// The run view. The run's data (see view.go, type data) holds one array per kind of
+// mark; times are microseconds. The canvas is redrawn from it for the
 // time window [t0, t1]; nothing else is kept between frames but the
 // hit list for pointing.
 "use strict";
@@ -13,7 +13,9 @@
     }
     return rows;
   }
-  const R = RUN;
+  // The data is JSON in a script element of its own: JSON.parse reads a
+  // few megabytes several times faster than the same as a script literal.
+  const R = JSON.parse(document.getElementById("run").textContent);
   // Messages: [sent, arrived, from, to, name, zxid]; durable points:
   // [t, member, zxid].
   R.msgs = unpack(R.msgs, 6, (raw, prev) => {
@@ -115,6 +117,9 @@
   }
   const hex = (z) => "0x" + Number(z).toString(16);
 
+  // What is drawn, for pointing: boxes or lines, each with a function
+  // that describes it (built only when pointed at: a frame draws
+  // tens of thousands of marks).
   let hits = [];
   let pending = false;
   function request() { if (!pending) { pending = true; requestAnimationFrame(draw); } }
@@ -185,7 +190,7 @@
       ctx.fillRect(x0, TOP, x1 - x0, lanes.length * LANE_H);
       ctx.fillStyle = "rgba(230,120,20,0.85)";
       ctx.fillRect(x0, y + 4, Math.max(2, x1 - x0), LANE_H - 8);
-      hits.push({ x0, x1, y0: y, y1: y + LANE_H, text: "partition from " + fmt(c[0]) + " to " + fmt(c[1]) + ": " + c[2] });
+      hits.push({ x0, x1, y0: y, y1: y + LANE_H, text: () => "partition from " + fmt(c[0]) + " to " + fmt(c[1]) + ": " + c[2] });
     }
   }
 
@@ -202,14 +207,14 @@
           ctx.fillText(b[2] + " e" + b[4], x0 + 3, y + LANE_H / 2);
         }
         hits.push({ x0, x1, y0: y, y1: y + LANE_H, weak: true,
-          text: "server " + m + ": " + b[2] + " (" + b[3] + "), epoch " + b[4] + (b[5] ? ", leader " + b[5] : "") + "\nfrom " + fmt(b[0]) + " to " + fmt(b[1]) });
+          text: () => "server " + m + ": " + b[2] + " (" + b[3] + "), epoch " + b[4] + (b[5] ? ", leader " + b[5] : "") + "\nfrom " + fmt(b[0]) + " to " + fmt(b[1]) });
       }
       for (const d of downs.get(m)) {
         if (!visible(d[0], d[1])) continue;
         const x0 = Math.max(LEFT, X(d[0])), x1 = Math.min(width, X(d[1]));
         ctx.fillStyle = "#d0d0d0";
         ctx.fillRect(x0, y + 3, Math.max(1, x1 - x0), LANE_H - 6);
-        hits.push({ x0, x1, y0: y, y1: y + LANE_H, weak: true, text: "server " + m + " down from " + fmt(d[0]) + " to " + fmt(d[1]) });
+        hits.push({ x0, x1, y0: y, y1: y + LANE_H, weak: true, text: () => "server " + m + " down from " + fmt(d[0]) + " to " + fmt(d[1]) });
       }
     }
   }
@@ -242,7 +247,7 @@
       const x0 = X(r[0]), x1 = X(r[1]);
       ctx.strokeStyle = packetColour(name).replace("A", alpha);
       arrow(x0, y0, x1, y1);
-      hits.push({ line: [x0, y0, x1, y1], text: name + (r[5] ? " " + hex(r[5]) : "") + " from server " + r[2] + " to " + r[3] + "\nsent " + fmt(r[0]) + ", arrived " + fmt(r[1]) });
+      hits.push({ line: [x0, y0, x1, y1], text: () => name + (r[5] ? " " + hex(r[5]) : "") + " from server " + r[2] + " to " + r[3] + "\nsent " + fmt(r[0]) + ", arrived " + fmt(r[1]) });
     }
     ctx.setLineDash([3, 2]);
     ctx.strokeStyle = "rgba(130,60,170,0.8)";
@@ -252,7 +257,7 @@
       const y0 = laneY(memberLane.get(v[2])) + LANE_H / 2, y1 = laneY(memberLane.get(v[3])) + LANE_H / 2;
       const x0 = X(v[0]), x1 = X(v[1]);
       arrow(x0, y0, x1, y1);
-      hits.push({ line: [x0, y0, x1, y1], text: "vote from server " + v[2] + " to " + v[3] + ": " + v[4] + "\nsent " + fmt(v[0]) + ", arrived " + fmt(v[1]) });
+      hits.push({ line: [x0, y0, x1, y1], text: () => "vote from server " + v[2] + " to " + v[3] + ": " + v[4] + "\nsent " + fmt(v[0]) + ", arrived " + fmt(v[1]) });
     }
     ctx.setLineDash([]);
     if (every > 1) {
@@ -272,7 +277,7 @@
       const y = laneY(memberLane.get(f[1])) + LANE_H - 3;
       const x0 = Math.max(LEFT, X(start)), x1 = Math.min(width, X(f[0]));
       ctx.fillRect(x0, y, Math.max(1, x1 - x0), 2);
-      hits.push({ x0, x1: Math.max(x1, x0 + 2), y0: y - 2, y1: y + 3, weak: true, text: "server " + f[1] + ": disk job (appends, fsync) from " + fmt(start) + " to " + fmt(f[0]) + " (" + f[2] + " µs)" });
+      hits.push({ x0, x1: Math.max(x1, x0 + 2), y0: y - 2, y1: y + 3, weak: true, text: () => "server " + f[1] + ": disk job (appends, fsync) from " + fmt(start) + " to " + fmt(f[0]) + " (" + f[2] + " µs)" });
     }
   }
 
@@ -285,7 +290,7 @@
       if (shown.has(key)) continue;
       shown.set(key, true);
       ctx.beginPath(); ctx.moveTo(x, y + LANE_H - 8); ctx.lineTo(x, y + LANE_H - 2); ctx.stroke();
-      hits.push({ x0: x - 2, x1: x + 2, y0: y + LANE_H - 9, y1: y + LANE_H, text: "server " + d[1] + ": log durable to " + hex(d[2]) + " at " + fmt(d[0]) });
+      hits.push({ x0: x - 2, x1: x + 2, y0: y + LANE_H - 9, y1: y + LANE_H, text: () => "server " + d[1] + ": log durable to " + hex(d[2]) + " at " + fmt(d[0]) });
     }
   }
 
@@ -302,7 +307,7 @@
         ctx.beginPath(); ctx.moveTo(x, y - 6); ctx.lineTo(x + 7, y); ctx.lineTo(x, y + 6); ctx.closePath(); ctx.fill();
       }
       ctx.lineWidth = 1;
-      hits.push({ x0: x - 6, x1: x + 7, y0: y - 7, y1: y + 7, text: "server " + u[1] + (u[2] ? " started: " : " crashed: ") + u[3] + "\nat " + fmt(u[0]) });
+      hits.push({ x0: x - 6, x1: x + 7, y0: y - 7, y1: y + 7, text: () => "server " + u[1] + (u[2] ? " started: " : " crashed: ") + u[3] + "\nat " + fmt(u[0]) });
     }
   }
 
@@ -313,7 +318,7 @@
       const x = X(f[0]), y = laneY(lane) + LANE_H / 2;
       ctx.fillStyle = "#d35400";
       ctx.beginPath(); ctx.moveTo(x, y - 6); ctx.lineTo(x + 5, y); ctx.lineTo(x, y + 6); ctx.lineTo(x - 5, y); ctx.closePath(); ctx.fill();
-      hits.push({ x0: x - 6, x1: x + 6, y0: y - 7, y1: y + 7, text: "fault at " + fmt(f[0]) + ": " + f[2] });
+      hits.push({ x0: x - 6, x1: x + 6, y0: y - 7, y1: y + 7, text: () => "fault at " + fmt(f[0]) + ": " + f[2] });
     }
   }
 
@@ -332,13 +337,14 @@
         ctx.lineWidth = 1;
       }
       hits.push({ x0: x0 - 1, x1: x1 + 1, y0: y + 4, y1: y + LANE_H - 4,
-        text: "client " + o[2] + " op " + o[7] + ": " + R.names[o[3]] + " " + o[4] + " → " + o[5] + (o[6] ? " zxid " + hex(o[6]) : "") + "\ncalled " + fmt(o[0]) + ", returned " + fmt(o[1]) });
+        text: () => "client " + o[2] + " op " + o[7] + ": " + R.names[o[3]] + " " + o[4] + " → " + o[5] + (o[6] ? " zxid " + hex(o[6]) : "") + "\ncalled " + fmt(o[0]) + ", returned " + fmt(o[1]) });
     }
     ctx.fillStyle = "#444";
     for (let i = lowerBound(R.notices, 0, t0); i < R.notices.length && R.notices[i][0] <= t1; i++) {
       const n = R.notices[i], x = X(n[0]), y = laneY(clientLane.get(n[1])) + LANE_H - 4;
-      ctx.beginPath(); ctx.arc(x, y, highlighted.has(n[4]) ? 5 : 2, 0, 2 * Math.PI); ctx.fill();
-      hits.push({ x0: x - 3, x1: x + 3, y0: y - 3, y1: y + 3, text: "client " + n[1] + " event " + n[2] + " " + n[3] + " at " + fmt(n[0]) });
+      const r = highlighted.has(n[4]) ? 5 : 2;
+      ctx.fillRect(x - r, y - r, 2 * r, 2 * r);
+      hits.push({ x0: x - 3, x1: x + 3, y0: y - 3, y1: y + 3, text: () => "client " + n[1] + " event " + n[2] + " " + n[3] + " at " + fmt(n[0]) });
     }
   }
 
@@ -356,7 +362,7 @@
         ctx.fillText(label, Math.min(x + 4, width - 160), TOP - 10);
         labelledUpTo = x + 8 + ctx.measureText(label).width;
       }
-      hits.push({ x0: x - 4, x1: x + 4, y0: 0, y1: height, text: "FAILURE " + f[1] + " at " + fmt(f[0]) + "\n" + f[2] });
+      hits.push({ x0: x - 4, x1: x + 4, y0: 0, y1: height, text: () => "FAILURE " + f[1] + " at " + fmt(f[0]) + "\n" + f[2] });
     }
   }
 
@@ -408,7 +414,7 @@
       return;
     }
     const h = hitAt(ev.offsetX, ev.offsetY);
-    if (h) detail.textContent = h.text;
+    if (h) detail.textContent = h.text();
   });
   scrub.addEventListener("input", () => {
     cursor = Number(scrub.value) / 1000 * end;
