@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -43,13 +42,13 @@ func runView(args []string, stdout, stderr io.Writer) int {
 	if *title != "" {
 		run.Title = *title
 	}
-	if err := writeTo(*page, func(w io.Writer) error { return runview.Write(w, run) }); err != nil {
+	if err := runlog.WriteFile(*page, func(w io.Writer) error { return runview.Write(w, run) }); err != nil {
 		fmt.Fprintln(stderr, "zabctl:", err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "view: %s (%d members, %d sessions, %d events)\n", *page, len(run.Members), len(run.Clients), len(run.Events))
 	if *shiviz != "" {
-		if err := writeTo(*shiviz, func(w io.Writer) error { return runlog.ShiViz(run, w) }); err != nil {
+		if err := runlog.WriteFile(*shiviz, func(w io.Writer) error { return runlog.ShiViz(run, w) }); err != nil {
 			fmt.Fprintln(stderr, "zabctl:", err)
 			return 1
 		}
@@ -65,15 +64,4 @@ func readMemberRecord(path string) (*runlog.Run, int, error) {
 	}
 	defer f.Close()
 	return runlog.ReadMember(f, path)
-}
-
-func writeTo(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := errors.Join(write(f), f.Close()); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
 }

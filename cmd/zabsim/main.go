@@ -163,22 +163,10 @@ func (o outputs) writeRecord(r *runlog.Run, stdout io.Writer) error {
 		if w.path == "" {
 			continue
 		}
-		if err := writeFile(w.path, w.write); err != nil {
+		if err := runlog.WriteFile(w.path, w.write); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s: %s\n", w.what, w.path)
-	}
-	return nil
-}
-
-// writeFile creates path and writes it with write.
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := errors.Join(write(f), f.Close()); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }

@@ -3,9 +3,11 @@ package runlog
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"time"
 
 	"github.com/zabd/zabd/wire"
@@ -198,4 +200,18 @@ func DescribeVote(n *wire.Notification) string {
 		return fmt.Sprintf("vote %s for nobody (an observer) round=%d", n.State, n.ElectionEpoch)
 	}
 	return fmt.Sprintf("vote %s leader=%d zxid=0x%x round=%d peerEpoch=%d", n.State, n.Leader, n.Zxid, n.ElectionEpoch, n.PeerEpoch)
+}
+
+// WriteFile creates path and writes it with write (one of a run's forms:
+// Run.Write, ShiViz, runview.Write), closing it whatever happens; the
+// error names the file.
+func WriteFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := errors.Join(write(f), f.Close()); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }

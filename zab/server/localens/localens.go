@@ -444,12 +444,8 @@ func (e *Ensemble) WriteView(path, title string) error {
 		return fmt.Errorf("localens: %w", err)
 	}
 	run.Title = title
-	f, err := os.Create(path)
-	if err != nil {
+	if err := runlog.WriteFile(path, func(w io.Writer) error { return runview.Write(w, run) }); err != nil {
 		return fmt.Errorf("localens: %w", err)
-	}
-	if err := errors.Join(runview.Write(f, run), f.Close()); err != nil {
-		return fmt.Errorf("localens: %s: %w", path, err)
 	}
 	return nil
 }
