@@ -629,6 +629,53 @@ func TestSessionEndsOnce(t *testing.T) {
 	}
 }
 
+// TestReadsAfterSessionEndsAreDecided: sessions that each hold scores of
+// ephemerals under one parent and whose close got ConnectionLoss, and a
+// reader going over the final state (the parent's children, then each
+// child) after their expiries' windows opened: one session is gone by
+// then, the others are not. Every read settles the pending expiries anew,
+// so a read must cost about a lookup of their effects: closing each
+// session again at every read, copying the parent once per ephemeral,
+// costs tens of seconds here, past the deadline.
+func TestReadsAfterSessionEndsAreDecided(t *testing.T) {
+	const sessions, ephemerals, rounds = 3, 150, 3
+	b := newBuilder()
+	b.op(10, 0x10, OpCreate, "/q", ErrOK, 1, func(e *Entry) { e.Data, e.Mode, e.Created = str(""), "persistent", "/q" })
+	z := int64(1)
+	var alive, all []string
+	for i := range sessions * ephemerals {
+		s := int64(1 + i%sessions)
+		z++
+		name := fmt.Sprintf("n%010d", i)
+		b.op(int(s), s, OpCreate, "/q/n", ErrOK, z, func(e *Entry) {
+			e.Data, e.Mode, e.Created = str(""), "ephemeral_sequential", "/q/"+name
+		})
+		all = append(all, name)
+		if s != 1 {
+			alive = append(alive, name)
+		}
+	}
+	z++ // session 1's expiry
+	for range rounds {
+		b.op(10, 0x10, OpGetChildren, "/q", ErrOK, z, func(e *Entry) { e.Children = alive })
+		for i, name := range all {
+			if i%sessions == 0 {
+				b.op(10, 0x10, OpGetData, "/q/"+name, errNoNode, z, nil)
+				continue
+			}
+			b.op(10, 0x10, OpGetData, "/q/"+name, ErrOK, z, func(e *Entry) { e.Data = str("") })
+		}
+	}
+	for s := int64(1); s <= sessions; s++ {
+		b.op(int(s), s, OpClose, "", ErrConnectionLoss, 0, nil)
+	}
+	require.NoError(t, b.h.Validate())
+	r := CheckAll(b.h, Options{Timeout: 10 * time.Second})
+	var out strings.Builder
+	require.NoError(t, r.Print(&out))
+	assert.True(t, r.OK(), out.String())
+}
+
 // TestChildOfUnknownSequentialNode: a sequential create of unknown outcome
 // made /q0000000000 (its name decided where it took effect), and a child of
 // it was created after: the replay must settle the sequential create first.

@@ -202,6 +202,7 @@ const sampleAttempts = 3
 // when the states outgrow their bounds.
 func replaySampled(ops []*tlOp, deadline time.Time, salt uint64) *replayResult {
 	states := []*pstate{{t: freshTree(dataReadIn(ops), reapsIn(ops))}}
+	var memo successors
 	cut, cutStates, open := 0, []*pstate(nil), false
 	sampled := false // states were left out: running out of them proves nothing
 	for i := 0; i < len(ops); i++ {
@@ -215,7 +216,7 @@ func replaySampled(ops []*tlOp, deadline time.Time, salt uint64) *replayResult {
 			}
 			continue
 		}
-		next, why, left := stepStates(states, ops, i, salt)
+		next, why, left := stepStates(states, ops, i, salt, &memo)
 		sampled = sampled || left
 		if len(next) == 0 && sampled || sampled && time.Now().After(deadline) {
 			return &replayResult{failed: op, gaveUp: true, tooMany: true, others: uncertainOf(ops[cut : i+1])}
@@ -234,7 +235,7 @@ func replaySampled(ops []*tlOp, deadline time.Time, salt uint64) *replayResult {
 			open = false
 		}
 	}
-	states, left := resolveAll(states, ops, slotInfinity, salt)
+	states, left := resolveAll(states, ops, slotInfinity, salt, &memo)
 	if len(states) == 0 && (sampled || left) {
 		return &replayResult{failed: ops[len(ops)-1], gaveUp: true, tooMany: true, others: uncertainOf(ops[cut:])}
 	}
@@ -295,9 +296,10 @@ func cloneStates(states []*pstate) []*pstate {
 // mismatch in the first state when none survives. sampled reports that
 // the set of states, or a resolution, outgrew its bound and only a sample
 // of it was kept (see stateSet.sample and resolve).
-func stepStates(states []*pstate, ops []*tlOp, i int, salt uint64) (out []*pstate, why string, sampled bool) {
+func stepStates(states []*pstate, ops []*tlOp, i int, salt uint64, memo *successors) (out []*pstate, why string, sampled bool) {
 	op := ops[i]
 	if len(states) == 1 && len(states[0].pending) == 0 {
+		memo.forget()                                 // the tree is about to change in place
 		next, why := stepExact(states[0].t, op, true) // nothing else holds it
 		if why != "" {
 			return nil, why, false
@@ -308,7 +310,7 @@ func stepStates(states []*pstate, ops []*tlOp, i int, salt uint64) (out []*pstat
 	var set stateSet
 	budget := resolveBudget(len(states))
 	for _, st := range states {
-		cands, left := resolve(st, ops, op, op.lo, budget, salt)
+		cands, left := resolve(st, ops, op, op.lo, budget, salt, memo)
 		sampled = sampled || left
 		for _, c := range cands {
 			next, w := stepExact(c.t, op, false)
@@ -322,6 +324,7 @@ func stepStates(states []*pstate, ops []*tlOp, i int, salt uint64) (out []*pstat
 		}
 	}
 	out, left := set.sample(salt)
+	memo.keep(out)
 	return out, why, sampled || left
 }
 
@@ -339,7 +342,7 @@ func stepStates(states []*pstate, ops []*tlOp, i int, salt uint64) (out []*pstat
 // its steps (the same share for every level, so that states with many
 // operations applied are kept as well as those with few) and sampled is
 // set: the states returned are then some of the possible ones, not all.
-func resolve(st *pstate, ops []*tlOp, x *tlOp, slot int64, budget int, salt uint64) (out []*pstate, sampled bool) {
+func resolve(st *pstate, ops []*tlOp, x *tlOp, slot int64, budget int, salt uint64, memo *successors) (out []*pstate, sampled bool) {
 	rel, rest := relevantPending(st, ops, x)
 	type step struct {
 		t     *tree
@@ -367,8 +370,7 @@ func resolve(st *pstate, ops []*tlOp, x *tlOp, slot int64, budget int, salt uint
 					slices.ContainsFunc(rel, func(a int) bool { return !slices.Contains(n.rem, a) && sentBefore(ops[k], ops[a]) }) {
 					continue // its window is over, its session is, or its session's later request came first
 				}
-				ts := stepNondet(n.t, ops[k])
-				applied := ts[len(ts)-1]
+				applied := memo.applied(n.t, ops, k)
 				if applied == n.t {
 					continue // no effect now: the same as leaving it pending, which allows more
 				}
@@ -422,6 +424,89 @@ func resolve(st *pstate, ops []*tlOp, x *tlOp, slot int64, budget int, salt uint
 	return set.list, sampled
 }
 
+// successors remembers what each uncertain operation makes of a tree (the
+// last of stepNondet's states: the one where it took effect), by the
+// tree's identity. Before every exact operation, resolve applies each
+// state's relevant pending operations to it afresh; reads change no tree,
+// so along a run of reads the same trees meet the same pending operations
+// again and again (hundreds of reads of the final state after a few
+// sessions' expiries and closes of unknown outcome, each expiry deleting
+// scores of ephemerals under one parent). The result is the same tree:
+// once computed, it is looked up. Equal trees made in different orders are
+// one tree here, so that telling the states apart again costs no walk of
+// them.
+//
+// This is sound because a tree held by a state, or made from one by
+// resolve, is never changed in place but by stepStates when it is the only
+// state and nothing is pending, which forgets everything first.
+type successors struct {
+	next map[*tree]map[int]*tree // tree, index of the operation in the component: the tree after it
+	size int                     // entries in next
+	made map[uint64][]*tree      // the trees in next's entries, by fingerprint
+}
+
+// maxSuccessors bounds the trees successors holds besides the states'
+// (beyond it, what is not known yet is computed each time): as many as
+// the states themselves may be (maxStates).
+const maxSuccessors = 1 << 13
+
+// applied returns the tree after ops[k] took effect in t (t itself when
+// it has no effect there).
+func (m *successors) applied(t *tree, ops []*tlOp, k int) *tree {
+	if a, ok := m.next[t][k]; ok {
+		return a
+	}
+	ts := stepNondet(t, ops[k])
+	a := ts[len(ts)-1]
+	if m.size >= maxSuccessors {
+		return a
+	}
+	if m.next == nil {
+		m.next, m.made = map[*tree]map[int]*tree{}, map[uint64][]*tree{}
+	}
+	if m.next[t] == nil {
+		m.next[t] = map[int]*tree{}
+	}
+	if a != t { // it took effect: an equal tree made before stands for a
+		if i := slices.IndexFunc(m.made[a.fp], a.equal); i < 0 {
+			m.made[a.fp] = append(m.made[a.fp], a)
+		} else if m.made[a.fp][i] != t { // resolve reads t itself as no effect
+			a = m.made[a.fp][i]
+		}
+	}
+	m.next[t][k] = a
+	m.size++
+	return a
+}
+
+// keep forgets the trees that states do not lead to: resolve only ever
+// starts from a state's tree, so no later resolution looks them up.
+func (m *successors) keep(states []*pstate) {
+	kept, made, size := map[*tree]map[int]*tree{}, map[uint64][]*tree{}, 0
+	var walk func(t *tree)
+	walk = func(t *tree) {
+		succ, ok := m.next[t]
+		if _, done := kept[t]; done || !ok {
+			return
+		}
+		kept[t] = succ
+		size += len(succ)
+		for _, a := range succ {
+			if a != t && !slices.Contains(made[a.fp], a) {
+				made[a.fp] = append(made[a.fp], a)
+			}
+			walk(a)
+		}
+	}
+	for _, st := range states {
+		walk(st.t)
+	}
+	m.next, m.made, m.size = kept, made, size
+}
+
+// forget drops everything: a tree is about to change in place.
+func (m *successors) forget() { m.next, m.made, m.size = nil, nil, 0 }
+
 // sentBefore reports whether a and b are writes of unknown outcome of one
 // session and a was sent first: a session's requests take effect in the
 // order sent, so once b has, a never will.
@@ -439,37 +524,17 @@ func relevantPending(st *pstate, ops []*tlOp, x *tlOp) (rel, rest []int) {
 	if x == nil {
 		return slices.Clone(st.pending), nil
 	}
-	deps, mods := map[string]bool{}, map[string]bool{}
-	take := func(op *tlOp) {
-		for _, k := range op.deps {
-			deps[k] = true
-		}
-		for _, k := range op.mods {
-			mods[k] = true
-		}
-	}
-	take(x)
 	in := make([]bool, len(st.pending))
-	for grew := true; grew; {
-		grew = false
+	// Each operation found relevant is compared once with those not (yet):
+	// one that meets any of them is relevant.
+	for found := []*tlOp{x}; len(found) > 0; {
+		m := found[len(found)-1]
+		found = found[:len(found)-1]
 		for j, k := range st.pending {
-			if in[j] {
-				continue
+			if o := ops[k]; !in[j] && (meet(o.mods, m.deps) || meet(o.deps, m.mods) || sentBefore(o, m)) {
+				in[j] = true
+				found = append(found, o)
 			}
-			meets := slices.ContainsFunc(ops[k].mods, func(key string) bool { return deps[key] }) ||
-				slices.ContainsFunc(ops[k].deps, func(key string) bool { return mods[key] })
-			sentEarlier := false
-			for r, kr := range st.pending {
-				if in[r] && sentBefore(ops[k], ops[kr]) {
-					sentEarlier = true
-					break
-				}
-			}
-			if !meets && !sentEarlier {
-				continue
-			}
-			in[j], grew = true, true
-			take(ops[k])
 		}
 	}
 	for j, k := range st.pending {
@@ -484,11 +549,11 @@ func relevantPending(st *pstate, ops []*tlOp, x *tlOp) (rel, rest []int) {
 
 // resolveAll resolves every pending operation of every state at slot;
 // sampled as for stepStates.
-func resolveAll(states []*pstate, ops []*tlOp, slot int64, salt uint64) (out []*pstate, sampled bool) {
+func resolveAll(states []*pstate, ops []*tlOp, slot int64, salt uint64, memo *successors) (out []*pstate, sampled bool) {
 	var set stateSet
 	budget := resolveBudget(len(states))
 	for _, st := range states {
-		cands, left := resolve(st, ops, nil, slot, budget, salt)
+		cands, left := resolve(st, ops, nil, slot, budget, salt, memo)
 		sampled = sampled || left
 		for _, c := range cands {
 			set.add(c)
@@ -594,6 +659,7 @@ func failureAt(ops []*tlOp, cut int, cutStates []*pstate, i int, why string, dea
 // statesBefore replays ops[:i] again to get the states just before ops[i].
 func statesBefore(ops []*tlOp, i int) []*pstate {
 	states := []*pstate{{t: freshTree(dataReadIn(ops), reapsIn(ops))}}
+	var memo successors
 	for k := 0; k < i; k++ {
 		if ops[k].uncertain() {
 			for _, st := range states {
@@ -601,12 +667,12 @@ func statesBefore(ops []*tlOp, i int) []*pstate {
 			}
 			continue
 		}
-		states, _, _ = stepStates(states, ops, k, 0)
+		states, _, _ = stepStates(states, ops, k, 0, &memo)
 	}
 	budget := resolveBudget(len(states))
 	var set stateSet
 	for _, st := range states {
-		cands, _ := resolve(st, ops, ops[i], ops[i].lo, budget, 0)
+		cands, _ := resolve(st, ops, ops[i], ops[i].lo, budget, 0, &memo)
 		for _, c := range cands {
 			set.add(c)
 		}

@@ -201,7 +201,33 @@ func buildTimeline(h History, includeReads, reaping bool) *timeline {
 			op.mods = nil
 		}
 	}
+	for _, op := range tl.ops {
+		// Sorted sets, which relevantPending intersects by binary search:
+		// a session's end holds the keys of every ephemeral it had,
+		// hundreds (their parent's once each), and meets every exact
+		// operation while it is pending.
+		op.deps, op.mods = sortedSet(op.deps), sortedSet(op.mods)
+	}
 	return tl
+}
+
+// sortedSet returns keys sorted without duplicates, leaving keys alone
+// (footprints may share their arrays).
+func sortedSet(keys []string) []string {
+	return slices.Compact(slices.Sorted(slices.Values(keys)))
+}
+
+// meet reports whether the sorted sets a and b share a key.
+func meet(a, b []string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	for _, k := range a {
+		if _, found := slices.BinarySearch(b, k); found {
+			return true
+		}
+	}
+	return false
 }
 
 // placeInGaps finds, for each uncertain operation, the gap between

@@ -264,8 +264,11 @@ func (t *tree) describe() string {
 // txn applies the sub-operations of one write to an overlay over a tree, so
 // that a failing multi leaves the tree untouched.
 type txn struct {
-	base    *tree
-	changed map[string]*node // nil value: deleted
+	base *tree
+	// changed: nil value: deleted. Every node in it was made by this txn
+	// (put is only given new nodes), so until commit shares them with a
+	// tree the txn may change them in place (see writable).
+	changed map[string]*node
 	order   []string
 }
 
@@ -277,6 +280,24 @@ func (x *txn) get(p string) *node {
 		return n
 	}
 	return nil
+}
+
+// writable returns the node at p for the txn to change in place (nil if
+// there is none): the one it made already, or a copy of the base's. A
+// session's close removes all its ephemerals, often hundreds under one
+// parent with hundreds of children: copying the parent once per child
+// would make a close quadratic.
+func (x *txn) writable(p string) *node {
+	if n, ok := x.changed[p]; ok {
+		return n
+	}
+	n := x.base.nodes[p]
+	if n == nil {
+		return nil
+	}
+	c := n.clone()
+	x.put(p, c)
+	return c
 }
 
 func (x *txn) put(p string, n *node) {
@@ -431,25 +452,22 @@ func applyCreate(x *txn, w writeOp, zxid, session int64) opResult {
 		n.owner = session
 	}
 	x.put(name, n)
-	p := parent.clone()
+	p := x.writable(parentPath)
 	_, base := parentOf(name)
 	p.kids[base] = true
 	p.seq++
 	p.cversion++
 	p.pzxid = zxid
-	x.put(parentPath, p)
 	return opResult{err: ErrOK, created: name, node: n, path: name}
 }
 
 func (x *txn) removeChild(p string, zxid int64) {
 	parentPath, base := parentOf(p)
-	parent := x.get(parentPath)
-	if parent == nil {
+	c := x.writable(parentPath)
+	if c == nil {
 		return
 	}
-	c := parent.clone()
 	delete(c.kids, base)
 	c.cversion++
 	c.pzxid = zxid
-	x.put(parentPath, c)
 }
