@@ -87,22 +87,21 @@ type recipe struct {
 	bugs   RecipeBugs
 	note   func(Note)
 
-	state    recipeState
-	attempt  int    // the prefix of this attempt's node: c<client>a<attempt>-
-	mine     string // our node's name under root, once known
-	pred     string // the contender we watch, while we wait
-	orphan   string // a node of ours from an earlier attempt, to delete
-	token    int64  // our node's czxid, once known
-	resource struct {
-		token   int64 // the last token the resource holds
-		version int32
-	}
+	state   recipeState
+	attempt int    // the prefix of this attempt's node: c<client>a<attempt>-
+	mine    string // our node's name under root, once known
+	pred    string // the contender we watch, while we wait
+	orphan  string // a node of ours from an earlier attempt, to delete
+	token   int64  // our node's czxid, once known
+	// resourceVersion is the resource's version when we read its token:
+	// our write is conditional on it.
+	resourceVersion int32
 }
 
 type recipeState int
 
 const (
-	recipeSetup    recipeState = iota // make root and the resource
+	recipeSetup    recipeState = iota // make root
 	recipeSetupRes                    // make the resource
 	recipeJoin                        // create our node
 	recipeFind                        // our create's outcome is unknown: look for our node
@@ -139,14 +138,13 @@ func (r *recipe) next() (Op, bool) {
 	case recipeFind, recipeList:
 		return Op{Name: "getChildren", Code: wire.OpGetChildren, Path: r.root}, true
 	case recipeWatch:
-		pred, _ := r.predecessor()
-		return Op{Name: "exists", Code: wire.OpExists, Path: r.root + "/" + pred, Watch: !r.bugs.LockNoWatch}, true
+		return Op{Name: "exists", Code: wire.OpExists, Path: r.root + "/" + r.pred, Watch: !r.bugs.LockNoWatch}, true
 	case recipeToken:
 		return Op{Name: "exists", Code: wire.OpExists, Path: r.root + "/" + r.mine}, true
 	case recipeRead:
 		return Op{Name: "getData", Code: wire.OpGetData, Path: ResourcePath}, true
 	case recipeWrite:
-		return Op{Name: "setData", Code: wire.OpSetData, Path: ResourcePath, Data: strconv.FormatInt(r.token, 10), Version: r.resource.version}, true
+		return Op{Name: "setData", Code: wire.OpSetData, Path: ResourcePath, Data: strconv.FormatInt(r.token, 10), Version: r.resourceVersion}, true
 	case recipeRelease:
 		return Op{Name: "delete", Code: wire.OpDelete, Path: r.root + "/" + r.mine, Version: -1}, true
 	case recipeOrphan:
@@ -168,11 +166,6 @@ func sequenceOf(name string) string {
 		return name
 	}
 	return name[len(name)-10:]
-}
-
-// predecessor is the contender just before us, if any.
-func (r *recipe) predecessor() (string, bool) {
-	return r.pred, r.pred != ""
 }
 
 func (r *recipe) learn(op Op, res Result) {
@@ -233,7 +226,7 @@ func (r *recipe) learn(op Op, res Result) {
 			return
 		}
 		stored, _ := strconv.ParseInt(res.Data, 10, 64)
-		r.resource.token, r.resource.version = stored, res.Stat.Version
+		r.resourceVersion = res.Stat.Version
 		if stored > r.token {
 			r.note(Note{Kind: NoteFenced, Token: r.token})
 			r.release()
