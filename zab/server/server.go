@@ -348,6 +348,10 @@ func ensembleOf(cfg *config.Config) *zab.Ensemble {
 			e.Voters = append(e.Voters, m.ID)
 		}
 	}
+	// Parse checked the groups: an error here cannot happen.
+	if q, err := cfg.Quorum(); err == nil && q != nil {
+		e.Quorum = q
+	}
 	return e
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zabd/zabd/election"
 	"github.com/zabd/zabd/zab/restore"
 )
 
@@ -187,6 +189,12 @@ type Config struct {
 	// own differ (docs/compatibility.md): ZooKeeper's fixed final wait in
 	// elections and its synchronization without TRUNC across epochs.
 	MixedEnsemble bool
+	// Groups and Weights are the hierarchical quorum of group.N and
+	// weight.N (ZooKeeper's QuorumHierarchical): with any group.N line,
+	// a quorum is more than half of the weight of more than half of the
+	// groups of weight above 0. Quorum builds it.
+	Groups  []Group
+	Weights map[int64]int64
 	// RunRecordFile is zabd's runRecordFile key: where the member records
 	// its share of a run (zab/runlog) for zabctl view; empty, off.
 	RunRecordFile string
@@ -294,6 +302,10 @@ func Parse(r io.Reader, file string) (*Config, error) {
 			maxSession, err = parseMillis(p.Value)
 		case strings.HasPrefix(p.Key, "server."):
 			err = cfg.addServer(p)
+		case strings.HasPrefix(p.Key, "group."):
+			err = cfg.addGroup(p)
+		case strings.HasPrefix(p.Key, "weight."):
+			err = cfg.addWeight(p)
 		case p.Key == "peerType":
 			err = cfg.setPeerType(p)
 		default:
@@ -669,7 +681,7 @@ func (c *Config) finish(minSession, maxSession time.Duration, seen map[string]in
 		return &Error{File: c.File, Line: c.Servers[0].Line, Key: fmt.Sprintf("server.%d", c.Servers[0].ID),
 			Err: errors.New("no participant among the servers")}
 	}
-	return nil
+	return c.checkGroups(seen)
 }
 
 // Distributed reports whether the file describes an ensemble rather than a
@@ -856,4 +868,113 @@ func setHost(dst *string, v string) error {
 	}
 	*dst = v
 	return nil
+}
+
+// Group is one group.N line of a hierarchical quorum.
+type Group struct {
+	ID      int64
+	Members []int64
+	Line    int
+}
+
+// addGroup reads group.N=sid:sid:...
+func (c *Config) addGroup(p property) error {
+	id, err := strconv.ParseInt(strings.TrimPrefix(p.Key, "group."), 10, 64)
+	if err != nil {
+		return fmt.Errorf("group id %q is not an integer", strings.TrimPrefix(p.Key, "group."))
+	}
+	g := Group{ID: id, Line: p.Line}
+	for _, part := range strings.Split(p.Value, ":") {
+		sid, err := strconv.ParseInt(strings.TrimSpace(part), 10, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a server id (the members are server ids joined by ':')", part)
+		}
+		g.Members = append(g.Members, sid)
+	}
+	c.Groups = append(c.Groups, g)
+	return nil
+}
+
+// addWeight reads weight.N=w.
+func (c *Config) addWeight(p property) error {
+	sid, err := strconv.ParseInt(strings.TrimPrefix(p.Key, "weight."), 10, 64)
+	if err != nil {
+		return fmt.Errorf("server id %q is not an integer", strings.TrimPrefix(p.Key, "weight."))
+	}
+	w, err := strconv.ParseInt(strings.TrimSpace(p.Value), 10, 64)
+	if err != nil || w < 0 {
+		return fmt.Errorf("%q is not a weight (an integer, 0 or more)", p.Value)
+	}
+	if c.Weights == nil {
+		c.Weights = map[int64]int64{}
+	}
+	c.Weights[sid] = w
+	return nil
+}
+
+// checkGroups checks a hierarchical quorum against the server lines, as
+// ZooKeeper's QuorumHierarchical does and where it would fail later or not
+// at all: every participant in exactly one group, a group's members and a
+// weight's server participants, some group of weight above 0.
+func (c *Config) checkGroups(seen map[string]int) error {
+	if len(c.Groups) == 0 {
+		if len(c.Weights) > 0 {
+			for _, sid := range slices.Sorted(maps.Keys(c.Weights)) {
+				key := fmt.Sprintf("weight.%d", sid)
+				return &Error{File: c.File, Line: seen[key], Key: key, Err: errors.New("a weight without any group.N line: weights count only in a hierarchical quorum")}
+			}
+		}
+		return nil
+	}
+	role := map[int64]Role{}
+	for _, s := range c.Servers {
+		role[s.ID] = s.Role
+	}
+	in := map[int64]int64{} // server -> its group
+	for _, g := range c.Groups {
+		key := fmt.Sprintf("group.%d", g.ID)
+		for _, sid := range g.Members {
+			r, ok := role[sid]
+			switch {
+			case !ok:
+				return &Error{File: c.File, Line: g.Line, Key: key, Err: fmt.Errorf("server %d has no server.%d line", sid, sid)}
+			case r != Participant:
+				return &Error{File: c.File, Line: g.Line, Key: key, Err: fmt.Errorf("server %d is an observer: only participants vote", sid)}
+			}
+			if other, dup := in[sid]; dup {
+				return &Error{File: c.File, Line: g.Line, Key: key, Err: fmt.Errorf("server %d is in group.%d already", sid, other)}
+			}
+			in[sid] = g.ID
+		}
+	}
+	for _, s := range c.Servers {
+		if _, ok := in[s.ID]; s.Role == Participant && !ok {
+			key := fmt.Sprintf("server.%d", s.ID)
+			return &Error{File: c.File, Line: s.Line, Key: key, Err: fmt.Errorf("participant %d is in no group.N line (a hierarchical quorum needs every participant in one)", s.ID)}
+		}
+	}
+	for _, sid := range slices.Sorted(maps.Keys(c.Weights)) {
+		if _, ok := in[sid]; !ok {
+			key := fmt.Sprintf("weight.%d", sid)
+			return &Error{File: c.File, Line: seen[key], Key: key, Err: fmt.Errorf("server %d is in no group", sid)}
+		}
+	}
+	if _, err := c.Quorum(); err != nil {
+		key := fmt.Sprintf("group.%d", c.Groups[0].ID)
+		return &Error{File: c.File, Line: c.Groups[0].Line, Key: key, Err: err}
+	}
+	return nil
+}
+
+// Quorum is the ensemble's quorum rule: ZooKeeper's hierarchical one with
+// group.N lines, nil (a majority of the participants) without.
+func (c *Config) Quorum() (election.QuorumVerifier, error) {
+	if len(c.Groups) == 0 {
+		return nil, nil
+	}
+	groups := make([][]int64, len(c.Groups))
+	for i, g := range c.Groups {
+		groups[i] = g.Members
+	}
+	return election.NewHierarchical(groups, c.Weights)
 }
