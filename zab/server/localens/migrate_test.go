@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -309,7 +310,12 @@ func setWithRetry(t *testing.T, ctx context.Context, c *zk.Conn, path string) {
 		if err == nil {
 			return
 		}
-		if !errors.Is(err, zk.ErrConnectionClosed) && !errors.Is(err, zk.ErrNoServer) || time.Now().After(deadline) {
+		// The member the client is connected to may be the one stopping:
+		// go-zookeeper reports that as a closed connection, no server, or
+		// the socket's own error (a reset while the request was written).
+		var netErr *net.OpError
+		lost := errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) || errors.As(err, &netErr)
+		if !lost || time.Now().After(deadline) {
 			t.Fatalf("set %s: %v", path, err)
 		}
 		select {
