@@ -61,13 +61,11 @@ func (w *world) recordDurable(sid, zxid int64) {
 	w.rec.Add(runlog.Event{At: w.now(), Kind: runlog.KindDurable, Member: sid, Zxid: zxid})
 }
 
-func (w *world) recordFault(f faults.Fault) {
+// recordFault records an injected fault, on the lane of the server it
+// strikes (member), or on the network's (0: clients' and links' faults).
+func (w *world) recordFault(f faults.Fault, member int64) {
 	if w.rec.On() {
-		e := runlog.Event{At: w.now(), Kind: runlog.KindFault, Name: string(f.Kind), Text: f.String()}
-		if f.Kind != faults.Drop && f.Kind != faults.Pause && f.Kind != faults.Intrude && f.Kind != faults.Partition {
-			e.Member = int64(f.Server + 1)
-		}
-		w.rec.Add(e)
+		w.rec.Add(runlog.Event{At: w.now(), Kind: runlog.KindFault, Member: member, Name: string(f.Kind), Text: f.String()})
 	}
 }
 
@@ -89,19 +87,12 @@ func (w *world) recordEntry(id int, e *simclient.Entry) {
 		w.rec.Add(runlog.Event{At: runlog.Micros(e.Return), Kind: runlog.KindNotice, Client: e.Client, ID: id, Name: name, Text: text})
 		return
 	}
-	outcome := runlog.OutcomeOK
-	switch {
-	case e.Result.Unknown:
-		outcome = runlog.OutcomeUnknown
-	case e.Result.Err != wire.ErrOK:
-		outcome = e.Result.Err.String()
-	}
 	text := e.Op.Path
 	if e.Op.Data != "" {
 		text += fmt.Sprintf(" %q", e.Op.Data)
 	}
 	w.rec.Add(runlog.Event{At: runlog.Micros(e.Return), Sent: runlog.Micros(e.Call), Kind: runlog.KindOp, Client: e.Client,
-		ID: id, Name: e.Op.Name, Text: text, Outcome: outcome, Zxid: e.Result.Zxid, Member: e.Server})
+		ID: id, Name: e.Op.Name, Text: text, Outcome: runlog.Outcome(e.Result.Err, e.Result.Unknown), Zxid: e.Result.Zxid, Member: e.Server})
 }
 
 func (w *world) recordFailure(f *Failure, ops []int, attachment string) {

@@ -370,19 +370,23 @@ func (w *world) leader() int {
 // inject carries out one fault of the schedule.
 func (w *world) inject(f faults.Fault) {
 	w.tr.logf("fault %s", f)
-	w.recordFault(f)
 	switch f.Kind {
 	case faults.Drop:
+		w.recordFault(f, 0)
 		for _, id := range w.openConnsOf(w.clients[f.Client-1]) {
 			w.closeConn(id, "dropped by the network")
 		}
 	case faults.Pause:
+		w.recordFault(f, 0)
 		w.clients[f.Client-1].Pause(ms(f.ForMs))
 	case faults.Intrude:
+		w.recordFault(f, 0)
 		w.intrude(f)
 	case faults.Partition, faults.BreakConn, faults.Clog, faults.SlowLink:
+		w.recordFault(f, 0)
 		w.net.inject(f)
 	default:
+		w.recordFault(f, int64(f.Server+1))
 		w.servers[f.Server].inject(f)
 	}
 }

@@ -69,6 +69,18 @@ const (
 	OutcomeUnknown = "unknown" // the connection was lost before the reply: it may or may not have happened
 )
 
+// Outcome names an operation's outcome: OutcomeUnknown for one whose
+// reply was lost, OutcomeOK, or the error code's name.
+func Outcome(err wire.ErrCode, unknown bool) string {
+	switch {
+	case unknown:
+		return OutcomeUnknown
+	case err == wire.ErrOK:
+		return OutcomeOK
+	}
+	return err.String()
+}
+
 // Event is one thing that happened in a run. Which fields mean something
 // depends on Kind (see the kinds); the rest stay zero.
 type Event struct {

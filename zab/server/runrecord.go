@@ -108,11 +108,7 @@ func (r *runRecorder) reply(session int64, op wire.OpCode, called time.Time, h *
 	if r == nil {
 		return
 	}
-	outcome := runlog.OutcomeOK
-	if h.Err != wire.ErrOK {
-		outcome = h.Err.String()
-	}
-	r.add(runlog.Event{Kind: runlog.KindOp, Session: session, Sent: called.UnixMicro(), Name: op.String(), Outcome: outcome, Zxid: h.Zxid})
+	r.add(runlog.Event{Kind: runlog.KindOp, Session: session, Sent: called.UnixMicro(), Name: op.String(), Outcome: runlog.Outcome(h.Err, false), Zxid: h.Zxid})
 }
 
 // flush writes what was recorded; after a write error it reports the error
