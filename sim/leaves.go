@@ -343,9 +343,14 @@ func (s *server) Synced(zxid int64, txns int) bool {
 // snapshot of a fuzzy tree is remembered as such: a restart from it loads
 // a fuzzy tree.
 func (s *server) Installed(name string, zxid int64, n int) bool {
+	// Drop the installs up to this one, this one included (its zxid may
+	// be 0: a leader whose tree holds nothing yet).
 	var in pendingInstall
-	for len(s.installs) > 0 && in.zxid != zxid {
+	for len(s.installs) > 0 {
 		in, s.installs = s.installs[0], s.installs[1:]
+		if in.zxid == zxid {
+			break
+		}
 	}
 	s.w.tr.logf("server %d: snapshot 0x%x of the tree a SNAP installed written as %s", s.sid, zxid, name)
 	s.w.stats.Snapshots++

@@ -12,6 +12,7 @@ import (
 	"github.com/zabd/zabd/sim/faults"
 	"github.com/zabd/zabd/sim/simclient"
 	"github.com/zabd/zabd/wire"
+	"github.com/zabd/zabd/zab/tlatrace"
 )
 
 // Named scenarios: hand-written schedules in testdata/scenarios (each
@@ -46,6 +47,39 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		}
 		require.GreaterOrEqual(t, expired, 4, "sessions expired mid-barrier")
 		require.Len(t, lastRound, 3, "the three participants joined the last round")
+	},
+	"snap-below-applied-keeps-the-tree": func(t *testing.T, r *Result) {
+		// Hunt seed 102848, shrunk (its event loops made not to batch, so
+		// that trace conformance judges it): a leader restarted with txns
+		// of epoch 1 in its log that its tree has not applied yet (they
+		// await its epoch's establishment) synchronizes, by ZooKeeper's
+		// rule, a learner that applied up to 0x100000028 and holds a txn
+		// of epoch 2: a SNAP of its tree at 0x10000001d, then the txns
+		// after it. Installing it took the learner's delivered txns back,
+		// on disk too until the txns after the snapshot were durable
+		// again (PrefixConsistency); the learner now keeps its tree and
+		// its log up to its last applied txn, as after a TRUNC.
+		require.Equal(t, 1, r.Stats.Allowances[tlatrace.SnapBelowApplied])
+	},
+	"snap-of-an-empty-tree": func(t *testing.T, r *Result) {
+		// Hunt seed 106822, shrunk: a leader whose tree holds nothing yet
+		// (its log's txns await its epoch's establishment) synchronizes,
+		// by ZooKeeper's rule, a learner holding a txn of another epoch:
+		// a SNAP of zxid 0. The simulator's bookkeeping of installs
+		// skipped an install of zxid 0, and took the learner's NEWLEADER
+		// ACK for one sent before its snapshot was written.
+		require.Positive(t, r.Stats.Snapshots)
+	},
+	"standalone-refused-at-the-end": func(t *testing.T, r *Result) {
+		// Hunt seed 104713, shrunk: the last fault corrupts a standalone
+		// server's durable log after the clients are done; it rightly
+		// refuses to start, and the run must wait for its restart (the
+		// corruption undone, as an operator restoring the file) before
+		// its end-of-run checks. It ended at once, with the server down,
+		// and the queue checker, finding no queue to read, judged the
+		// item lost.
+		require.Equal(t, 1, r.Stats.Refusals)
+		require.GreaterOrEqual(t, r.Stats.Crashes, 1)
 	},
 	"queue-under-crashes": func(t *testing.T, r *Result) {
 		// Four clients produce to and consume from ZooKeeper's queue while

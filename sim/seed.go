@@ -28,7 +28,46 @@ func ScheduleForSeed(seed int64) *faults.Schedule {
 	slowLoops(s, streams.Stream("loop-delay"))
 	syncAsZooKeeper(s, streams.Stream("zookeeper-sync"))
 	runRecipes(s, streams.Stream("recipes"))
+	groupVoters(s, streams.Stream("quorum-groups"))
 	return s
+}
+
+// groupVoters gives one ensemble seed in four with three voters or more
+// ZooKeeper's hierarchical quorum (zoo.cfg group.N, weight.N): the
+// voters split into two or three groups, and one voter in five weighing
+// 0 (it never leads and adds nothing to a quorum) or 2, so that quorums
+// are not a majority's: a single voter, or a minority, may be one. From
+// its own stream, so that every other choice stays as it was.
+func groupVoters(s *faults.Schedule, r *rand.Rand) {
+	voters := s.Voters()
+	if !s.Ensemble || voters < 3 || r.IntN(4) != 0 {
+		return
+	}
+	groups := make([][]int64, 2+r.IntN(2))
+	for i, sid := range r.Perm(voters) {
+		g := i // the first voters drawn open one group each
+		if g >= len(groups) {
+			g = r.IntN(len(groups))
+		}
+		groups[g] = append(groups[g], int64(sid+1))
+	}
+	for _, g := range groups {
+		slices.Sort(g)
+	}
+	slices.SortFunc(groups, func(a, b []int64) int { return cmp.Compare(a[0], b[0]) })
+	weights := map[int64]int64{}
+	for sid := int64(1); sid <= int64(voters); sid++ {
+		if r.IntN(5) == 0 {
+			weights[sid] = 2 * r.Int64N(2)
+		}
+	}
+	s.Groups = groups
+	if len(weights) > 0 {
+		s.Weights = weights
+	}
+	if _, err := s.Quorum(); err != nil {
+		s.Weights = nil // every group weighed 0: the plain weights of 1
+	}
 }
 
 // runRecipes has the clients of one seed in four with at least two of them

@@ -19,7 +19,7 @@ import (
 // schedule as the "schedule" stream alone makes it; the schedule's JSON
 // carries them all, so that -schedule replays them.
 func TestSeedChoicesOnTheirOwnStreams(t *testing.T) {
-	withSnapshots, withIntruders, withLoops, withZooKeeperSync, withRecipes := 0, 0, 0, 0, 0
+	withSnapshots, withIntruders, withLoops, withZooKeeperSync, withRecipes, withGroups := 0, 0, 0, 0, 0, 0
 	for seed := int64(1); seed <= 60; seed++ {
 		s := ScheduleForSeed(seed)
 		back, err := faults.Parse(s.MarshalIndented())
@@ -70,6 +70,14 @@ func TestSeedChoicesOnTheirOwnStreams(t *testing.T) {
 			require.Contains(t, s.String(), "recipe:", "seed %d: the header says so", seed)
 			plain.Recipe, plain.RecipeClients = s.Recipe, s.RecipeClients
 		}
+		if s.Groups != nil {
+			withGroups++
+			require.GreaterOrEqual(t, s.Voters(), 3, "seed %d: groups of three voters or more", seed)
+			_, err := s.Quorum()
+			require.NoError(t, err, "seed %d", seed)
+			require.Contains(t, s.String(), "hierarchical quorum:", "seed %d: the header says so", seed)
+			plain.Groups, plain.Weights = s.Groups, s.Weights
+		}
 		if len(plain.Faults) == 0 {
 			plain.Faults = rest.Faults // nil and empty alike
 		}
@@ -80,4 +88,5 @@ func TestSeedChoicesOnTheirOwnStreams(t *testing.T) {
 	require.Greater(t, withLoops, 15)
 	require.Greater(t, withZooKeeperSync, 3)
 	require.Greater(t, withRecipes, 5)
+	require.Greater(t, withGroups, 3)
 }

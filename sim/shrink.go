@@ -125,10 +125,11 @@ func candidates(s *faults.Schedule) []*faults.Schedule {
 
 // fewerServers proposes smaller ensembles, boldest first: a standalone
 // server (from three voters and no observers), three voters instead of
-// five, no observers. The servers kept keep their place among the voters
-// and observers (and so their ids, but for observers, which move down with
-// the voters removed); faults that name a removed server go, and so do
-// network faults when the ensemble becomes a standalone server.
+// five, no observers; and a majority quorum in place of groups. The
+// servers kept keep their place among the voters and observers (and so
+// their ids, but for observers, which move down with the voters removed);
+// faults that name a removed server go, and so do network faults when the
+// ensemble becomes a standalone server. Groups go with any voter removed.
 func fewerServers(s *faults.Schedule) []*faults.Schedule {
 	if !s.Ensemble {
 		return nil
@@ -147,6 +148,11 @@ func fewerServers(s *faults.Schedule) []*faults.Schedule {
 	if s.Observers > 0 {
 		out = append(out, withServers(s, voters, 0))
 	}
+	if s.Groups != nil {
+		c := s.Clone()
+		c.Groups, c.Weights = nil, nil
+		out = append(out, c)
+	}
 	return out
 }
 
@@ -155,6 +161,9 @@ func fewerServers(s *faults.Schedule) []*faults.Schedule {
 func withServers(s *faults.Schedule, voters, observers int) *faults.Schedule {
 	c := s.Clone()
 	c.Servers, c.Observers, c.Ensemble = voters+observers, observers, voters+observers > 1
+	if voters != s.Voters() {
+		c.Groups, c.Weights = nil, nil
+	}
 	// newIndex maps a server's index in s to its index in c, or -1.
 	newIndex := func(i int) int {
 		switch {

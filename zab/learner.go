@@ -90,6 +90,10 @@ type learnerState struct {
 	// syncMode is how the leader synchronizes this learner (DIFF, TRUNC or
 	// SNAP), from learnerSyncing on.
 	syncMode wire.PacketType
+	// keptThrough, after a SNAP below what this member had applied, is
+	// that last applied zxid: the member kept its tree and skips the
+	// leader's txns up to it (keepTreeAtSnap).
+	keptThrough int64
 	// newLeaderEnd is the last zxid of the synchronized history, from
 	// learnerNewLeaderSeen on.
 	newLeaderEnd int64
@@ -227,6 +231,10 @@ func (p *Peer) learnerSyncPacket(qp *wire.QuorumPacket, snap []byte) {
 			// The leader never cuts below what it committed.
 			l.committed = max(l.committed, min(qp.Zxid, p.lastProposed))
 		case wire.PacketSnap:
+			if applied := p.tree.LastZxid(); qp.Zxid < applied {
+				p.keepTreeAtSnap(qp.Zxid, applied)
+				break
+			}
 			if err := p.installSnapshot(qp.Zxid, snap); err != nil {
 				p.leaveEpoch(qp, err.Error())
 				return
@@ -281,6 +289,9 @@ func (p *Peer) learnerProposal(qp *wire.QuorumPacket) {
 	if err != nil || txn.Header.Zxid != qp.Zxid {
 		p.leaveEpoch(qp, "its txn does not decode or has another zxid")
 		return
+	}
+	if qp.Zxid <= p.learn.keptThrough {
+		return // applied before a SNAP below it: one txn per zxid
 	}
 	if !follows(p.lastProposed, qp.Zxid) {
 		p.leaveEpoch(qp, "its zxid does not follow our last one "+zxidHex(p.lastProposed))
@@ -484,6 +495,27 @@ func (p *Peer) dropUnhandedAppends(zxid int64) {
 	}
 	clear(a[n:])
 	p.out.Appends = a[:n]
+}
+
+// keepTreeAtSnap takes a SNAP of snapZxid below applied, the last txn
+// this member applied. It comes from a leader whose tree lags its log (its
+// txns of earlier epochs are applied once its epoch is established) that
+// synchronizes by ZooKeeper's rule (Ensemble.ZooKeeperSync) a learner
+// holding a txn of an epoch it lacks. Installing it would take back, on
+// disk too, txns this member delivered and perhaps acknowledged until the
+// leader's txns after the snapshot were durable again: a crash between
+// would leave fewer members holding a committed txn than its commit
+// counted (a ZooKeeper learner writes nothing of a SNAP before NEWLEADER,
+// so a crash leaves its old state). The leader's history holds every txn
+// up to applied (they are committed), so the member keeps its tree, as
+// after a TRUNC to applied, and skips the leader's txns up to it.
+func (p *Peer) keepTreeAtSnap(snapZxid, applied int64) {
+	p.truncateLog(applied) // never below the tree: applied is its last zxid
+	l := p.learn
+	l.committed = max(l.committed, applied)
+	l.keptThrough = applied
+	p.notice("%s: leader %d's SNAP is of %s, below %s, the last txn this member applied: keeping its tree and log up to %s, as after a TRUNC",
+		p.role, l.leader, zxidHex(snapZxid), zxidHex(applied), zxidHex(applied))
 }
 
 // installSnapshot replaces the learner's tree and session table with the

@@ -2,11 +2,15 @@ package faults
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/zabd/zabd/election"
 )
 
 // Kind names a fault.
@@ -153,6 +157,13 @@ type Schedule struct {
 	Ensemble bool `json:"ensemble,omitempty"`
 	// Observers are the last Observers servers: they learn, never vote.
 	Observers int `json:"observers,omitempty"`
+	// Groups, when set, makes the voters' quorum ZooKeeper's hierarchical
+	// one (zoo.cfg group.N and weight.N: election.Hierarchical) instead of
+	// a majority: every voter (servers 1..Voters) in exactly one group,
+	// no observer in any. Weights gives a voter's weight (0 or more; a
+	// voter left out weighs 1, as in ZooKeeper); only with Groups.
+	Groups  [][]int64       `json:"groups,omitempty"`
+	Weights map[int64]int64 `json:"weights,omitempty"`
 	// Swarm lists the fault kinds the seed switched on (swarm testing:
 	// each seed tries a different mix), for the trace's header.
 	Swarm            []Kind `json:"swarm,omitempty"`
@@ -236,6 +247,9 @@ func (s *Schedule) Validate() error {
 	case s.SafetyMs < 0 || s.LivenessMs <= 0:
 		return fmt.Errorf("schedule: safety_ms = %d and liveness_ms = %d, need >= 0 and > 0", s.SafetyMs, s.LivenessMs)
 	}
+	if _, err := s.Quorum(); err != nil {
+		return fmt.Errorf("schedule: %w", err)
+	}
 	for i, f := range s.Faults {
 		if !slices.Contains(Kinds, f.Kind) && !slices.Contains(AdversaryKinds, f.Kind) {
 			return fmt.Errorf("schedule: fault %d: unknown kind %q", i, f.Kind)
@@ -307,6 +321,39 @@ func (s *Schedule) validateFault(f *Fault) error {
 // Voters is how many servers vote (all but the observers).
 func (s *Schedule) Voters() int { return s.Servers - s.Observers }
 
+// Quorum is the rule that decides which sets of voters are a quorum: a
+// majority of the voters, or the hierarchical quorum of Groups and
+// Weights. It fails on groups that do not hold exactly the voters or
+// that ZooKeeper would refuse, naming the field.
+func (s *Schedule) Quorum() (election.QuorumVerifier, error) {
+	voters := make([]int64, s.Voters())
+	for i := range voters {
+		voters[i] = int64(i + 1)
+	}
+	if s.Groups == nil {
+		if s.Weights != nil {
+			return nil, errors.New("weights without groups: a majority quorum weighs every voter 1")
+		}
+		return election.NewMajority(voters)
+	}
+	if !s.Ensemble {
+		return nil, errors.New("groups for a standalone server")
+	}
+	var grouped []int64
+	for _, g := range s.Groups {
+		grouped = append(grouped, g...)
+	}
+	slices.Sort(grouped)
+	if !slices.Equal(grouped, voters) {
+		return nil, fmt.Errorf("groups %v must hold each voter (servers 1..%d) once, and no observer", s.Groups, len(voters))
+	}
+	q, err := election.NewHierarchical(s.Groups, s.Weights)
+	if err != nil {
+		return nil, fmt.Errorf("groups %v, weights %v: %w", s.Groups, s.Weights, err)
+	}
+	return q, nil
+}
+
 // String prints the schedule as the trace's header shows it.
 func (s *Schedule) String() string {
 	var b strings.Builder
@@ -316,6 +363,13 @@ func (s *Schedule) String() string {
 		fmt.Fprintf(&b, "  ensemble: %d voters, %d observers\n", s.Voters(), s.Observers)
 	} else {
 		b.WriteString("  standalone\n")
+	}
+	if s.Groups != nil {
+		fmt.Fprintf(&b, "  hierarchical quorum: groups %v", s.Groups)
+		if s.Weights != nil {
+			fmt.Fprintf(&b, ", weights %v", s.Weights)
+		}
+		b.WriteString("\n")
 	}
 	if s.Swarm != nil {
 		fmt.Fprintf(&b, "  swarm: fault kinds on: %v\n", s.Swarm)
@@ -390,6 +444,11 @@ func (s *Schedule) Clone() *Schedule {
 		c.Faults[i].Group = slices.Clone(c.Faults[i].Group)
 	}
 	c.Swarm = slices.Clone(s.Swarm)
+	c.Groups = slices.Clone(s.Groups)
+	for i := range c.Groups {
+		c.Groups[i] = slices.Clone(c.Groups[i])
+	}
+	c.Weights = maps.Clone(s.Weights)
 	c.Aimed = slices.Clone(s.Aimed)
 	for i := range c.Aimed {
 		c.Aimed[i].Moments = slices.Clone(c.Aimed[i].Moments)

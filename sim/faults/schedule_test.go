@@ -45,6 +45,29 @@ func TestParseRefusesBadSchedules(t *testing.T) {
 	}
 }
 
+func TestParseRefusesBadGroups(t *testing.T) {
+	const ensemble = `{"servers":4,"ensemble":true,"observers":1,"clients":1,"tick_ms":100,"session_timeout_ms":400,"liveness_ms":1`
+	s, err := Parse([]byte(ensemble + `,"groups":[[1,2],[3]],"weights":{"3":0}}`))
+	require.NoError(t, err)
+	q, err := s.Quorum()
+	require.NoError(t, err)
+	require.True(t, q.ContainsQuorum([]int64{1, 2}), "group {3} weighs 0: {1,2} is a majority of the only weighted group")
+	require.False(t, q.ContainsQuorum([]int64{1, 3}))
+	for bad, want := range map[string]string{
+		`"groups":[[1,2]]`:                                     "must hold each voter",
+		`"groups":[[1,2],[3,4]]`:                               "must hold each voter",
+		`"groups":[[1,2],[2,3]]`:                               "must hold each voter",
+		`"groups":[[1],[2],[3]],"weights":{"1":0,"2":0,"3":0}`: "every group weighs 0",
+		`"groups":[[1,2],[3]],"weights":{"3":-1}`:              "negative weight",
+		`"weights":{"1":2}`:                                    "weights without groups",
+	} {
+		_, err := Parse([]byte(ensemble + "," + bad + "}"))
+		require.ErrorContains(t, err, want, bad)
+	}
+	_, err = Parse([]byte(`{"servers":1,"clients":1,"tick_ms":100,"session_timeout_ms":400,"liveness_ms":1,"groups":[[1]]}`))
+	require.ErrorContains(t, err, "standalone")
+}
+
 func TestLoadNamesTheFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.json")
 	require.NoError(t, os.WriteFile(path, []byte(`{"servers":0}`), 0o644))

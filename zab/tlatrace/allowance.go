@@ -54,6 +54,15 @@ const (
 	// sent a SNAP where the spec's SyncFollower sends TRUNC (a learner at
 	// a new epoch's start; compatibility points 9 and 10).
 	SnapInsteadOfTrunc
+	// SnapBelowApplied: a learner sent a SNAP of a zxid below the last txn
+	// it applied keeps its tree and its log up to that txn, as after a
+	// TRUNC to it, and skips the leader's txns up to it, where the spec's
+	// learner replaces its history with the leader's: those txns are
+	// committed, so the leader's history holds them too, and installing
+	// the snapshot would take them back on disk until the txns after it
+	// were durable again (a SNAP from a leader whose tree lags its log,
+	// under Ensemble.ZooKeeperSync).
+	SnapBelowApplied
 	// OutstandingAfterNewLeader: the proposals outstanding when a learner
 	// is synchronized follow NEWLEADER instead of preceding it
 	// (ZOOKEEPER-4394, compatibility point 16).
@@ -99,6 +108,7 @@ var allowanceNames = [numAllowances]string{
 	DiffCarriesCommitted:       "DiffCarriesCommitted",
 	DiffFromEpochStart:         "DiffFromEpochStart",
 	SnapInsteadOfTrunc:         "SnapInsteadOfTrunc",
+	SnapBelowApplied:           "SnapBelowApplied",
 	OutstandingAfterNewLeader:  "OutstandingAfterNewLeader",
 	LoggedBeforeNewLeader:      "LoggedBeforeNewLeader",
 	NoAckOfSyncTxns:            "NoAckOfSyncTxns",

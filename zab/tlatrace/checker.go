@@ -266,6 +266,9 @@ type learnerRole struct {
 	// the TRUNC's zxid; snapTo, the SNAP's.
 	syncMode        wire.PacketType
 	truncTo, snapTo int64
+	// keptThrough: the learner kept its history through this zxid at a
+	// SNAP below it (SnapBelowApplied).
+	keptThrough int64
 	// syncProposals: PROPOSALs of a DIFF came before NEWLEADER (the spec's
 	// learner ACKs them after its NEWLEADER ACK).
 	syncProposals bool
@@ -757,6 +760,8 @@ func (c *Checker) learnerReceive(m *member, p *Packet) *Violation {
 		}
 		next := m.queuedNext(m.committed)
 		switch {
+		case !l.upToDate && z <= l.keptThrough:
+			return nil // a txn it kept at a SNAP below it (SnapBelowApplied)
 		case l.upToDate && next == 0:
 			return nil // the spec warns of a commit without its txn and goes on
 		case l.upToDate && next != z:
@@ -803,8 +808,20 @@ func (c *Checker) truncate(m *member, st *Step) *Violation {
 	z := st.TruncatedAt
 	trunc := m.learning() && m.ln.syncMode == wire.PacketTrunc && m.ln.truncTo == z
 	snap := st.Installed && st.InstalledAt == z
-	if !trunc && !snap {
+	kept := m.learning() && m.ln.syncMode == wire.PacketSnap && !st.Installed && m.ln.snapTo < z && z == m.applied
+	if !trunc && !snap && !kept {
 		return c.fail(m, "FollowerProcessSyncMessage", "truncates its log after %s without a TRUNC or SNAP to it", hex(z))
+	}
+	if kept {
+		// Its history up to the SNAP's zxid must be the leader's; what it
+		// applied after is committed, and so in the leader's history too
+		// (each later txn the leader sends is checked as it comes).
+		if !m.hist.samePrefix(&m.inSnap.hist, m.ln.snapTo) {
+			return c.fail(m, "FollowerProcessSyncMessage", "keeps its history at SNAP %s, but its history up to there is not its leader's", hex(m.ln.snapTo))
+		}
+		c.allow(SnapBelowApplied, m, z)
+		m.ln.keptThrough = z
+		m.committed = max(m.committed, z)
 	}
 	m.hist.cut(z)
 	m.durable = min(m.durable, z)
@@ -853,6 +870,14 @@ func (c *Checker) epochs(m *member, st *Step, changed bool) *Violation {
 			// held), whether or not it still leads at the step's end.
 			if m.role != zab.RoleLooking {
 				c.leave(m)
+			}
+			// The returns to LOOKING the step counts came before this
+			// lead (a member's first election counts one while it was
+			// looking already), but for one after it if the step ends
+			// in another role.
+			m.leaves = 0
+			if st.State.Role != zab.RoleLeading {
+				m.leaves = 1
 			}
 			if v = c.enterLeading(m); v == nil {
 				v = write(m, now)

@@ -632,6 +632,35 @@ func TestEveryAllowanceIsTaken(t *testing.T) {
 			tr.ok(2, recv(1, nl, z(2, 0)), current(2), durable(z(1, 1)), send(1, ack, z(2, 0)))
 			return tr
 		},
+		func(t *testing.T) *trace { // SnapBelowApplied
+			// Learner 2 applied 1:1..1:3 and holds 2:1, a txn of an epoch
+			// that never committed it; leader 1's tree is at 1:1 (its 1:2
+			// and 1:3 await its epoch's establishment) and it syncs 2 by
+			// ZooKeeper's rule: SNAP of 1:1, then 1:2, 1:3 and 3:1. Learner
+			// 2 keeps its tree and its log up to 1:3, skips 1:2 and 1:3.
+			tr := newTrace(t, []int64{1, 2, 3}, nil, map[int64]Disk{
+				1: {Accepted: 3, Current: 3, Log: []int64{z(1, 1), z(1, 2), z(1, 3), z(3, 1)}, Applied: z(1, 1)},
+				2: {Accepted: 2, Current: 2, Log: []int64{z(1, 1), z(1, 2), z(1, 3), z(2, 1)}, Applied: z(1, 3)},
+			})
+			tr.discover(4, 2, 3)
+			tr.ok(1, recvAckEpoch(2, z(2, 1), 2), current(4), phase(zab.PhaseSync, 4),
+				send(2, snap, z(1, 1)), send(2, prop, z(1, 2)), send(2, cmt, z(1, 2)), send(2, prop, z(1, 3)), send(2, cmt, z(1, 3)),
+				send(2, prop, z(3, 1)), send(2, cmt, z(3, 1)), send(2, nl, z(4, 0)))
+			tr.ok(2, recv(1, snap, z(1, 1)), truncated(z(1, 3)))
+			tr.ok(2, recv(1, prop, z(1, 2)))
+			tr.ok(2, recv(1, cmt, z(1, 2)))
+			tr.ok(2, recv(1, prop, z(1, 3)))
+			tr.ok(2, recv(1, cmt, z(1, 3)))
+			tr.ok(2, recv(1, prop, z(3, 1)), appends(z(3, 1)))
+			tr.ok(2, recv(1, cmt, z(3, 1)))
+			tr.ok(2, recv(1, nl, z(4, 0)), current(4), durable(z(3, 1)), send(1, ack, z(4, 0)))
+			// Keeping is for a SNAP below what the learner applied only:
+			// learner 3, which applied nothing, may not keep its log.
+			tr.ok(1, recvAckEpoch(3, 0, 0), send(3, snap, z(1, 1)), send(3, prop, z(1, 2)), send(3, cmt, z(1, 2)), send(3, prop, z(1, 3)), send(3, cmt, z(1, 3)),
+				send(3, prop, z(3, 1)), send(3, cmt, z(3, 1)), send(3, nl, z(4, 0)))
+			tr.refused("FollowerProcessSyncMessage", 3, []string{"without a TRUNC or SNAP"}, recv(1, snap, z(1, 1)), truncated(z(1, 3)))
+			return tr
+		},
 		func(t *testing.T) *trace { // OutstandingAfterNewLeader
 			tr := newTrace(t, []int64{1, 2, 3}, nil)
 			tr.establish()
@@ -680,4 +709,27 @@ func packageDoc(t *testing.T) string {
 	b, err := os.ReadFile("doc.go")
 	require.NoError(t, err)
 	return string(b)
+}
+
+// TestAQuorumOfOneVoterAmongSeveral: under a hierarchical quorum where
+// voter 3 alone is a quorum (groups {1}, {2,3}; 1 and 2 weigh 0), voter 3
+// starts, is elected by its own vote and fixes, acknowledges and
+// establishes its epoch within its first step — an election the step
+// counts while it was looking already. Found by the simulator's first
+// hierarchical ensembles (seed 206 of that draw): the checker took the
+// election's count for a return to LOOKING after the lead.
+func TestAQuorumOfOneVoterAmongSeveral(t *testing.T) {
+	q, err := election.NewHierarchical([][]int64{{1}, {2, 3}}, map[int64]int64{1: 0, 2: 0})
+	require.NoError(t, err)
+	tr := &trace{t: t, c: New(Config{Voters: []int64{1, 2, 3}, Quorum: q}), disks: map[int64]*view{}}
+	for id := int64(1); id <= 3; id++ {
+		require.Nil(t, tr.c.Started(id, Disk{}))
+		tr.disks[id] = &view{}
+	}
+	tr.ok(3, state(zab.RoleLeading, zab.PhaseBroadcast, 3, 1, true), accepted(1), current(1))
+	tr.ok(3, appends(z(1, 1)))
+	tr.ok(3, durable(z(1, 1)), applied(z(1, 1)))
+	// Without a quorum of its own, voter 1 may not do the same.
+	tr.refused("LeaderProcessFOLLOWERINFO", 1, []string{"not a quorum"},
+		state(zab.RoleLeading, zab.PhaseBroadcast, 1, 1, true), accepted(1), current(1))
 }

@@ -207,6 +207,14 @@
 //     start (point 9), and, with Ensemble.ZooKeeperSync, a learner whose
 //     diverged txn is of an older epoch than the leader's next (point 10).
 //     A SNAP replaces the whole history with the leader's.
+//   - **SnapBelowApplied**: a learner sent a SNAP of a zxid below the last
+//     txn it applied (from a leader whose tree lags its log, under
+//     Ensemble.ZooKeeperSync) keeps its tree and log up to that txn, as
+//     after a TRUNC to it, and skips the leader's txns up to it; the
+//     spec's learner replaces its history with the leader's. The txns it
+//     keeps are committed, so the leader's history holds them; installing
+//     the snapshot would take them back on disk until the txns after it
+//     were durable again.
 //   - **OutstandingAfterNewLeader**: the proposals outstanding when a
 //     learner is synchronized follow NEWLEADER, as if proposed after it,
 //     instead of preceding it (ZOOKEEPER-4394, point 16); the learner ACKs

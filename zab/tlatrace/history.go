@@ -99,3 +99,11 @@ func (h *history) copyUpTo(from *history, z int64) {
 	h.runs = append(h.runs[:0], from.runs...)
 	h.cut(z)
 }
+
+// samePrefix reports whether h and o hold the same zxids up to z.
+func (h *history) samePrefix(o *history, z int64) bool {
+	var a, b history
+	a.copyUpTo(h, z)
+	b.copyUpTo(o, z)
+	return slices.Equal(a.runs, b.runs)
+}
