@@ -162,6 +162,23 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		require.Equal(t, 1, r.Stats.DamagedStarts)
 		require.GreaterOrEqual(t, r.Stats.Crashes, 2)
 	},
+	"flip-under-snapshot-then-cut-exposes-it": func(t *testing.T, r *Result) {
+		// Hunt seed 112486, shrunk: a bit flips in the observer's oldest
+		// log file, log.100000002, which its newest snapshot
+		// (snapshot.300000028) covers, so its restart does not read it;
+		// then a second flip damages the header of log.300000013, the
+		// file recovery starts from. The member starts with AllowDataLoss,
+		// which moves log.300000013 and its successor aside and leaves
+		// log.100000002 as the file replay reads. Recovery had checked
+		// only the files it moved, and replay failed on the old flip
+		// (durability). Recovery now checks the file its cut leaves in
+		// front and cuts it at the flip, naming file and offset
+		// (storage's checkExposed).
+		require.Equal(t, 1, r.Stats.DamagedStarts)
+		names, err := r.Disks[3].List("/data/version-2")
+		require.NoError(t, err)
+		require.Contains(t, names, "quarantine.log.100000002.138", "the old file's flipped record was cut by recovery, not met by replay")
+	},
 	"intruder-meets-expiry": func(t *testing.T, r *Result) {
 		// Hunt seed 5895, shrunk: a thief presents the stolen password
 		// just as the owner's session expires. The expiry closes the

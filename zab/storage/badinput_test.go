@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zabd/zabd/wire"
 	"github.com/zabd/zabd/zab/storage/vfs"
 )
 
@@ -269,4 +270,92 @@ func TestFlipInTheOnlyRecordBeforeANewEpochRefuses(t *testing.T) {
 	require.NoError(t, fsys.FlipBit("/d/version-2/"+LogName(1<<32|1), fileHeaderLen+20, 1))
 	_, err = s.Recover(newTestTree().load)
 	require.ErrorIs(t, err, ErrDataLoss)
+}
+
+// snapshotAt writes a snapshot at zxid of the tree durableLog's txns 1..zxid
+// make.
+func snapshotAt(t *testing.T, s *Store, zxid int64) {
+	t.Helper()
+	tree := newTestTree()
+	rng := rand.New(rand.NewSource(1))
+	for z := int64(1); z <= zxid; z++ {
+		tree.entries[z] = makeEntry(z, 30, rng)
+	}
+	_, err := s.WriteSnapshot(tree.snapshot(zxid))
+	require.NoError(t, err)
+}
+
+// TestFlipInALogFileTheSnapshotCoversThenACutBeforeIt: log.1 holds txns
+// 1..20, log.15 21..34, log.23 35..40; snapshot.1e covers log.1, so recovery
+// reads log.1 no more, and a flipped bit there goes unnoticed. Then log.15's
+// header is damaged: an AllowDataLoss recovery moves log.15 and log.23
+// aside, which leaves log.1 as the file replay reads from 0x1f on (the last
+// one starting at or before it). Recovery had checked only log.15 and
+// log.23, and replay failed on log.1's flipped record: the start that
+// AllowDataLoss was to make possible failed after recovery had accepted the
+// directory (ensemble simulator, hunt seed 112486). Recovery must check the
+// file its cut leaves in front, and refuse or cut it naming file and offset.
+func TestFlipInALogFileTheSnapshotCoversThenACutBeforeIt(t *testing.T) {
+	fsys := vfs.NewSim(vfs.SimConfig{SectorSize: 512}, rand.New(rand.NewSource(1)))
+	s, offsets := durableLog(t, fsys, 40, 21, 35)
+	snapshotAt(t, s, 30)
+	old := "/d/version-2/" + LogName(1)
+	require.NoError(t, fsys.FlipBit(old, offsets[5]+6, 0))
+	rec, err := s.Recover(newTestTree().load)
+	require.NoError(t, err, "snapshot.1e covers log.1: recovery does not read it")
+	require.Empty(t, rec.Warnings)
+	require.NoError(t, rec.Log.Close())
+
+	require.NoError(t, fsys.FlipBit("/d/version-2/"+LogName(21), 2, 4))
+	_, err = s.Recover(newTestTree().load)
+	require.ErrorIs(t, err, ErrDataLoss)
+	requireOneLine(t, err, LogName(21), "offset 0", "has successors", "txns 0x15..0x28")
+
+	s.opts.AllowDataLoss = true
+	tree := newTestTree()
+	rec, err = s.Recover(tree.load)
+	require.NoError(t, err)
+	require.Equal(t, SnapshotName(30), rec.Snapshot.Name)
+	require.Equal(t, int64(30), rec.LastZxid)
+	require.Contains(t, strings.Join(rec.Warnings, "\n"), fmt.Sprintf("%s/%s at offset %d", "/d/version-2", LogName(1), offsets[5]),
+		"the cut left log.1 in front: recovery checks it and names its damage")
+	require.Contains(t, rec.Damaged, LogName(1))
+	_, order, err := readAll(rec.Log, rec.Snapshot.Zxid+1)
+	require.NoError(t, err, "replay reads only what recovery checked")
+	require.Empty(t, order)
+	require.NoError(t, rec.Log.Close())
+
+	// What recovery left recovers again, without AllowDataLoss and with
+	// nothing new to cut.
+	s.opts.AllowDataLoss = false
+	rec, err = s.Recover(newTestTree().load)
+	require.NoError(t, err)
+	require.Empty(t, rec.Warnings)
+	require.Equal(t, int64(30), rec.LastZxid)
+	_, _, err = readAll(rec.Log, rec.Snapshot.Zxid+1)
+	require.NoError(t, err)
+}
+
+// TestFlipInALogFileTheSnapshotCoversThenAnEmptyNewerFile: the same
+// exposure without AllowDataLoss. log.1f, the file after snapshot.1e, holds
+// only its header (a crash right after the roll); recovery removes it as
+// holding no txn, which leaves log.1 in front of replay. log.1's flipped bit
+// must be refused at recovery, naming file and offset, not found by replay.
+func TestFlipInALogFileTheSnapshotCoversThenAnEmptyNewerFile(t *testing.T) {
+	fsys := vfs.NewSim(vfs.SimConfig{SectorSize: 512}, rand.New(rand.NewSource(1)))
+	s, offsets := durableLog(t, fsys, 30)
+	snapshotAt(t, s, 30)
+	old := "/d/version-2/" + LogName(1)
+	require.NoError(t, fsys.FlipBit(old, offsets[5]+6, 0))
+	f, err := fsys.Create("/d/version-2/" + LogName(31))
+	require.NoError(t, err)
+	_, err = f.WriteAt(appendFileHeader(nil, wire.TxnLogMagic, 0), 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Sync())
+	require.NoError(t, f.Close())
+	require.NoError(t, fsys.SyncDir("/d/version-2"))
+
+	_, err = s.Recover(newTestTree().load)
+	require.ErrorIs(t, err, ErrDataLoss)
+	requireOneLine(t, err, old, fmt.Sprintf("offset %d", offsets[5]), "one flipped bit")
 }
