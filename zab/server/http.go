@@ -51,6 +51,7 @@ func (s *Server) bindHTTP() error {
 		if err := s.bindHTTPServer("admin", "admin server port", "admin.serverPort", s.cfg.AdminAddr(), mux); err != nil {
 			return err
 		}
+		s.adminHTTPS()
 	}
 	if s.cfg.MetricsEnabled {
 		mux := http.NewServeMux()
@@ -63,6 +64,24 @@ func (s *Server) bindHTTP() error {
 		}
 	}
 	return nil
+}
+
+// adminHTTPS puts the admin server, just bound, behind TLS with
+// admin.forceHttps (or beside plain HTTP with admin.portUnification), with
+// the quorum key store's certificate (loaded by loadTLS).
+func (s *Server) adminHTTPS() {
+	if s.adminTLS == nil {
+		return
+	}
+	hs := s.http[len(s.http)-1]
+	hs.l = adminTLSListener{Listener: hs.l, conf: s.adminTLS, unify: !s.cfg.AdminForceHTTPS}
+	hs.srv.Handler = strictTransportSecurity(hs.srv.Handler)
+	hs.srv.ConnContext = withConn
+	mode := "HTTPS only (admin.forceHttps)"
+	if !s.cfg.AdminForceHTTPS {
+		mode = "HTTP and HTTPS (admin.portUnification)"
+	}
+	s.log.Info("admin server speaks "+mode, "certificate", s.cfg.QuorumKeyStore.Location)
 }
 
 func (s *Server) bindHTTPServer(name, what, key, addr string, h http.Handler) error {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 
@@ -20,6 +21,13 @@ type clientListener struct {
 // secureClientPort, or client.portUnification on the plain port), before
 // anything is recovered or bound: a bad store stops start-up at once.
 func (s *Server) loadTLS() error {
+	if s.cfg.AdminEnabled && (s.cfg.AdminForceHTTPS || s.cfg.AdminPortUnification) {
+		tc, err := tlsconf.Admin(s.cfg)
+		if err != nil {
+			return fmt.Errorf("admin server HTTPS: %w", err)
+		}
+		s.adminTLS = tc
+	}
 	if s.cfg.SecureClientPort == 0 && !s.cfg.TLS.PortUnification {
 		return nil
 	}

@@ -79,6 +79,7 @@ type Server struct {
 	rec       *runRecorder // runRecordFile; nil: not recording
 	listeners []clientListener
 	tls       *tls.Config // the client ports' TLS; nil without secureClientPort or port unification
+	adminTLS  *tls.Config // the admin server's HTTPS; nil without admin.forceHttps or admin.portUnification
 	// m is the member (zab/member: the Peer, its storage, and the
 	// executor of its Readys); peer is its Peer.
 	m    *member.Member

@@ -21,15 +21,20 @@ import (
 )
 
 // ZooKeeper's defaults (QuorumPeerConfig, ZooKeeperServer, ContainerManager,
-// JettyAdminServer, PrometheusMetricsProvider), which an absent key keeps.
+// JettyAdminServer, PrometheusMetricsProvider), which an absent key keeps —
+// but for the admin server's and the metrics endpoint's addresses: ZooKeeper
+// binds both to every interface (0.0.0.0), where anyone who reaches them
+// may run every admin command and read every metric without credentials;
+// zabd binds them to the loopback interface unless admin.serverAddress or
+// metricsProvider.httpHost names another (docs/compatibility.md).
 const (
 	DefaultTickTime               = 3000 * time.Millisecond
 	DefaultMaxClientCnxns         = 60
 	DefaultSnapCount              = 100000
 	DefaultSnapRetainCount        = 3
-	DefaultAdminAddress           = "0.0.0.0"
+	DefaultAdminAddress           = "127.0.0.1"
 	DefaultAdminPort              = 8080
-	DefaultMetricsHost            = "0.0.0.0"
+	DefaultMetricsHost            = "127.0.0.1"
 	DefaultMetricsPort            = 7000
 	DefaultContainerCheckInterval = 60 * time.Second
 	DefaultContainerMaxPerMinute  = 10000
@@ -152,6 +157,18 @@ type Config struct {
 	AdminEnabled bool
 	AdminAddress string
 	AdminPort    int
+	// AdminForceHTTPS is admin.forceHttps: the admin server speaks HTTPS
+	// only; AdminPortUnification is admin.portUnification: HTTP and HTTPS
+	// on its one port, told apart by the first byte (forceHttps wins when
+	// both are on, as in ZooKeeper's JettyAdminServer). Either serves the
+	// certificate of QuorumKeyStore.
+	AdminForceHTTPS      bool
+	AdminPortUnification bool
+	// QuorumKeyStore and QuorumTrustStore are ssl.quorum.keyStore.* and
+	// ssl.quorum.trustStore.*: ZooKeeper 3.8's admin server takes its HTTPS
+	// certificate from the quorum key store (QuorumX509Util); zabd has no
+	// quorum TLS, so the admin server is their only use.
+	QuorumKeyStore, QuorumTrustStore Store
 
 	// MetricsEnabled is set by metricsProvider.httpPort or by naming
 	// ZooKeeper's Prometheus provider class.

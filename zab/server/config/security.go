@@ -98,7 +98,17 @@ var securityKeys = map[string]func(c *Config, v string) error{
 		c.sslAuthScheme = v
 		return nil
 	},
-	"client.portUnification": func(c *Config, v string) error { return setBool(&c.TLS.PortUnification, v) },
+	"client.portUnification":             func(c *Config, v string) error { return setBool(&c.TLS.PortUnification, v) },
+	"ssl.quorum.keyStore.location":       func(c *Config, v string) error { return setPath(&c.QuorumKeyStore.Location, v) },
+	"ssl.quorum.keyStore.password":       func(c *Config, v string) error { c.QuorumKeyStore.Password = v; return nil },
+	"ssl.quorum.keyStore.passwordPath":   func(c *Config, v string) error { return setPath(&c.QuorumKeyStore.PasswordPath, v) },
+	"ssl.quorum.keyStore.type":           func(c *Config, v string) error { c.QuorumKeyStore.Type = v; return nil },
+	"ssl.quorum.trustStore.location":     func(c *Config, v string) error { return setPath(&c.QuorumTrustStore.Location, v) },
+	"ssl.quorum.trustStore.password":     func(c *Config, v string) error { c.QuorumTrustStore.Password = v; return nil },
+	"ssl.quorum.trustStore.passwordPath": func(c *Config, v string) error { return setPath(&c.QuorumTrustStore.PasswordPath, v) },
+	"ssl.quorum.trustStore.type":         func(c *Config, v string) error { c.QuorumTrustStore.Type = v; return nil },
+	"admin.forceHttps":                   func(c *Config, v string) error { return setBool(&c.AdminForceHTTPS, v) },
+	"admin.portUnification":              func(c *Config, v string) error { return setBool(&c.AdminPortUnification, v) },
 	"X509AuthenticationProvider.superUser": func(c *Config, v string) error {
 		c.X509SuperUser = v
 		return nil
@@ -114,8 +124,6 @@ var securityKeys = map[string]func(c *Config, v string) error{
 	"quorum.auth.learnerRequireSasl": offOnly("zabd has no SASL authentication"),
 	"sessionRequireClientSASLAuth":   offOnly("zabd has no SASL authentication"),
 	"enforce.auth.enabled":           offOnly("zabd does not enforce authentication schemes"),
-	"admin.forceHttps":               offOnly("zabd's admin server speaks plain HTTP only"),
-	"admin.portUnification":          offOnly("zabd's admin server speaks plain HTTP only"),
 	"skipACL": func(c *Config, v string) error {
 		// ZooKeeper skips ACL checks only for "yes".
 		if v == "yes" {
@@ -206,10 +214,39 @@ func (c *Config) setAuthProvider(p property) error {
 	return fmt.Errorf("not supported: zabd implements the digest, ip and x509 schemes only, not the provider %s", p.Value)
 }
 
+// finishAdminTLS checks the admin server's HTTPS: it needs the quorum key
+// store, as ZooKeeper 3.8's JettyAdminServer does (which then fails to
+// start: "Failed to load authentication certificates for admin server");
+// the quorum stores do nothing else in zabd.
+func (c *Config) finishAdminTLS() error {
+	https := c.AdminEnabled && (c.AdminForceHTTPS || c.AdminPortUnification)
+	if https && c.QuorumKeyStore.Location == "" {
+		key := "admin.forceHttps"
+		if !c.AdminForceHTTPS {
+			key = "admin.portUnification"
+		}
+		return c.ErrorAt(key, errors.New("HTTPS on the admin server needs a key and certificate: ssl.quorum.keyStore.location is not set "+
+			"(ZooKeeper's admin server takes the quorum key store)"))
+	}
+	if !https {
+		for _, store := range []string{"ssl.quorum.keyStore.", "ssl.quorum.trustStore."} {
+			for _, field := range []string{"location", "password", "passwordPath", "type"} {
+				if _, set := c.Lines[store+field]; set {
+					c.warnAt(store+field, "has no effect: zabd has no quorum TLS, and the admin server serves no HTTPS (admin.forceHttps, admin.portUnification)")
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // finishSecurity checks what spans the security keys, as ZooKeeper's
 // QuorumPeerConfig.configureSSLAuth and its TLS set-up would, but before
 // anything is bound.
 func (c *Config) finishSecurity() error {
+	if err := c.finishAdminTLS(); err != nil {
+		return err
+	}
 	if c.SecureClientPort == 0 && c.SecureClientPortAddress != "" {
 		return c.ErrorAt("secureClientPortAddress", errors.New("is set but secureClientPort is not"))
 	}

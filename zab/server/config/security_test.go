@@ -104,7 +104,7 @@ func TestUnsupportedSecurityKeysStopStartUp(t *testing.T) {
 		"kerberos.removeHostFromPrincipal=true",
 		"superUser=admin",
 		"sslQuorum=true",
-		"ssl.quorum.keyStore.location=/q.p12",
+		"ssl.quorum.hostnameVerification=false",
 		"ssl.crl=true",
 		"ssl.ocsp=true",
 		"ssl.context.supplier.class=com.example.Supplier",
@@ -115,7 +115,6 @@ func TestUnsupportedSecurityKeysStopStartUp(t *testing.T) {
 		"skipACL=yes",
 		"DigestAuthenticationProvider.enabled=false",
 		"DigestAuthenticationProvider.digestAlg=SHA3-256",
-		"admin.forceHttps=true",
 		"serverCnxnFactory=com.example.Factory",
 	} {
 		t.Run(line, func(t *testing.T) {
@@ -127,6 +126,26 @@ func TestUnsupportedSecurityKeysStopStartUp(t *testing.T) {
 			assert.ErrorAs(t, err, &cfgErr)
 		})
 	}
+}
+
+func TestAdminHTTPSTakesTheQuorumKeyStore(t *testing.T) {
+	cfg, err := parse(t, "dataDir=/d\nclientPort=1\nadmin.forceHttps=true\nssl.quorum.keyStore.location=/q.pem\nssl.quorum.keyStore.password=pw\n")
+	require.NoError(t, err)
+	assert.True(t, cfg.AdminForceHTTPS)
+	assert.Equal(t, Store{Location: "/q.pem", Password: "pw"}, cfg.QuorumKeyStore)
+	assert.Empty(t, cfg.Warnings)
+
+	for _, key := range []string{"admin.forceHttps", "admin.portUnification"} {
+		_, err = parse(t, "dataDir=/d\nclientPort=1\n"+key+"=true\n")
+		require.ErrorContains(t, err, "zoo.cfg:3: "+key+": HTTPS on the admin server needs a key and certificate: ssl.quorum.keyStore.location is not set")
+	}
+	// Without the admin server, or without HTTPS on it, the quorum stores do nothing: a warning each.
+	cfg, err = parse(t, "dataDir=/d\nclientPort=1\nadmin.enableServer=false\nadmin.forceHttps=true\nssl.quorum.keyStore.location=/q.pem\nssl.quorum.trustStore.location=/t.pem\n")
+	require.NoError(t, err)
+	require.Len(t, cfg.Warnings, 2)
+	assert.Equal(t, "ssl.quorum.keyStore.location", cfg.Warnings[0].Key)
+	assert.Equal(t, "ssl.quorum.trustStore.location", cfg.Warnings[1].Key)
+	assert.Contains(t, cfg.Warnings[0].Message, "has no effect: zabd has no quorum TLS")
 }
 
 func TestBadTLSSettings(t *testing.T) {

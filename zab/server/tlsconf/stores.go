@@ -111,9 +111,8 @@ func (s store) read() ([]byte, string, error) {
 	return data, typ, nil
 }
 
-// loadKeyStore reads the server's certificate chain and private key.
-func loadKeyStore(cfg *config.Config) (tls.Certificate, error) {
-	s := store{cfg: cfg, prefix: "ssl.keyStore", Store: cfg.TLS.KeyStore}
+// loadKeyStore reads a server's certificate chain and private key.
+func loadKeyStore(s store) (tls.Certificate, error) {
 	data, typ, err := s.read()
 	if err != nil {
 		return tls.Certificate{}, err
@@ -241,11 +240,10 @@ func parsePEMCertificates(data []byte) ([]*x509.Certificate, error) {
 
 // loadTrustStore reads the CA certificates client certificates are checked
 // against; nil (the system's roots) when no trust store is set.
-func loadTrustStore(cfg *config.Config) (*x509.CertPool, error) {
-	if cfg.TLS.TrustStore.Location == "" {
+func loadTrustStore(s store) (*x509.CertPool, error) {
+	if s.Location == "" {
 		return nil, nil
 	}
-	s := store{cfg: cfg, prefix: "ssl.trustStore", Store: cfg.TLS.TrustStore}
 	data, typ, err := s.read()
 	if err != nil {
 		return nil, err

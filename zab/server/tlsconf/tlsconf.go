@@ -33,11 +33,11 @@ var defaultCipherSuites = []string{
 // port with client.portUnification) from cfg's ssl.* keys. It reads the key
 // and trust stores; every error names the key it comes from.
 func Server(cfg *config.Config) (*tls.Config, error) {
-	cert, err := loadKeyStore(cfg)
+	cert, err := loadKeyStore(store{cfg: cfg, prefix: "ssl.keyStore", Store: cfg.TLS.KeyStore})
 	if err != nil {
 		return nil, err
 	}
-	roots, err := loadTrustStore(cfg)
+	roots, err := loadTrustStore(store{cfg: cfg, prefix: "ssl.trustStore", Store: cfg.TLS.TrustStore})
 	if err != nil {
 		return nil, err
 	}
@@ -60,6 +60,24 @@ func Server(cfg *config.Config) (*tls.Config, error) {
 		MaxVersion:   maxVersion,
 		CipherSuites: suites,
 	}, nil
+}
+
+// Admin is the TLS configuration of the admin server's HTTPS
+// (admin.forceHttps, admin.portUnification): the certificate of the quorum
+// key store (ssl.quorum.keyStore.*), as ZooKeeper 3.8's JettyAdminServer
+// takes it; no client certificate is asked for (Jetty's server default),
+// and TLS 1.2 or later (what Java 17 enables). The quorum trust store,
+// which ZooKeeper loads but its admin server never consults, is read so
+// that a broken one fails here as it fails ZooKeeper's start.
+func Admin(cfg *config.Config) (*tls.Config, error) {
+	cert, err := loadKeyStore(store{cfg: cfg, prefix: "ssl.quorum.keyStore", Store: cfg.QuorumKeyStore})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := loadTrustStore(store{cfg: cfg, prefix: "ssl.quorum.trustStore", Store: cfg.QuorumTrustStore}); err != nil {
+		return nil, err
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 }
 
 // clientAuth maps ssl.clientAuth to Go's policy: a certificate a client
