@@ -26,7 +26,7 @@ func startAdminHTTPS(t *testing.T, unify bool) (*testServer, string, *http.Clien
 	cfg := testConfig(filepath.Join(dir, "data"))
 	cfg.AdminEnabled, cfg.AdminAddress, cfg.AdminPort = true, "127.0.0.1", 0
 	cfg.AdminForceHTTPS, cfg.AdminPortUnification = !unify, unify
-	cfg.QuorumKeyStore = config.Store{Location: tlstest.WriteFile(t, filepath.Join(dir, "quorum.p12"), ca.Server(t, "zabd").PKCS12(t, "qpw")), Password: "qpw"}
+	cfg.QuorumTLS.KeyStore = config.Store{Location: tlstest.WriteFile(t, filepath.Join(dir, "quorum.p12"), ca.Server(t, "zabd").PKCS12(t, "qpw")), Password: "qpw"}
 	ts := startServer(t, cfg)
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: tlstest.Pool(ca), ServerName: "localhost"},
@@ -79,7 +79,7 @@ func TestAdminHTTPSWithABadKeyStoreStopsStartUp(t *testing.T) {
 	cfg := testConfig(filepath.Join(dir, "data"))
 	cfg.AdminEnabled, cfg.AdminAddress, cfg.AdminPort = true, "127.0.0.1", 0
 	cfg.AdminForceHTTPS = true
-	cfg.QuorumKeyStore = config.Store{Location: tlstest.WriteFile(t, filepath.Join(dir, "quorum.pem"), []byte("not a key store"))}
+	cfg.QuorumTLS.KeyStore = config.Store{Location: tlstest.WriteFile(t, filepath.Join(dir, "quorum.pem"), []byte("not a key store"))}
 	_, err := New(Options{Config: cfg, Log: testLogger()})
 	require.Error(t, err)
 	require.True(t, strings.Contains(err.Error(), "admin server HTTPS") && strings.Contains(err.Error(), "ssl.quorum.keyStore.location"), err.Error())

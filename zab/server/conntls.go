@@ -3,11 +3,6 @@ package server
 import (
 	"bufio"
 	"crypto/tls"
-	"crypto/x509"
-	"errors"
-	"io"
-	"net"
-	"strings"
 
 	"github.com/zabd/zabd/zab/server/tlsconf"
 )
@@ -26,7 +21,7 @@ func (c *conn) openTransport() (*bufio.Reader, bool) {
 		// Peek blocks until three bytes arrive or the deadline passes; every
 		// real first frame (a length, a four-letter word) is longer.
 		head, _ := in.Peek(3)
-		if !startsTLSHandshake(head) {
+		if !tlsconf.StartsHandshake(head) {
 			s.measured.countPlainConnection(c.nc.RemoteAddr())
 			return in, true
 		}
@@ -39,7 +34,7 @@ func (c *conn) openTransport() (*bufio.Reader, bool) {
 			return nil, false
 		}
 		// Port unification: the bytes peeked belong to the handshake.
-		c.nc = bufferedConn{Conn: c.nc, in: in}
+		c.nc = tlsconf.PeekedConn{Conn: c.nc, In: in}
 	}
 	tc := tls.Server(c.nc, s.tls)
 	s.measured.handshaking.Add(1)
@@ -50,60 +45,10 @@ func (c *conn) openTransport() (*bufio.Reader, bool) {
 		// too (NettyServerCnxnFactory.CertificateVerifier).
 		s.measured.failedHandshakes.Add(1)
 		s.measured.authFailed.Add(1)
-		s.log.Warn("closing connection: "+handshakeFailure(err), append(c.logAttrs(), "err", err)...)
+		s.log.Warn("closing connection: "+tlsconf.HandshakeFailure(err, tlsconf.ClientSide), append(c.logAttrs(), "err", err)...)
 		return nil, false
 	}
 	c.nc, c.secure = tc, true
 	c.certSubject, c.hasCert = tlsconf.ClientIdentity(tc.ConnectionState())
 	return bufio.NewReaderSize(tc, readBufferSize), true
 }
-
-// startsTLSHandshake reports whether head begins a TLS record holding a
-// handshake (content type 22, major version 3). No ZooKeeper frame starts
-// so: as a length it would be over 369 MB, beyond jute.maxbuffer.
-func startsTLSHandshake(head []byte) bool {
-	return len(head) >= 2 && head[0] == 0x16 && head[1] == 0x03
-}
-
-// handshakeFailure names the cause of a failed server-side TLS handshake
-// for the one log line it gets.
-func handshakeFailure(err error) string {
-	var (
-		recordErr  tls.RecordHeaderError
-		invalid    x509.CertificateInvalidError
-		unknownCA  x509.UnknownAuthorityError
-		alert      tls.AlertError
-		netErr     net.Error
-		hostErr    x509.HostnameError
-		verifyFail *tls.CertificateVerificationError
-	)
-	switch {
-	case errors.As(err, &recordErr):
-		return "not a TLS handshake on the secure client port (a plaintext client?)"
-	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
-		return "TLS client certificate has expired or is not yet valid"
-	case errors.As(err, &invalid):
-		return "TLS client certificate is not valid for client authentication"
-	case errors.As(err, &unknownCA):
-		return "TLS client certificate is not signed by a CA in ssl.trustStore"
-	case errors.As(err, &hostErr), errors.As(err, &verifyFail):
-		return "TLS client certificate did not verify"
-	case strings.Contains(err.Error(), "didn't provide a certificate"):
-		return "TLS client sent no certificate (ssl.clientAuth=need)"
-	case errors.As(err, &alert):
-		return "the TLS client refused the handshake (does it trust zabd's certificate, and share a protocol and cipher suite?)"
-	case errors.As(err, &netErr) && netErr.Timeout():
-		return "TLS handshake not completed in time"
-	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
-		return "TLS client hung up during the handshake"
-	}
-	return "TLS handshake failed"
-}
-
-// bufferedConn is a connection whose first bytes were already read into in.
-type bufferedConn struct {
-	net.Conn
-	in *bufio.Reader
-}
-
-func (b bufferedConn) Read(p []byte) (int, error) { return b.in.Read(p) }

@@ -102,8 +102,8 @@ func startEnsembleVia(t *testing.T, voters, observers int, via func(id int64, po
 }
 
 // start runs member m, on the given listeners or, after a stop, on new
-// ones at its addresses.
-func (e *testEnsemble) start(m *testMember, lns [3]net.Listener) {
+// ones at its addresses; mod adjusts its options.
+func (e *testEnsemble) start(m *testMember, lns [3]net.Listener, mod ...func(*Options)) {
 	e.t.Helper()
 	for k := range lns {
 		if lns[k] == nil {
@@ -115,6 +115,9 @@ func (e *testEnsemble) start(m *testMember, lns [3]net.Listener) {
 	m.running = startServer(e.t, m.cfg, func(o *Options) {
 		o.Listener, o.QuorumListener, o.ElectionListener = lns[0], lns[1], lns[2]
 		o.Seed = uint64(m.id)
+		for _, f := range mod {
+			f(o)
+		}
 	})
 }
 

@@ -81,7 +81,7 @@ func (s *Server) adminHTTPS() {
 	if !s.cfg.AdminForceHTTPS {
 		mode = "HTTP and HTTPS (admin.portUnification)"
 	}
-	s.log.Info("admin server speaks "+mode, "certificate", s.cfg.QuorumKeyStore.Location)
+	s.log.Info("admin server speaks "+mode, "certificate", s.cfg.QuorumTLS.KeyStore.Location)
 }
 
 func (s *Server) bindHTTPServer(name, what, key, addr string, h http.Handler) error {

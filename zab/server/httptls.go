@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"sync"
+
+	"github.com/zabd/zabd/zab/server/tlsconf"
 )
 
 // adminTLSListener serves the admin server over TLS: every connection with
@@ -48,8 +50,8 @@ type unifiedConn struct {
 func (c *unifiedConn) decide() {
 	in := bufio.NewReader(c.Conn)
 	head, _ := in.Peek(2) // an error (a hang-up) shows again on the next read
-	var active net.Conn = bufferedConn{Conn: c.Conn, in: in}
-	if startsTLSHandshake(head) {
+	var active net.Conn = tlsconf.PeekedConn{Conn: c.Conn, In: in}
+	if tlsconf.StartsHandshake(head) {
 		active = tls.Server(active, c.conf)
 	}
 	c.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/zabd/zabd/zab"
+	"github.com/zabd/zabd/zab/server/peernet"
 	"github.com/zabd/zabd/zab/server/tlsconf"
 )
 
@@ -27,6 +28,20 @@ func (s *Server) loadTLS() error {
 			return fmt.Errorf("admin server HTTPS: %w", err)
 		}
 		s.adminTLS = tc
+	}
+	q := &s.cfg.QuorumTLS
+	if s.cfg.Distributed() && (s.cfg.SSLQuorum || q.PortUnification) {
+		serve, dial, err := tlsconf.Quorum(s.cfg)
+		if err != nil {
+			return err
+		}
+		s.quorumTLS = &peernet.TLS{Serve: serve, PortUnification: q.PortUnification, VerifyHost: q.HostnameVerification,
+			DetectTimeout: q.HandshakeDetectTimeout}
+		if s.cfg.SSLQuorum {
+			s.quorumTLS.Dial = dial
+		}
+		s.log.Info("members speak TLS", "sslQuorum", s.cfg.SSLQuorum, "portUnification", q.PortUnification,
+			"hostnameVerification", q.HostnameVerification, "certificate", q.KeyStore.Location)
 	}
 	if s.cfg.SecureClientPort == 0 && !s.cfg.TLS.PortUnification {
 		return nil

@@ -80,6 +80,8 @@ type Server struct {
 	listeners []clientListener
 	tls       *tls.Config // the client ports' TLS; nil without secureClientPort or port unification
 	adminTLS  *tls.Config // the admin server's HTTPS; nil without admin.forceHttps or admin.portUnification
+	// quorumTLS is the members' TLS; nil without sslQuorum or portUnification.
+	quorumTLS *peernet.TLS
 	// m is the member (zab/member: the Peer, its storage, and the
 	// executor of its Readys); peer is its Peer.
 	m    *member.Member
@@ -207,7 +209,7 @@ func (s *Server) start(opts Options, fsys vfs.FS, seed uint64) error {
 		return err
 	}
 	if s.cfg.Distributed() {
-		if s.net, err = newPeerNet(s.cfg, s.log, opts.QuorumListener, opts.ElectionListener); err != nil {
+		if s.net, err = newPeerNet(s.cfg, s.log, opts.QuorumListener, opts.ElectionListener, s.quorumTLS); err != nil {
 			return err
 		}
 	}
@@ -358,9 +360,9 @@ func ensembleOf(cfg *config.Config) *zab.Ensemble {
 
 // newPeerNet builds an ensemble member's transport, listening on its own
 // quorum and election ports.
-func newPeerNet(cfg *config.Config, log *slog.Logger, quorumLn, electionLn net.Listener) (*peernet.Net, error) {
+func newPeerNet(cfg *config.Config, log *slog.Logger, quorumLn, electionLn net.Listener, quorumTLS *peernet.TLS) (*peernet.Net, error) {
 	pc := peernet.Config{Self: cfg.MyID, QuorumConfig: []byte(cfg.DynamicConfig()), Log: log,
-		QuorumListener: quorumLn, ElectionListener: electionLn}
+		QuorumListener: quorumLn, ElectionListener: electionLn, TLS: quorumTLS}
 	for _, m := range cfg.Servers {
 		pc.Members = append(pc.Members, peernet.Member{ID: m.ID, QuorumAddr: m.QuorumAddr(), ElectionAddr: m.ElectionAddr(), Observer: m.Role == config.Observer})
 	}

@@ -161,14 +161,14 @@ type Config struct {
 	// only; AdminPortUnification is admin.portUnification: HTTP and HTTPS
 	// on its one port, told apart by the first byte (forceHttps wins when
 	// both are on, as in ZooKeeper's JettyAdminServer). Either serves the
-	// certificate of QuorumKeyStore.
+	// certificate of QuorumTLS.KeyStore, as ZooKeeper 3.8's admin server
+	// takes it (QuorumX509Util).
 	AdminForceHTTPS      bool
 	AdminPortUnification bool
-	// QuorumKeyStore and QuorumTrustStore are ssl.quorum.keyStore.* and
-	// ssl.quorum.trustStore.*: ZooKeeper 3.8's admin server takes its HTTPS
-	// certificate from the quorum key store (QuorumX509Util); zabd has no
-	// quorum TLS, so the admin server is their only use.
-	QuorumKeyStore, QuorumTrustStore Store
+	// SSLQuorum is sslQuorum: the quorum and election ports speak TLS, as
+	// QuorumTLS configures it (ssl.quorum.*, and portUnification).
+	SSLQuorum bool
+	QuorumTLS TLS
 
 	// MetricsEnabled is set by metricsProvider.httpPort or by naming
 	// ZooKeeper's Prometheus provider class.
@@ -245,15 +245,17 @@ func Default() *Config {
 		AdminEnabled:            true,
 		AdminAddress:            DefaultAdminAddress,
 		AdminPort:               DefaultAdminPort,
-		MetricsHost:             DefaultMetricsHost,
-		MetricsPort:             DefaultMetricsPort,
-		MetricsExportJvmInfo:    true,
-		ForceSync:               true,
-		ContainerCheckInterval:  DefaultContainerCheckInterval,
-		ContainerMaxPerMinute:   DefaultContainerMaxPerMinute,
-		StandaloneEnabled:       true,
-		SystemProperties:        map[string]string{},
-		Lines:                   map[string]int{},
+		QuorumTLS: TLS{Protocol: DefaultTLSProtocol, ClientAuth: ClientAuthNeed, HostnameVerification: true,
+			HandshakeDetectTimeout: 5 * time.Second},
+		MetricsHost:            DefaultMetricsHost,
+		MetricsPort:            DefaultMetricsPort,
+		MetricsExportJvmInfo:   true,
+		ForceSync:              true,
+		ContainerCheckInterval: DefaultContainerCheckInterval,
+		ContainerMaxPerMinute:  DefaultContainerMaxPerMinute,
+		StandaloneEnabled:      true,
+		SystemProperties:       map[string]string{},
+		Lines:                  map[string]int{},
 	}
 }
 

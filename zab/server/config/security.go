@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ClientAuth is ssl.clientAuth: whether the secure client port asks a TLS
@@ -58,8 +59,20 @@ type TLS struct {
 	// default list.
 	CipherSuites []string
 	// PortUnification is client.portUnification: the plain client port also
-	// accepts TLS, told apart by the first byte.
+	// accepts TLS, told apart by the first byte. For the quorum's TLS it is
+	// portUnification: the quorum and election ports accept plaintext
+	// members too, for a rolling switch to TLS.
 	PortUnification bool
+	// HostnameVerification is ssl.quorum.hostnameVerification (default
+	// true): a member checks that the certificate of the member it dials
+	// names the host it dialled, and that the certificate of a member that
+	// dials it names the address it came from (ZooKeeper's ZKTrustManager).
+	// The client port's ssl.hostnameVerification has no effect on a server.
+	HostnameVerification bool
+	// HandshakeDetectTimeout is ssl.quorum.handshakeDetectionTimeoutMillis
+	// (default 5 s): with portUnification, how long a member waits for a
+	// connection's first bytes to tell TLS from plaintext.
+	HandshakeDetectTimeout time.Duration
 }
 
 // securityKeys are the security keys zabd implements, beyond the ones
@@ -73,42 +86,35 @@ var securityKeys = map[string]func(c *Config, v string) error{
 	"ssl.trustStore.password":     func(c *Config, v string) error { c.TLS.TrustStore.Password = v; return nil },
 	"ssl.trustStore.passwordPath": func(c *Config, v string) error { return setPath(&c.TLS.TrustStore.PasswordPath, v) },
 	"ssl.trustStore.type":         func(c *Config, v string) error { c.TLS.TrustStore.Type = v; return nil },
-	"ssl.clientAuth": func(c *Config, v string) error {
-		// ZooKeeper: ClientAuth.valueOf(value.toUpperCase()), empty means need.
-		switch a := ClientAuth(strings.ToLower(v)); a {
-		case "":
-			c.TLS.ClientAuth = ClientAuthNeed
-		case ClientAuthNone, ClientAuthWant, ClientAuthNeed:
-			c.TLS.ClientAuth = a
-		default:
-			return fmt.Errorf("%q is not none, want or need", v)
-		}
-		return nil
-	},
-	"ssl.protocol": func(c *Config, v string) error {
-		if v == "" {
-			return errors.New("empty protocol")
-		}
-		c.TLS.Protocol = v
-		return nil
-	},
-	"ssl.enabledProtocols": func(c *Config, v string) error { return setList(&c.TLS.EnabledProtocols, v) },
-	"ssl.ciphersuites":     func(c *Config, v string) error { return setList(&c.TLS.CipherSuites, v) },
+	"ssl.clientAuth":              func(c *Config, v string) error { return setClientAuth(&c.TLS.ClientAuth, v) },
+	"ssl.protocol":                func(c *Config, v string) error { return setProtocol(&c.TLS.Protocol, v) },
+	"ssl.enabledProtocols":        func(c *Config, v string) error { return setList(&c.TLS.EnabledProtocols, v) },
+	"ssl.ciphersuites":            func(c *Config, v string) error { return setList(&c.TLS.CipherSuites, v) },
 	"ssl.authProvider": func(c *Config, v string) error {
 		c.sslAuthScheme = v
 		return nil
 	},
 	"client.portUnification":             func(c *Config, v string) error { return setBool(&c.TLS.PortUnification, v) },
-	"ssl.quorum.keyStore.location":       func(c *Config, v string) error { return setPath(&c.QuorumKeyStore.Location, v) },
-	"ssl.quorum.keyStore.password":       func(c *Config, v string) error { c.QuorumKeyStore.Password = v; return nil },
-	"ssl.quorum.keyStore.passwordPath":   func(c *Config, v string) error { return setPath(&c.QuorumKeyStore.PasswordPath, v) },
-	"ssl.quorum.keyStore.type":           func(c *Config, v string) error { c.QuorumKeyStore.Type = v; return nil },
-	"ssl.quorum.trustStore.location":     func(c *Config, v string) error { return setPath(&c.QuorumTrustStore.Location, v) },
-	"ssl.quorum.trustStore.password":     func(c *Config, v string) error { c.QuorumTrustStore.Password = v; return nil },
-	"ssl.quorum.trustStore.passwordPath": func(c *Config, v string) error { return setPath(&c.QuorumTrustStore.PasswordPath, v) },
-	"ssl.quorum.trustStore.type":         func(c *Config, v string) error { c.QuorumTrustStore.Type = v; return nil },
-	"admin.forceHttps":                   func(c *Config, v string) error { return setBool(&c.AdminForceHTTPS, v) },
-	"admin.portUnification":              func(c *Config, v string) error { return setBool(&c.AdminPortUnification, v) },
+	"ssl.quorum.keyStore.location":       func(c *Config, v string) error { return setPath(&c.QuorumTLS.KeyStore.Location, v) },
+	"ssl.quorum.keyStore.password":       func(c *Config, v string) error { c.QuorumTLS.KeyStore.Password = v; return nil },
+	"ssl.quorum.keyStore.passwordPath":   func(c *Config, v string) error { return setPath(&c.QuorumTLS.KeyStore.PasswordPath, v) },
+	"ssl.quorum.keyStore.type":           func(c *Config, v string) error { c.QuorumTLS.KeyStore.Type = v; return nil },
+	"ssl.quorum.trustStore.location":     func(c *Config, v string) error { return setPath(&c.QuorumTLS.TrustStore.Location, v) },
+	"ssl.quorum.trustStore.password":     func(c *Config, v string) error { c.QuorumTLS.TrustStore.Password = v; return nil },
+	"ssl.quorum.trustStore.passwordPath": func(c *Config, v string) error { return setPath(&c.QuorumTLS.TrustStore.PasswordPath, v) },
+	"ssl.quorum.trustStore.type":         func(c *Config, v string) error { c.QuorumTLS.TrustStore.Type = v; return nil },
+	"ssl.quorum.clientAuth":              func(c *Config, v string) error { return setClientAuth(&c.QuorumTLS.ClientAuth, v) },
+	"ssl.quorum.protocol":                func(c *Config, v string) error { return setProtocol(&c.QuorumTLS.Protocol, v) },
+	"ssl.quorum.enabledProtocols":        func(c *Config, v string) error { return setList(&c.QuorumTLS.EnabledProtocols, v) },
+	"ssl.quorum.ciphersuites":            func(c *Config, v string) error { return setList(&c.QuorumTLS.CipherSuites, v) },
+	"ssl.quorum.hostnameVerification":    func(c *Config, v string) error { return setBool(&c.QuorumTLS.HostnameVerification, v) },
+	"portUnification":                    func(c *Config, v string) error { return setBool(&c.QuorumTLS.PortUnification, v) },
+	"sslQuorum":                          func(c *Config, v string) error { return setBool(&c.SSLQuorum, v) },
+	"ssl.quorum.handshakeDetectionTimeoutMillis": func(c *Config, v string) error {
+		return setMillis(&c.QuorumTLS.HandshakeDetectTimeout, v, 1)
+	},
+	"admin.forceHttps":      func(c *Config, v string) error { return setBool(&c.AdminForceHTTPS, v) },
+	"admin.portUnification": func(c *Config, v string) error { return setBool(&c.AdminPortUnification, v) },
 	"X509AuthenticationProvider.superUser": func(c *Config, v string) error {
 		c.X509SuperUser = v
 		return nil
@@ -117,8 +123,7 @@ var securityKeys = map[string]func(c *Config, v string) error{
 	// (off); on, they ask for something zabd lacks.
 	"ssl.crl":                        offOnly("certificate revocation lists are not checked"),
 	"ssl.ocsp":                       offOnly("OCSP is not checked"),
-	"sslQuorum":                      offOnly("zabd has no quorum TLS"),
-	"sslQuorumReloadCertFiles":       offOnly("zabd has no quorum TLS"),
+	"sslQuorumReloadCertFiles":       offOnly("zabd does not reload the quorum's certificates: restart the member"),
 	"quorum.auth.enableSasl":         offOnly("zabd has no SASL authentication"),
 	"quorum.auth.serverRequireSasl":  offOnly("zabd has no SASL authentication"),
 	"quorum.auth.learnerRequireSasl": offOnly("zabd has no SASL authentication"),
@@ -157,10 +162,32 @@ var securityKeys = map[string]func(c *Config, v string) error{
 // client port; they draw a warning saying why.
 var securityNotes = map[string]string{
 	"ssl.hostnameVerification": "accepted; a server does not verify its clients' host names (ZooKeeper's ClientX509Util does not either)",
-	"ssl.handshakeDetectionTimeoutMillis": "accepted; ZooKeeper uses it on quorum sockets only; " +
-		"zabd bounds a TLS handshake by its connection handshake deadline",
+	"ssl.handshakeDetectionTimeoutMillis": "accepted; ZooKeeper uses it on quorum sockets only (as ssl.quorum.handshakeDetectionTimeoutMillis); " +
+		"zabd bounds a client's TLS handshake by its connection handshake deadline",
 	"client.secure": "accepted; a client-side setting (zkCli's -Dzookeeper.client.secure=true), no effect on the server",
 	"netty.server.outstandingHandshake.limit": "accepted; zabd does not throttle TLS handshakes",
+}
+
+// setClientAuth reads ssl.clientAuth or ssl.quorum.clientAuth as ZooKeeper
+// does (ClientAuth.valueOf of the upper-cased value; empty means need).
+func setClientAuth(dst *ClientAuth, v string) error {
+	switch a := ClientAuth(strings.ToLower(v)); a {
+	case "":
+		*dst = ClientAuthNeed
+	case ClientAuthNone, ClientAuthWant, ClientAuthNeed:
+		*dst = a
+	default:
+		return fmt.Errorf("%q is not none, want or need", v)
+	}
+	return nil
+}
+
+func setProtocol(dst *string, v string) error {
+	if v == "" {
+		return errors.New("empty protocol")
+	}
+	*dst = v
+	return nil
 }
 
 // offOnly accepts a boolean that is false (or absent, which is false) and
@@ -185,7 +212,7 @@ func unsupportedSecurity(key string) string {
 		key == "server.realm", key == "ensembleAuthName", key == "jaasLoginRenew":
 		return "zabd has no SASL or Kerberos authentication"
 	case strings.HasPrefix(key, "ssl.quorum."):
-		return "zabd has no quorum TLS"
+		return "zabd does not implement this quorum TLS setting"
 	case strings.HasPrefix(key, "ssl."), strings.HasPrefix(key, "javax.net.ssl."):
 		return "zabd does not implement this TLS setting"
 	case strings.HasPrefix(key, "enforce.auth."):
@@ -214,37 +241,59 @@ func (c *Config) setAuthProvider(p property) error {
 	return fmt.Errorf("not supported: zabd implements the digest, ip and x509 schemes only, not the provider %s", p.Value)
 }
 
-// finishAdminTLS checks the admin server's HTTPS: it needs the quorum key
-// store, as ZooKeeper 3.8's JettyAdminServer does (which then fails to
-// start: "Failed to load authentication certificates for admin server");
-// the quorum stores do nothing else in zabd.
-func (c *Config) finishAdminTLS() error {
+// finishQuorumTLS checks the quorum's TLS and the admin server's HTTPS,
+// which share the quorum key store (ZooKeeper 3.8's QuorumX509Util; its
+// admin server then fails to start: "Failed to load authentication
+// certificates for admin server").
+func (c *Config) finishQuorumTLS() error {
+	q := &c.QuorumTLS
 	https := c.AdminEnabled && (c.AdminForceHTTPS || c.AdminPortUnification)
-	if https && c.QuorumKeyStore.Location == "" {
-		key := "admin.forceHttps"
-		if !c.AdminForceHTTPS {
+	quorum := c.Distributed() && (c.SSLQuorum || q.PortUnification)
+	if (https || quorum) && q.KeyStore.Location == "" {
+		key, what := "admin.forceHttps", "HTTPS on the admin server"
+		switch {
+		case quorum && c.SSLQuorum:
+			key, what = "sslQuorum", "TLS between the members"
+		case quorum:
+			key, what = "portUnification", "TLS between the members"
+		case !c.AdminForceHTTPS:
 			key = "admin.portUnification"
 		}
-		return c.ErrorAt(key, errors.New("HTTPS on the admin server needs a key and certificate: ssl.quorum.keyStore.location is not set "+
-			"(ZooKeeper's admin server takes the quorum key store)"))
+		return c.ErrorAt(key, fmt.Errorf("%s needs a key and certificate: ssl.quorum.keyStore.location is not set", what))
 	}
-	if !https {
-		for _, store := range []string{"ssl.quorum.keyStore.", "ssl.quorum.trustStore."} {
-			for _, field := range []string{"location", "password", "passwordPath", "type"} {
-				if _, set := c.Lines[store+field]; set {
-					c.warnAt(store+field, "has no effect: zabd has no quorum TLS, and the admin server serves no HTTPS (admin.forceHttps, admin.portUnification)")
-				}
+	if quorum && q.TrustStore.Location == "" {
+		c.warnAt("sslQuorum", "ssl.quorum.trustStore.location is not set: the members' certificates are checked against the system's CA roots "+
+			"(ZooKeeper uses Java's default trust store)")
+	}
+	if !c.Distributed() && c.SSLQuorum {
+		c.warnAt("sslQuorum", "has no effect on a standalone server")
+	}
+	if !c.Distributed() && q.PortUnification {
+		c.warnAt("portUnification", "has no effect on a standalone server")
+	}
+	if !https && !quorum {
+		for _, key := range quorumTLSKeys {
+			if _, set := c.Lines[key]; set {
+				c.warnAt(key, "has no effect: neither sslQuorum, portUnification (in an ensemble) nor HTTPS on the admin server (admin.forceHttps, admin.portUnification) is on")
 			}
 		}
 	}
 	return nil
 }
 
+// quorumTLSKeys are the keys that matter only with TLS between the
+// members or on the admin server, in a fixed order for the warnings.
+var quorumTLSKeys = []string{
+	"ssl.quorum.keyStore.location", "ssl.quorum.keyStore.password", "ssl.quorum.keyStore.passwordPath", "ssl.quorum.keyStore.type",
+	"ssl.quorum.trustStore.location", "ssl.quorum.trustStore.password", "ssl.quorum.trustStore.passwordPath", "ssl.quorum.trustStore.type",
+	"ssl.quorum.clientAuth", "ssl.quorum.protocol", "ssl.quorum.enabledProtocols", "ssl.quorum.ciphersuites", "ssl.quorum.hostnameVerification",
+}
+
 // finishSecurity checks what spans the security keys, as ZooKeeper's
 // QuorumPeerConfig.configureSSLAuth and its TLS set-up would, but before
 // anything is bound.
 func (c *Config) finishSecurity() error {
-	if err := c.finishAdminTLS(); err != nil {
+	if err := c.finishQuorumTLS(); err != nil {
 		return err
 	}
 	if c.SecureClientPort == 0 && c.SecureClientPortAddress != "" {

@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -103,8 +104,8 @@ func TestUnsupportedSecurityKeysStopStartUp(t *testing.T) {
 		"sessionRequireClientSASLAuth=true",
 		"kerberos.removeHostFromPrincipal=true",
 		"superUser=admin",
-		"sslQuorum=true",
-		"ssl.quorum.hostnameVerification=false",
+		"sslQuorumReloadCertFiles=true",
+		"ssl.quorum.context.supplier.class=com.example.Supplier",
 		"ssl.crl=true",
 		"ssl.ocsp=true",
 		"ssl.context.supplier.class=com.example.Supplier",
@@ -132,7 +133,7 @@ func TestAdminHTTPSTakesTheQuorumKeyStore(t *testing.T) {
 	cfg, err := parse(t, "dataDir=/d\nclientPort=1\nadmin.forceHttps=true\nssl.quorum.keyStore.location=/q.pem\nssl.quorum.keyStore.password=pw\n")
 	require.NoError(t, err)
 	assert.True(t, cfg.AdminForceHTTPS)
-	assert.Equal(t, Store{Location: "/q.pem", Password: "pw"}, cfg.QuorumKeyStore)
+	assert.Equal(t, Store{Location: "/q.pem", Password: "pw"}, cfg.QuorumTLS.KeyStore)
 	assert.Empty(t, cfg.Warnings)
 
 	for _, key := range []string{"admin.forceHttps", "admin.portUnification"} {
@@ -145,7 +146,39 @@ func TestAdminHTTPSTakesTheQuorumKeyStore(t *testing.T) {
 	require.Len(t, cfg.Warnings, 2)
 	assert.Equal(t, "ssl.quorum.keyStore.location", cfg.Warnings[0].Key)
 	assert.Equal(t, "ssl.quorum.trustStore.location", cfg.Warnings[1].Key)
-	assert.Contains(t, cfg.Warnings[0].Message, "has no effect: zabd has no quorum TLS")
+	assert.Contains(t, cfg.Warnings[0].Message, "has no effect: neither sslQuorum")
+}
+
+func TestQuorumTLSSettings(t *testing.T) {
+	const ensemble = "dataDir=/d\nclientPort=1\ninitLimit=5\nsyncLimit=2\nserver.1=127.0.0.1:2888:3888\nserver.2=127.0.0.1:2889:3889\n"
+	cfg, err := parse(t, ensemble+"sslQuorum=true\nssl.quorum.keyStore.location=/q.pem\nssl.quorum.trustStore.location=/ca.pem\n")
+	require.NoError(t, err)
+	assert.True(t, cfg.SSLQuorum)
+	assert.Equal(t, TLS{KeyStore: Store{Location: "/q.pem"}, TrustStore: Store{Location: "/ca.pem"}, ClientAuth: ClientAuthNeed,
+		Protocol: DefaultTLSProtocol, HostnameVerification: true, HandshakeDetectTimeout: 5 * time.Second}, cfg.QuorumTLS, "ZooKeeper's defaults")
+	assert.Empty(t, cfg.Warnings)
+
+	cfg, err = parse(t, ensemble+"portUnification=true\nssl.quorum.keyStore.location=/q.pem\nssl.quorum.hostnameVerification=false\n"+
+		"ssl.quorum.clientAuth=want\nssl.quorum.handshakeDetectionTimeoutMillis=250\n")
+	require.NoError(t, err)
+	assert.False(t, cfg.SSLQuorum)
+	assert.True(t, cfg.QuorumTLS.PortUnification)
+	assert.False(t, cfg.QuorumTLS.HostnameVerification)
+	assert.Equal(t, ClientAuthWant, cfg.QuorumTLS.ClientAuth)
+	assert.Equal(t, 250*time.Millisecond, cfg.QuorumTLS.HandshakeDetectTimeout)
+	require.Len(t, cfg.Warnings, 1, "no trust store: the system's roots")
+	assert.Contains(t, cfg.Warnings[0].Message, "system's CA roots")
+
+	for text, want := range map[string]string{
+		ensemble + "sslQuorum=true\n":                               "zoo.cfg:7: sslQuorum: TLS between the members needs a key and certificate",
+		ensemble + "portUnification=true\n":                         "zoo.cfg:7: portUnification: TLS between the members needs a key and certificate",
+		ensemble + "sslQuorum=maybe\n":                              "zoo.cfg:7: sslQuorum:",
+		ensemble + "ssl.quorum.clientAuth=sometimes\n":              "zoo.cfg:7: ssl.quorum.clientAuth:",
+		ensemble + "ssl.quorum.handshakeDetectionTimeoutMillis=0\n": "zoo.cfg:7: ssl.quorum.handshakeDetectionTimeoutMillis:",
+	} {
+		_, err := parse(t, text)
+		require.ErrorContains(t, err, want, text)
+	}
 }
 
 func TestBadTLSSettings(t *testing.T) {

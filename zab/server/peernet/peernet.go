@@ -53,6 +53,8 @@ type Config struct {
 	// QuorumListener and ElectionListener, if set, are used instead of
 	// listening on this member's addresses.
 	QuorumListener, ElectionListener net.Listener
+	// TLS, if set, secures the quorum and election connections.
+	TLS *TLS
 
 	MaxField         int // a packet's buffer or string; DefaultMaxField
 	MaxSnapshot      int // the snapshot stream after SNAP; DefaultMaxSnapshot
@@ -153,8 +155,8 @@ func (n *Net) Events() <-chan zab.Event { return n.events }
 // Start accepts connections and starts a send goroutine per peer's
 // election link.
 func (n *Net) Start() {
-	n.goAccept(n.electionLn, n.acceptElection)
-	n.goAccept(n.quorumLn, n.acceptQuorum)
+	n.goAccept(n.electionLn, "election port", n.acceptElection)
+	n.goAccept(n.quorumLn, "quorum port", n.acceptQuorum)
 	for _, id := range n.otherIDs() {
 		n.electionPeer(id)
 	}
@@ -173,7 +175,7 @@ func (n *Net) otherIDs() []int64 {
 
 // goAccept runs an accept loop on ln, handling each connection in its own
 // goroutine.
-func (n *Net) goAccept(ln net.Listener, handle func(net.Conn)) {
+func (n *Net) goAccept(ln net.Listener, port string, handle func(net.Conn)) {
 	n.wg.Add(1)
 	go func() {
 		defer n.wg.Done()
@@ -189,7 +191,15 @@ func (n *Net) goAccept(ln net.Listener, handle func(net.Conn)) {
 				return
 			}
 			n.wg.Add(1)
-			go func() { defer n.wg.Done(); handle(nc) }()
+			go func() {
+				defer n.wg.Done()
+				sc, ok := n.secureAccepted(nc, port)
+				if !ok || !n.retrack(nc, sc) {
+					n.untrack(nc)
+					return
+				}
+				handle(sc)
+			}()
 		}
 	}()
 }
@@ -204,6 +214,22 @@ func (n *Net) track(nc net.Conn) bool {
 		return false
 	}
 	n.conns[nc] = struct{}{}
+	return true
+}
+
+// retrack puts sc, the connection readied over nc, in nc's place; false
+// once the Net is closing.
+func (n *Net) retrack(nc, sc net.Conn) bool {
+	if sc == nc {
+		return true
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return false
+	}
+	delete(n.conns, nc)
+	n.conns[sc] = struct{}{}
 	return true
 }
 
@@ -224,7 +250,16 @@ func (n *Net) dial(addr string) (net.Conn, error) {
 	if !n.track(nc) {
 		return nil, net.ErrClosed
 	}
-	return nc, nil
+	sc, err := n.secureDialled(nc, addr)
+	if err != nil {
+		n.untrack(nc)
+		return nil, err
+	}
+	if !n.retrack(nc, sc) {
+		n.untrack(nc)
+		return nil, net.ErrClosed
+	}
+	return sc, nil
 }
 
 // push hands an event to the event loop; false once the Net is closing.

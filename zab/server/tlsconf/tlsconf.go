@@ -29,37 +29,78 @@ var defaultCipherSuites = []string{
 	"TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA",
 }
 
-// Server is the TLS configuration of the secure client port (and of a plain
-// port with client.portUnification) from cfg's ssl.* keys. It reads the key
-// and trust stores; every error names the key it comes from.
-func Server(cfg *config.Config) (*tls.Config, error) {
-	cert, err := loadKeyStore(store{cfg: cfg, prefix: "ssl.keyStore", Store: cfg.TLS.KeyStore})
+// settings are one TLS configuration's zoo.cfg keys: the client port's
+// (ssl.*, ClientX509Util) or the quorum's (ssl.quorum.*, QuorumX509Util).
+type settings struct {
+	cfg    *config.Config
+	t      *config.TLS
+	prefix string // "ssl." or "ssl.quorum."
+}
+
+func (st settings) fail(key string, err error) error { return st.cfg.ErrorAt(st.prefix+key, err) }
+
+// serverConfig builds a server side from st: its stores, protocols and
+// cipher suites; every error names the key it comes from.
+func (st settings) serverConfig() (*tls.Config, error) {
+	cert, err := loadKeyStore(store{cfg: st.cfg, prefix: st.prefix + "keyStore", Store: st.t.KeyStore})
 	if err != nil {
 		return nil, err
 	}
-	roots, err := loadTrustStore(store{cfg: cfg, prefix: "ssl.trustStore", Store: cfg.TLS.TrustStore})
+	roots, err := loadTrustStore(store{cfg: st.cfg, prefix: st.prefix + "trustStore", Store: st.t.TrustStore})
 	if err != nil {
 		return nil, err
 	}
-	minVersion, maxVersion, err := versions(cfg)
+	minVersion, maxVersion, err := st.versions()
 	if err != nil {
 		return nil, err
 	}
-	suites, err := cipherSuites(cfg)
+	suites, err := st.cipherSuites()
 	if err != nil {
 		return nil, err
 	}
 	if maxVersion < tls.VersionTLS13 && len(suites) == 0 {
-		return nil, cfg.ErrorAt("ssl.ciphersuites", errors.New("names no suite for TLS 1.2 or earlier, and TLS 1.3 is not enabled"))
+		return nil, st.fail("ciphersuites", errors.New("names no suite for TLS 1.2 or earlier, and TLS 1.3 is not enabled"))
 	}
 	return &tls.Config{
 		Certificates: []tls.Certificate{cert},
-		ClientAuth:   clientAuth(cfg.TLS.ClientAuth),
+		ClientAuth:   clientAuth(st.t.ClientAuth),
 		ClientCAs:    roots,
 		MinVersion:   minVersion,
 		MaxVersion:   maxVersion,
 		CipherSuites: suites,
 	}, nil
+}
+
+// Server is the TLS configuration of the secure client port (and of a plain
+// port with client.portUnification) from cfg's ssl.* keys. It reads the key
+// and trust stores; every error names the key it comes from.
+func Server(cfg *config.Config) (*tls.Config, error) {
+	return settings{cfg: cfg, t: &cfg.TLS, prefix: "ssl."}.serverConfig()
+}
+
+// Quorum is the TLS between ensemble members (sslQuorum, portUnification)
+// from cfg's ssl.quorum.* keys, as ZooKeeper 3.8's QuorumX509Util reads
+// them: each member presents the quorum key store's certificate whether it
+// dials or is dialled, and checks the other's against the quorum trust
+// store. The server side asks for a certificate as ssl.quorum.clientAuth
+// says (need by default); the dialling side always presents one and checks
+// the dialled member's. With ssl.quorum.hostnameVerification (the default),
+// a certificate must name the host dialled, or the address a connection
+// came from (VerifyPeer).
+func Quorum(cfg *config.Config) (server, client *tls.Config, err error) {
+	server, err = settings{cfg: cfg, t: &cfg.QuorumTLS, prefix: "ssl.quorum."}.serverConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	client = server.Clone()
+	client.ClientAuth, client.ClientCAs, client.RootCAs = tls.NoClientCert, nil, server.ClientCAs
+	// Present the certificate whatever CAs the dialled member names, as
+	// Java does: Go would send none when its issuer is not among them, and
+	// the refusal would say "no certificate" where "not signed by a CA in
+	// the trust store" is the truth.
+	cert := server.Certificates[0]
+	client.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &cert, nil }
+	return server, client, nil
 }
 
 // Admin is the TLS configuration of the admin server's HTTPS
@@ -70,11 +111,11 @@ func Server(cfg *config.Config) (*tls.Config, error) {
 // which ZooKeeper loads but its admin server never consults, is read so
 // that a broken one fails here as it fails ZooKeeper's start.
 func Admin(cfg *config.Config) (*tls.Config, error) {
-	cert, err := loadKeyStore(store{cfg: cfg, prefix: "ssl.quorum.keyStore", Store: cfg.QuorumKeyStore})
+	cert, err := loadKeyStore(store{cfg: cfg, prefix: "ssl.quorum.keyStore", Store: cfg.QuorumTLS.KeyStore})
 	if err != nil {
 		return nil, err
 	}
-	if _, err := loadTrustStore(store{cfg: cfg, prefix: "ssl.quorum.trustStore", Store: cfg.QuorumTrustStore}); err != nil {
+	if _, err := loadTrustStore(store{cfg: cfg, prefix: "ssl.quorum.trustStore", Store: cfg.QuorumTLS.TrustStore}); err != nil {
 		return nil, err
 	}
 	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
@@ -92,39 +133,39 @@ func clientAuth(a config.ClientAuth) tls.ClientAuthType {
 	return tls.RequireAndVerifyClientCert
 }
 
-// versions is the range of enabled protocols: ssl.enabledProtocols, else
-// ssl.protocol alone (ZooKeeper enables only its SSLContext's protocol).
-// Go enables a range, so the set must have no gaps.
-func versions(cfg *config.Config) (uint16, uint16, error) {
-	key, names := "ssl.enabledProtocols", cfg.TLS.EnabledProtocols
+// versions is the range of enabled protocols: enabledProtocols, else
+// protocol alone (ZooKeeper enables only its SSLContext's protocol). Go
+// enables a range, so the set must have no gaps.
+func (st settings) versions() (uint16, uint16, error) {
+	key, names := "enabledProtocols", st.t.EnabledProtocols
 	if names == nil {
-		key, names = "ssl.protocol", []string{cfg.TLS.Protocol}
+		key, names = "protocol", []string{st.t.Protocol}
 	}
 	var vs []uint16
 	for _, name := range names {
 		v, ok := protocolVersions[name]
 		if !ok {
-			return 0, 0, cfg.ErrorAt(key, fmt.Errorf("%q is not a protocol zabd serves (TLSv1, TLSv1.1, TLSv1.2 or TLSv1.3)", name))
+			return 0, 0, st.fail(key, fmt.Errorf("%q is not a protocol zabd serves (TLSv1, TLSv1.1, TLSv1.2 or TLSv1.3)", name))
 		}
 		vs = append(vs, v)
 	}
 	slices.Sort(vs)
 	vs = slices.Compact(vs)
 	if int(vs[len(vs)-1]-vs[0]) != len(vs)-1 {
-		return 0, 0, cfg.ErrorAt(key, fmt.Errorf("%s leaves a gap between protocol versions, which Go's TLS cannot enable", strings.Join(names, ",")))
+		return 0, 0, st.fail(key, fmt.Errorf("%s leaves a gap between protocol versions, which Go's TLS cannot enable", strings.Join(names, ",")))
 	}
 	return vs[0], vs[len(vs)-1], nil
 }
 
-// cipherSuites maps ssl.ciphersuites (IANA names, as Java names them) to
-// Go's ids for TLS 1.2 and earlier; TLS 1.3 suites are accepted and left to
-// Go, which always enables its three.
-func cipherSuites(cfg *config.Config) ([]uint16, error) {
+// cipherSuites maps ciphersuites (IANA names, as Java names them) to Go's
+// ids for TLS 1.2 and earlier; TLS 1.3 suites are accepted and left to Go,
+// which always enables its three.
+func (st settings) cipherSuites() ([]uint16, error) {
 	known := map[string]*tls.CipherSuite{}
 	for _, s := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
 		known[s.Name] = s
 	}
-	names, given := cfg.TLS.CipherSuites, true
+	names, given := st.t.CipherSuites, true
 	if names == nil {
 		names, given = defaultCipherSuites, false
 	}
@@ -133,7 +174,7 @@ func cipherSuites(cfg *config.Config) ([]uint16, error) {
 		s, ok := known[name]
 		switch {
 		case !ok && given:
-			return nil, cfg.ErrorAt("ssl.ciphersuites", fmt.Errorf("%s is not a cipher suite Go's TLS implements", name))
+			return nil, st.fail("ciphersuites", fmt.Errorf("%s is not a cipher suite Go's TLS implements", name))
 		case !ok:
 		case slices.Equal(s.SupportedVersions, []uint16{tls.VersionTLS13}):
 		default:

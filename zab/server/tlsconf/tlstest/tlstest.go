@@ -92,6 +92,18 @@ func (ca *Cert) Server(t testing.TB, cn string) *Cert {
 	}, ca, Options{})
 }
 
+// Member issues an ensemble member's certificate for localhost and
+// 127.0.0.1, good for both ends of a quorum connection (a member dials and
+// is dialled with the same certificate).
+func (ca *Cert) Member(t testing.TB, cn string) *Cert {
+	t.Helper()
+	return newCert(t, &x509.Certificate{
+		Subject: pkix.Name{CommonName: cn}, DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+	}, ca, Options{})
+}
+
 // Client issues a client certificate with subject.
 func (ca *Cert) Client(t testing.TB, subject pkix.Name, opts Options) *Cert {
 	t.Helper()
