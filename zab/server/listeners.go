@@ -31,17 +31,14 @@ func (s *Server) loadTLS() error {
 	}
 	q := &s.cfg.QuorumTLS
 	if s.cfg.Distributed() && (s.cfg.SSLQuorum || q.PortUnification) {
-		serve, dial, err := tlsconf.Quorum(s.cfg)
+		configs, err := tlsconf.NewQuorumConfigs(s.cfg)
 		if err != nil {
 			return err
 		}
-		s.quorumTLS = &peernet.TLS{Serve: serve, PortUnification: q.PortUnification, VerifyHost: q.HostnameVerification,
-			DetectTimeout: q.HandshakeDetectTimeout}
-		if s.cfg.SSLQuorum {
-			s.quorumTLS.Dial = dial
-		}
+		s.quorumTLS = &peernet.TLS{Configs: configs.Current, Dial: s.cfg.SSLQuorum, PortUnification: q.PortUnification,
+			VerifyHost: q.HostnameVerification, DetectTimeout: q.HandshakeDetectTimeout}
 		s.log.Info("members speak TLS", "sslQuorum", s.cfg.SSLQuorum, "portUnification", q.PortUnification,
-			"hostnameVerification", q.HostnameVerification, "certificate", q.KeyStore.Location)
+			"hostnameVerification", q.HostnameVerification, "reloadCertFiles", q.ReloadCertFiles, "certificate", q.KeyStore.Location)
 	}
 	if s.cfg.SecureClientPort == 0 && !s.cfg.TLS.PortUnification {
 		return nil

@@ -73,6 +73,10 @@ type TLS struct {
 	// (default 5 s): with portUnification, how long a member waits for a
 	// connection's first bytes to tell TLS from plaintext.
 	HandshakeDetectTimeout time.Duration
+	// ReloadCertFiles is sslQuorumReloadCertFiles: the quorum's key and
+	// trust stores are loaded again when their files change, for the
+	// connections opened after.
+	ReloadCertFiles bool
 }
 
 // securityKeys are the security keys zabd implements, beyond the ones
@@ -110,6 +114,7 @@ var securityKeys = map[string]func(c *Config, v string) error{
 	"ssl.quorum.hostnameVerification":    func(c *Config, v string) error { return setBool(&c.QuorumTLS.HostnameVerification, v) },
 	"portUnification":                    func(c *Config, v string) error { return setBool(&c.QuorumTLS.PortUnification, v) },
 	"sslQuorum":                          func(c *Config, v string) error { return setBool(&c.SSLQuorum, v) },
+	"sslQuorumReloadCertFiles":           func(c *Config, v string) error { return setBool(&c.QuorumTLS.ReloadCertFiles, v) },
 	"ssl.quorum.handshakeDetectionTimeoutMillis": func(c *Config, v string) error {
 		return setMillis(&c.QuorumTLS.HandshakeDetectTimeout, v, 1)
 	},
@@ -123,7 +128,6 @@ var securityKeys = map[string]func(c *Config, v string) error{
 	// (off); on, they ask for something zabd lacks.
 	"ssl.crl":                        offOnly("certificate revocation lists are not checked"),
 	"ssl.ocsp":                       offOnly("OCSP is not checked"),
-	"sslQuorumReloadCertFiles":       offOnly("zabd does not reload the quorum's certificates: restart the member"),
 	"quorum.auth.enableSasl":         offOnly("zabd has no SASL authentication"),
 	"quorum.auth.serverRequireSasl":  offOnly("zabd has no SASL authentication"),
 	"quorum.auth.learnerRequireSasl": offOnly("zabd has no SASL authentication"),
@@ -287,6 +291,7 @@ var quorumTLSKeys = []string{
 	"ssl.quorum.keyStore.location", "ssl.quorum.keyStore.password", "ssl.quorum.keyStore.passwordPath", "ssl.quorum.keyStore.type",
 	"ssl.quorum.trustStore.location", "ssl.quorum.trustStore.password", "ssl.quorum.trustStore.passwordPath", "ssl.quorum.trustStore.type",
 	"ssl.quorum.clientAuth", "ssl.quorum.protocol", "ssl.quorum.enabledProtocols", "ssl.quorum.ciphersuites", "ssl.quorum.hostnameVerification",
+	"ssl.quorum.handshakeDetectionTimeoutMillis", "sslQuorumReloadCertFiles",
 }
 
 // finishSecurity checks what spans the security keys, as ZooKeeper's

@@ -104,7 +104,6 @@ func TestUnsupportedSecurityKeysStopStartUp(t *testing.T) {
 		"sessionRequireClientSASLAuth=true",
 		"kerberos.removeHostFromPrincipal=true",
 		"superUser=admin",
-		"sslQuorumReloadCertFiles=true",
 		"ssl.quorum.context.supplier.class=com.example.Supplier",
 		"ssl.crl=true",
 		"ssl.ocsp=true",

@@ -13,13 +13,16 @@ import (
 )
 
 // TLS is the members' TLS (zoo.cfg sslQuorum, portUnification, ssl.quorum.*:
-// tlsconf.Quorum). Dial is set with sslQuorum: every connection this member
-// opens speaks TLS. Serve is set when this member accepts TLS: with
-// sslQuorum, or with portUnification, which also accepts members that
-// speak plaintext (told apart by the first bytes), so that an ensemble can
-// switch to TLS one restart at a time.
+// tlsconf.QuorumConfigs). With Dial (sslQuorum) every connection this member
+// opens speaks TLS; it accepts TLS, and with PortUnification also members
+// that speak plaintext (told apart by the first bytes), so that an
+// ensemble can switch to TLS one restart at a time.
 type TLS struct {
-	Dial, Serve     *tls.Config
+	// Configs gives the accepting and the dialling side's configuration
+	// for a new connection, and the error of a reload of the certificates
+	// that failed since it was last asked (logged).
+	Configs         func() (serve, dial *tls.Config, reloadErr error)
+	Dial            bool
 	PortUnification bool
 	// VerifyHost is ssl.quorum.hostnameVerification: a certificate must
 	// name the host dialled, or the address a connection came from.
@@ -35,20 +38,21 @@ type TLS struct {
 // VerifyHost that it names addr's host.
 func (n *Net) secureDialled(nc net.Conn, addr string) (net.Conn, error) {
 	t := n.cfg.TLS
-	if t == nil || t.Dial == nil {
+	if t == nil || !t.Dial {
 		return nc, nil
 	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
 	}
-	conf := t.Dial.Clone()
+	_, dial := n.tlsConfigs()
+	conf := dial.Clone()
 	conf.ServerName = host
 	// Go would check the host name against the certificate itself; it
 	// is checked below, as ZooKeeper does, only with VerifyHost.
 	conf.InsecureSkipVerify = true
 	conf.VerifyConnection = func(cs tls.ConnectionState) error {
-		return tlsconf.VerifyMember(cs, t.Dial.RootCAs, host, t.VerifyHost, true)
+		return tlsconf.VerifyMember(cs, dial.RootCAs, host, t.VerifyHost, true)
 	}
 	tc := tls.Client(nc, conf)
 	ctx, cancel := context.WithTimeout(n.ctx, n.cfg.HandshakeTimeout)
@@ -59,6 +63,16 @@ func (n *Net) secureDialled(nc net.Conn, addr string) (net.Conn, error) {
 	return tc, nil
 }
 
+// tlsConfigs asks for the configurations of a new connection, logging a
+// failed reload of the certificates.
+func (n *Net) tlsConfigs() (serve, dial *tls.Config) {
+	serve, dial, err := n.cfg.TLS.Configs()
+	if err != nil {
+		n.log.Error("quorum TLS: " + err.Error())
+	}
+	return serve, dial
+}
+
 // secureAccepted readies a connection another member opened: with TLS
 // required, its handshake; with port unification, a handshake if its first
 // bytes begin one, else plaintext. The dialling member's certificate is
@@ -66,7 +80,7 @@ func (n *Net) secureDialled(nc net.Conn, addr string) (net.Conn, error) {
 // address it came from. A connection refused is logged once, naming why.
 func (n *Net) secureAccepted(nc net.Conn, port string) (net.Conn, bool) {
 	t := n.cfg.TLS
-	if t == nil || t.Serve == nil {
+	if t == nil {
 		return nc, true
 	}
 	remote := nc.RemoteAddr().String()
@@ -85,7 +99,8 @@ func (n *Net) secureAccepted(nc net.Conn, port string) (net.Conn, bool) {
 		}
 	}
 	host, _, _ := net.SplitHostPort(remote)
-	conf := t.Serve.Clone()
+	serve, _ := n.tlsConfigs()
+	conf := serve.Clone()
 	conf.VerifyConnection = func(cs tls.ConnectionState) error {
 		if len(cs.PeerCertificates) == 0 {
 			return nil // ssl.quorum.clientAuth none or want: nothing to check

@@ -4,8 +4,11 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/zabd/zabd/zab/server/config"
 )
@@ -194,4 +197,77 @@ func ClientIdentity(state tls.ConnectionState) (string, bool) {
 	}
 	dn, err := SubjectDN(state.PeerCertificates[0].RawSubject)
 	return dn, err == nil // crypto/x509 has parsed this subject already
+}
+
+// QuorumConfigs holds the quorum's TLS (Quorum) for the peer transport and,
+// with sslQuorumReloadCertFiles, loads it again when a key or trust store
+// file has changed since: looked at, at most once a second, when a
+// connection needs a configuration, so that new connections take new
+// certificates and open ones keep theirs, as ZooKeeper's X509Util resets
+// its SSL context on a file watcher's event. A store that no longer loads
+// keeps the configuration in use, and Current reports the error once per
+// change of the files.
+type QuorumConfigs struct {
+	cfg    *config.Config
+	reload bool
+	now    func() time.Time // the clock of the once-a-second look
+
+	mu          sync.Mutex
+	serve, dial *tls.Config
+	stamps      []fileStamp
+	checked     time.Time
+}
+
+// fileStamp is what tells a store file changed: its size and modification
+// time (zero when it cannot be read).
+type fileStamp struct {
+	size  int64
+	mtime time.Time
+}
+
+// NewQuorumConfigs loads the quorum's TLS from cfg; every error names the
+// key it comes from.
+func NewQuorumConfigs(cfg *config.Config) (*QuorumConfigs, error) {
+	serve, dial, err := Quorum(cfg)
+	if err != nil {
+		return nil, err
+	}
+	q := &QuorumConfigs{cfg: cfg, reload: cfg.QuorumTLS.ReloadCertFiles, now: time.Now, serve: serve, dial: dial}
+	q.checked = q.now()
+	q.stamps = q.stampFiles()
+	return q, nil
+}
+
+// Current returns the configurations to use for a new connection, and the
+// error of a reload that failed since the last call (nil otherwise).
+func (q *QuorumConfigs) Current() (serve, dial *tls.Config, reloadErr error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if now := q.now(); q.reload && now.Sub(q.checked) >= time.Second {
+		q.checked = now
+		if stamps := q.stampFiles(); !slices.Equal(stamps, q.stamps) {
+			q.stamps = stamps
+			serve, dial, err := Quorum(q.cfg)
+			if err != nil {
+				return q.serve, q.dial, fmt.Errorf("reloading the quorum's certificates: %w (the ones loaded before stay in use)", err)
+			}
+			q.serve, q.dial = serve, dial
+		}
+	}
+	return q.serve, q.dial, nil
+}
+
+func (q *QuorumConfigs) stampFiles() []fileStamp {
+	var out []fileStamp
+	for _, path := range []string{q.cfg.QuorumTLS.KeyStore.Location, q.cfg.QuorumTLS.TrustStore.Location,
+		q.cfg.QuorumTLS.KeyStore.PasswordPath, q.cfg.QuorumTLS.TrustStore.PasswordPath} {
+		var st fileStamp
+		if path != "" {
+			if fi, err := os.Stat(path); err == nil {
+				st = fileStamp{size: fi.Size(), mtime: fi.ModTime()}
+			}
+		}
+		out = append(out, st)
+	}
+	return out
 }
