@@ -223,6 +223,13 @@ var mutants = []mutant{
 			"\tif false {\n\t\theld, rd.Appends = rd.Appends, nil"}},
 	},
 	{
+		name: "snap-below-applied-installed",
+		rule: "A learner sent a SNAP below the last txn it applied keeps its tree and log up to that txn: installing it takes delivered txns back, on disk too, until the txns after it are durable again.",
+		edits: []mutantEdit{{"zab/learner.go",
+			"\t\t\tif applied := p.tree.LastZxid(); qp.Zxid < applied {\n",
+			"\t\t\tif applied := p.tree.LastZxid(); false && qp.Zxid < applied {\n"}},
+	},
+	{
 		name: "newleader-quorum-counts-unacked",
 		rule: "The epoch is established by a quorum of NEWLEADER ACKs, not of NEWLEADERs sent.",
 		edits: []mutantEdit{{"zab/leader.go",
