@@ -973,7 +973,13 @@ func finalMatches(last *pathWrite, exists bool, r *Entry) bool {
 // taken effect after the last acknowledged one leaves path as r shows it,
 // or an expiry may have removed an ephemeral.
 func unknownExplains(tl *timeline, path string, last *pathWrite, exists bool, r *Entry) bool {
-	lastSlot := int64(-1)
+	// With no acknowledged write to path, every window counts. Slot -1 is
+	// a window's place before the first zxid a reply carries (lowerBound,
+	// sessionWindow), so the bound lies below it: a create whose session's
+	// next reply was the first ranked zxid has the window [-1, -1] (hunt
+	// seed 127875: a create lost with its member's crash, then its session's
+	// close, the history's first acknowledged txn).
+	lastSlot := int64(math.MinInt64)
 	if last != nil {
 		lastSlot = 4 * tl.rank[last.zxid]
 	}

@@ -404,6 +404,39 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		require.Equal(t, 1, r.Stats.AimedFaults, "the hold fired at the TRUNC")
 		require.Equal(t, 1, r.Stats.Epochs, "follower 1 rejoined the same leader")
 	},
+	"unknown-create-before-the-first-reply": func(t *testing.T, r *Result) {
+		// Hunt seed 127875, shrunk (its hierarchical quorum, three groups
+		// of one voter, shrunk away: it played no part): client 3's create
+		// of /a reached leader 3 through follower 1, whose failed fsync
+		// crashed it before the reply; leader 3 and follower 2 logged the
+		// txn, 0x100000007, and committed it, so the client got
+		// ConnectionLoss for a create that took effect. Its session's
+		// close, 0x100000008, was the first txn any reply carried, which
+		// put the create's window before every ranked zxid (slot -1), and
+		// the durability check, bounding windows at -1 when no
+		// acknowledged write touched /a, left it out and took the final
+		// read of /a showing the create's data for a lost write.
+		var lost bool
+		first, shown := int64(0), int64(0)
+		for _, e := range r.History {
+			if e.Kind != "op" {
+				continue
+			}
+			if e.Op.Code == wire.OpCreate2 && e.Op.Path == "/a" && e.Result.Err == wire.ErrConnectionLoss {
+				lost = true
+			}
+			if e.Result.Err != wire.ErrConnectionLoss && e.Result.Zxid > 0 && (first == 0 || e.Result.Zxid < first) {
+				first = e.Result.Zxid
+			}
+			if e.Op.Name == "getData" && e.Op.Path == "/a" && e.Result.Err == wire.ErrOK {
+				shown = e.Result.Stat.Czxid
+			}
+		}
+		require.True(t, lost, "the create of /a ended in ConnectionLoss")
+		require.Positive(t, shown, "a read showed /a")
+		require.Less(t, shown, first, "the lost create took effect before the first txn a reply carried")
+		require.Equal(t, 1, r.Stats.Crashes, "the failed fsync crashed the create's member")
+	},
 	"disk-faults": func(t *testing.T, r *Result) {
 		require.Equal(t, 2, r.Stats.Crashes, "no space and a failed fsync each stop the server")
 	},
