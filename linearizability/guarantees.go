@@ -970,8 +970,9 @@ func finalMatches(last *pathWrite, exists bool, r *Entry) bool {
 }
 
 // unknownExplains reports whether a write of unknown outcome that may have
-// taken effect after the last acknowledged one leaves path as r shows it,
-// or an expiry may have removed an ephemeral.
+// taken effect after the last acknowledged one leaves path as r shows it
+// (an expiry that may have removed an ephemeral is CheckDurability's
+// ephemeralAt).
 func unknownExplains(tl *timeline, path string, last *pathWrite, exists bool, r *Entry) bool {
 	// With no acknowledged write to path, every window counts. Slot -1 is
 	// a window's place before the first zxid a reply carries (lowerBound,
