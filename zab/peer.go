@@ -38,6 +38,13 @@ type Config struct {
 	// SnapCount: a snapshot starts after between SnapCount/2 and SnapCount
 	// txns (the point is drawn from Rand, as ZooKeeper draws it).
 	SnapCount int
+	// EnforceAuthSchemes, when set, is enforce.auth.schemes with
+	// enforce.auth.enabled (ZooKeeper 3.8's AuthenticationHelper): a
+	// connection must hold an identity of one of these schemes (addauth,
+	// or x509 from its TLS handshake) before any request but an
+	// authentication; another request is answered
+	// SessionClosedRequireSaslAuth and the connection closed.
+	EnforceAuthSchemes []string
 	// ContainerCheckInterval is znode.container.checkIntervalMs: how often
 	// empty containers and expired TTL nodes are looked for.
 	ContainerCheckInterval time.Duration

@@ -76,6 +76,16 @@ var requestKinds = map[wire.OpCode]pendingKind{
 	wire.OpSync: kindSync,
 }
 
+// authenticatedBy reports whether auth holds an identity of one of schemes.
+func authenticatedBy(auth []wire.Id, schemes []string) bool {
+	for _, id := range auth {
+		if slices.Contains(schemes, id.Scheme) {
+			return true
+		}
+	}
+	return false
+}
+
 // handleRequest takes a request frame from an established connection into
 // the pipeline.
 func (p *Peer) handleRequest(e RequestReceived) {
@@ -101,6 +111,14 @@ func (p *Peer) handleRequest(e RequestReceived) {
 	case wire.OpSASL:
 		// zabd offers no SASL mechanism: the client cannot authenticate
 		// this way, so the connection goes, as when ZooKeeper's SASL fails.
+		p.closeConn(c)
+		return
+	}
+	if schemes := p.cfg.EnforceAuthSchemes; len(schemes) > 0 && !authenticatedBy(c.auth, schemes) {
+		// ZooKeeper answers with zxid 0 and closes the connection; the
+		// session is left to expire.
+		p.notice("session 0x%x: request %s without an identity of %v (enforce.auth.schemes): closing the connection", c.session, e.Op, schemes)
+		p.send(Message{Conn: c.id, Header: wire.ReplyHeader{Xid: e.Xid, Err: wire.ErrSessionClosedRequireSASL}})
 		p.closeConn(c)
 		return
 	}

@@ -272,6 +272,7 @@ func (s *Server) recover(fsys vfs.FS, seed uint64, allowDataLoss bool) error {
 		SessionLimits:          sessions.Limits{MinMillis: int32(cfg.MinSessionTimeout.Milliseconds()), MaxMillis: int32(cfg.MaxSessionTimeout.Milliseconds())},
 		SnapCount:              cfg.SnapCount,
 		ContainerCheckInterval: cfg.ContainerCheckInterval,
+		EnforceAuthSchemes:     cfg.EnforceAuthSchemes,
 	}
 	if cfg.Distributed() {
 		zcfg.ServerID, zcfg.Ensemble = cfg.MyID, ensembleOf(cfg)

@@ -132,6 +132,12 @@ type Config struct {
 	// (secureClientPort, or authProvider.<n> naming ZooKeeper's
 	// X509AuthenticationProvider), so ACLs may name x509 ids.
 	X509AuthEnabled bool
+	// EnforceAuthSchemes is enforce.auth.schemes when enforce.auth.enabled
+	// is true (nil otherwise): a connection must authenticate with one of
+	// them before any other request (zab.Config.EnforceAuthSchemes).
+	EnforceAuthSchemes []string
+	enforceAuth        bool
+	enforceAuthSchemes []string
 	// X509SuperUser is X509AuthenticationProvider.superUser: the client
 	// certificate subject that is the super user; "" for none.
 	X509SuperUser string

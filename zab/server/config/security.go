@@ -114,6 +114,8 @@ var securityKeys = map[string]func(c *Config, v string) error{
 	"ssl.quorum.hostnameVerification":    func(c *Config, v string) error { return setBool(&c.QuorumTLS.HostnameVerification, v) },
 	"portUnification":                    func(c *Config, v string) error { return setBool(&c.QuorumTLS.PortUnification, v) },
 	"sslQuorum":                          func(c *Config, v string) error { return setBool(&c.SSLQuorum, v) },
+	"enforce.auth.enabled":               func(c *Config, v string) error { return setBool(&c.enforceAuth, v) },
+	"enforce.auth.schemes":               func(c *Config, v string) error { return setList(&c.enforceAuthSchemes, v) },
 	"sslQuorumReloadCertFiles":           func(c *Config, v string) error { return setBool(&c.QuorumTLS.ReloadCertFiles, v) },
 	"ssl.quorum.handshakeDetectionTimeoutMillis": func(c *Config, v string) error {
 		return setMillis(&c.QuorumTLS.HandshakeDetectTimeout, v, 1)
@@ -132,7 +134,6 @@ var securityKeys = map[string]func(c *Config, v string) error{
 	"quorum.auth.serverRequireSasl":  offOnly("zabd has no SASL authentication"),
 	"quorum.auth.learnerRequireSasl": offOnly("zabd has no SASL authentication"),
 	"sessionRequireClientSASLAuth":   offOnly("zabd has no SASL authentication"),
-	"enforce.auth.enabled":           offOnly("zabd does not enforce authentication schemes"),
 	"skipACL": func(c *Config, v string) error {
 		// ZooKeeper skips ACL checks only for "yes".
 		if v == "yes" {
@@ -245,6 +246,35 @@ func (c *Config) setAuthProvider(p property) error {
 	return fmt.Errorf("not supported: zabd implements the digest, ip and x509 schemes only, not the provider %s", p.Value)
 }
 
+// finishEnforceAuth checks enforce.auth.*, as ZooKeeper's
+// AuthenticationHelper does at start: the schemes must be given, and each
+// must be one the server authenticates with.
+func (c *Config) finishEnforceAuth() error {
+	if !c.enforceAuth {
+		if _, set := c.Lines["enforce.auth.schemes"]; set {
+			c.warnAt("enforce.auth.schemes", "has no effect: enforce.auth.enabled is not true")
+		}
+		return nil
+	}
+	if len(c.enforceAuthSchemes) == 0 {
+		return c.ErrorAt("enforce.auth.enabled", errors.New("is true, so enforce.auth.schemes must be set"))
+	}
+	for _, scheme := range c.enforceAuthSchemes {
+		switch {
+		case scheme == "digest", scheme == "ip", scheme == "x509" && c.X509AuthEnabled:
+		case scheme == "sasl":
+			return c.ErrorAt("enforce.auth.schemes", errors.New("not supported: zabd has no SASL authentication"))
+		case scheme == "x509":
+			return c.ErrorAt("enforce.auth.schemes", errors.New("authentication scheme x509 is not available: "+
+				"it needs secureClientPort or authProvider.x509="+x509ProviderClass))
+		default:
+			return c.ErrorAt("enforce.auth.schemes", fmt.Errorf("authentication scheme %s is not available (zabd has digest, ip and x509)", scheme))
+		}
+	}
+	c.EnforceAuthSchemes = c.enforceAuthSchemes
+	return nil
+}
+
 // finishQuorumTLS checks the quorum's TLS and the admin server's HTTPS,
 // which share the quorum key store (ZooKeeper 3.8's QuorumX509Util; its
 // admin server then fails to start: "Failed to load authentication
@@ -321,6 +351,9 @@ func (c *Config) finishSecurity() error {
 		c.x509Provider = true
 	}
 	c.X509AuthEnabled = c.x509Provider
+	if err := c.finishEnforceAuth(); err != nil {
+		return err
+	}
 	if c.TLS.PortUnification && !c.X509AuthEnabled && c.TLS.ClientAuth != ClientAuthNone {
 		return c.ErrorAt("client.portUnification", errors.New("with ssl.clientAuth want or need, TLS clients that present a "+
 			"certificate need the x509 provider, which ZooKeeper registers only with secureClientPort or "+

@@ -110,8 +110,6 @@ func TestUnsupportedSecurityKeysStopStartUp(t *testing.T) {
 		"ssl.context.supplier.class=com.example.Supplier",
 		"ssl.sslProvider=OPENSSL",
 		"ssl.authProvider=myscheme",
-		"enforce.auth.enabled=true",
-		"enforce.auth.schemes=sasl",
 		"skipACL=yes",
 		"DigestAuthenticationProvider.enabled=false",
 		"DigestAuthenticationProvider.digestAlg=SHA3-256",
@@ -196,4 +194,30 @@ func TestBadTLSSettings(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+func TestEnforceAuthSettings(t *testing.T) {
+	cfg, err := parse(t, "dataDir=/d\nclientPort=1\nenforce.auth.enabled=true\nenforce.auth.schemes=digest, ip\n")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"digest", "ip"}, cfg.EnforceAuthSchemes)
+
+	cfg, err = parse(t, "dataDir=/d\nclientPort=1\nenforce.auth.schemes=digest\n")
+	require.NoError(t, err)
+	assert.Nil(t, cfg.EnforceAuthSchemes)
+	require.Len(t, cfg.Warnings, 1)
+	assert.Contains(t, cfg.Warnings[0].Message, "enforce.auth.enabled is not true")
+
+	for text, want := range map[string]string{
+		"enforce.auth.enabled=true\n":                                "zoo.cfg:3: enforce.auth.enabled: is true, so enforce.auth.schemes must be set",
+		"enforce.auth.enabled=true\nenforce.auth.schemes=sasl\n":     "zoo.cfg:4: enforce.auth.schemes: not supported: zabd has no SASL",
+		"enforce.auth.enabled=true\nenforce.auth.schemes=x509\n":     "zoo.cfg:4: enforce.auth.schemes: authentication scheme x509 is not available",
+		"enforce.auth.enabled=true\nenforce.auth.schemes=kerberos\n": "zoo.cfg:4: enforce.auth.schemes: authentication scheme kerberos is not available",
+	} {
+		_, err := parse(t, "dataDir=/d\nclientPort=1\n"+text)
+		require.ErrorContains(t, err, want, text)
+	}
+	cfg, err = parse(t, "dataDir=/d\nclientPort=1\nauthProvider.1=org.apache.zookeeper.server.auth.X509AuthenticationProvider\n"+
+		"enforce.auth.enabled=true\nenforce.auth.schemes=x509\n")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"x509"}, cfg.EnforceAuthSchemes, "x509 once its provider is registered")
 }
