@@ -766,6 +766,29 @@ func (c *Config) DynamicConfig() string {
 		}
 		b.WriteByte('\n')
 	}
+	if len(c.Groups) > 0 {
+		// QuorumHierarchical.toString: the groups, then a weight for every
+		// participant (1 where none is given), in the order ZooKeeper's
+		// hash maps give small ids: ascending.
+		groups := slices.Clone(c.Groups)
+		slices.SortFunc(groups, func(a, b Group) int { return cmp.Compare(a.ID, b.ID) })
+		for _, g := range groups {
+			ids := make([]string, len(g.Members))
+			for i, sid := range slices.Sorted(slices.Values(g.Members)) {
+				ids[i] = strconv.FormatInt(sid, 10)
+			}
+			fmt.Fprintf(&b, "group.%d=%s\n", g.ID, strings.Join(ids, ":"))
+		}
+		for _, s := range c.Servers {
+			if s.Role == Participant {
+				w, given := c.Weights[s.ID]
+				if !given {
+					w = 1
+				}
+				fmt.Fprintf(&b, "weight.%d=%d\n", s.ID, w)
+			}
+		}
+	}
 	b.WriteString("version=0")
 	return b.String()
 }

@@ -28,6 +28,12 @@ func TestHierarchicalQuorum(t *testing.T) {
 	assert.False(t, q.ContainsQuorum([]int64{2, 3, 4, 5}), "3 weighs nothing")
 	assert.False(t, q.ContainsQuorum([]int64{1, 2, 3}), "one group of two")
 
+	// As QuorumHierarchical.toString prints it: groups by id, members
+	// ascending, then every participant's weight (1 where none is given).
+	assert.Equal(t, "server.1=a:1:2:participant\nserver.2=b:1:2:participant\nserver.3=c:1:2:participant\n"+
+		"server.4=d:1:2:participant\nserver.5=e:1:2:participant\nserver.6=f:1:2:observer\n"+
+		"group.1=1:2:3\ngroup.2=4:5\nweight.1=1\nweight.2=1\nweight.3=0\nweight.4=1\nweight.5=1\nversion=0", cfg.DynamicConfig())
+
 	plain, err := parse(t, fiveServers)
 	require.NoError(t, err)
 	q, err = plain.Quorum()
