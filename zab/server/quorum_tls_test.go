@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
@@ -28,7 +29,7 @@ func quorumTLS(t *testing.T, ca *tlstest.Cert, tls, unify bool) func(*config.Con
 		name := "member" + strconv.Itoa(n)
 		cfg.SSLQuorum = tls
 		cfg.QuorumTLS.PortUnification = unify
-		cfg.QuorumTLS.KeyStore = config.Store{Location: tlstest.WriteFile(t, filepath.Join(dir, name+".p12"), ca.Member(t, name).PKCS12(t, "mpw")), Password: "mpw"}
+		cfg.QuorumTLS.KeyStore = config.Store{Location: tlstest.WriteFile(t, filepath.Join(dir, name+".p12"), ca.Member(t, name, tlstest.Options{}).PKCS12(t, "mpw")), Password: "mpw"}
 		cfg.QuorumTLS.TrustStore = config.Store{Location: tlstest.WriteFile(t, filepath.Join(dir, "ca.pem"), tlstest.CertsPEM(ca))}
 	}
 }
@@ -79,19 +80,28 @@ func TestQuorumTLSRollingSwitch(t *testing.T) {
 // refused by the others with one log line each naming why, and the two
 // members they cannot join still serve.
 func TestQuorumTLSRefusesOutsiders(t *testing.T) {
+	ca := tlstest.NewCA(t, "zabd quorum CA")
 	for name, tc := range map[string]struct {
 		third func(t *testing.T, cfg *config.Config)
 		want  string
 	}{
 		"another CA": {func(t *testing.T, cfg *config.Config) {
 			other := tlstest.NewCA(t, "another CA")
-			cfg.QuorumTLS.KeyStore.Location = tlstest.WriteFile(t, filepath.Join(t.TempDir(), "stranger.p12"), other.Member(t, "stranger").PKCS12(t, "mpw"))
+			cfg.QuorumTLS.KeyStore.Location = tlstest.WriteFile(t, filepath.Join(t.TempDir(), "stranger.p12"), other.Member(t, "stranger", tlstest.Options{}).PKCS12(t, "mpw"))
 		}, "refusing a connection: the dialling member's certificate is not signed by a CA in ssl.quorum.trustStore"},
+		"expired": {func(t *testing.T, cfg *config.Config) {
+			expired := tlstest.Options{NotBefore: time.Now().Add(-48 * time.Hour), NotAfter: time.Now().Add(-24 * time.Hour)}
+			cfg.QuorumTLS.KeyStore.Location = tlstest.WriteFile(t, filepath.Join(t.TempDir(), "expired.p12"), ca.Member(t, "expired", expired).PKCS12(t, "mpw"))
+		}, "refusing a connection: the dialling member's certificate has expired or is not yet valid"},
+		"another host": {func(t *testing.T, cfg *config.Config) {
+			elsewhere := tlstest.Options{DNSNames: []string{"zk3.elsewhere.example"}}
+			cfg.QuorumTLS.KeyStore.Location = tlstest.WriteFile(t, filepath.Join(t.TempDir(), "elsewhere.p12"), ca.Member(t, "elsewhere", elsewhere).PKCS12(t, "mpw"))
+		}, "refusing a connection: the dialling member's certificate does not name its host (127.0.0.1; ssl.quorum.hostnameVerification)"},
 		"plaintext": {func(t *testing.T, cfg *config.Config) { cfg.SSLQuorum = false },
 			"refusing a connection: not a TLS handshake on a TLS-only peer port (portUnification=false) (a member without sslQuorum?)"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			withTLS := quorumTLS(t, tlstest.NewCA(t, "zabd quorum CA"), true, false)
+			withTLS := quorumTLS(t, ca, true, false)
 			e := startEnsemble(t, 3, 0, func(cfg *config.Config) {
 				withTLS(cfg)
 				if cfg.MyID == 3 {

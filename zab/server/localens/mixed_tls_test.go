@@ -21,7 +21,7 @@ func TestMixedQuorumTLS(t *testing.T) {
 	ca := tlstest.NewCA(t, "mixed quorum CA")
 	extra := map[string]string{
 		"sslQuorum":                      "true",
-		"ssl.quorum.keyStore.location":   tlstest.WriteFile(t, filepath.Join(dir, "member.p12"), ca.Member(t, "member").PKCS12(t, "mpw")),
+		"ssl.quorum.keyStore.location":   tlstest.WriteFile(t, filepath.Join(dir, "member.p12"), ca.Member(t, "member", tlstest.Options{}).PKCS12(t, "mpw")),
 		"ssl.quorum.keyStore.password":   "mpw",
 		"ssl.quorum.keyStore.type":       "PKCS12",
 		"ssl.quorum.trustStore.location": tlstest.WriteFile(t, filepath.Join(dir, "ca.pem"), tlstest.CertsPEM(ca)),

@@ -21,7 +21,7 @@ func TestQuorumCertificatesReload(t *testing.T) {
 		ca := tlstest.NewCA(t, "reload CA")
 		keyStore := filepath.Join(dir, "member.p12")
 		cfg := config.Default()
-		cfg.QuorumTLS.KeyStore = config.Store{Location: tlstest.WriteFile(t, keyStore, ca.Member(t, "first").PKCS12(t, "pw")), Password: "pw"}
+		cfg.QuorumTLS.KeyStore = config.Store{Location: tlstest.WriteFile(t, keyStore, ca.Member(t, "first", tlstest.Options{}).PKCS12(t, "pw")), Password: "pw"}
 		cfg.QuorumTLS.TrustStore = config.Store{Location: tlstest.WriteFile(t, filepath.Join(dir, "ca.pem"), tlstest.CertsPEM(ca))}
 		cfg.QuorumTLS.ReloadCertFiles = reload
 		q, err := NewQuorumConfigs(cfg)
@@ -37,7 +37,7 @@ func TestQuorumCertificatesReload(t *testing.T) {
 		}
 		require.Equal(t, "first", subject())
 
-		tlstest.WriteFile(t, keyStore, ca.Member(t, "second, a longer name").PKCS12(t, "pw"))
+		tlstest.WriteFile(t, keyStore, ca.Member(t, "second, a longer name", tlstest.Options{}).PKCS12(t, "pw"))
 		require.Equal(t, "first", subject(), "not looked at within a second")
 		clock = clock.Add(time.Second)
 		want := "second, a longer name"

@@ -92,16 +92,21 @@ func (ca *Cert) Server(t testing.TB, cn string) *Cert {
 	}, ca, Options{})
 }
 
-// Member issues an ensemble member's certificate for localhost and
-// 127.0.0.1, good for both ends of a quorum connection (a member dials and
-// is dialled with the same certificate).
-func (ca *Cert) Member(t testing.TB, cn string) *Cert {
+// Member issues an ensemble member's certificate, good for both ends of a
+// quorum connection (a member dials and is dialled with the same
+// certificate): for localhost and 127.0.0.1, or for opts.DNSNames alone
+// when given.
+func (ca *Cert) Member(t testing.TB, cn string, opts Options) *Cert {
 	t.Helper()
-	return newCert(t, &x509.Certificate{
+	tmpl := &x509.Certificate{
 		Subject: pkix.Name{CommonName: cn}, DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
 		KeyUsage:    x509.KeyUsageDigitalSignature,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
-	}, ca, Options{})
+	}
+	if len(opts.DNSNames) > 0 {
+		tmpl.DNSNames, tmpl.IPAddresses = nil, nil
+	}
+	return newCert(t, tmpl, ca, opts)
 }
 
 // Client issues a client certificate with subject.
