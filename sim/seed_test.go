@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"bytes"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -89,4 +91,19 @@ func TestSeedChoicesOnTheirOwnStreams(t *testing.T) {
 	require.Greater(t, withZooKeeperSync, 3)
 	require.Greater(t, withRecipes, 5)
 	require.Greater(t, withGroups, 3)
+}
+
+// TestGroupsAreTheEnsemblesQuorum: a schedule's groups are the quorum its
+// members and checkers use. Seed 206 draws groups {1}, {2,3} with 1 and 2
+// weighing 0, so voter 3 is a quorum by itself: it proposes its first
+// epoch to itself alone, where a majority would need a second voter.
+func TestGroupsAreTheEnsemblesQuorum(t *testing.T) {
+	sched := ScheduleForSeed(206)
+	require.Equal(t, [][]int64{{1}, {2, 3}}, sched.Groups)
+	require.Equal(t, map[int64]int64{1: 0, 2: 0}, sched.Weights)
+	var trace bytes.Buffer
+	res := Run(sched, Options{Trace: &trace})
+	require.False(t, res.Failed(), "%v", res.Failures)
+	require.True(t, strings.Contains(trace.String(), "server 3: leader: proposing epoch 1 to [3]\n"),
+		"server 3 did not propose its first epoch to itself alone (replay: go run ./cmd/zabsim -seed 206 -v)")
 }

@@ -239,7 +239,7 @@ func newWorld(sched *faults.Schedule, opts Options) *world {
 	w.history = make([]simclient.Entry, 0, sched.Clients*(sched.OpsPerClient*8/5+4))
 	if sched.Ensemble {
 		w.ensemble = simEnsemble(sched)
-		w.quorum, _ = election.NewMajority(w.ensemble.Voters) // at least one voter: Validate
+		w.quorum = w.ensemble.Quorum
 		w.net = newNetwork(w, sched.Servers)
 	}
 	w.inv = newInvariants(w)
@@ -465,6 +465,8 @@ func simEnsemble(sched *faults.Schedule) *zab.Ensemble {
 			MaxNotificationInterval: ms(20 * sched.TickMs),
 		},
 	}
+	// The schedule was validated before the run: its quorum rule builds.
+	e.Quorum, _ = sched.Quorum()
 	for i := 1; i <= sched.Servers; i++ {
 		if i <= sched.Voters() {
 			e.Voters = append(e.Voters, int64(i))
