@@ -293,6 +293,24 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		require.GreaterOrEqual(t, r.Stats.AimedFaults, 1)
 		require.GreaterOrEqual(t, r.Stats.Epochs, 1)
 	},
+	"held-learner-connection-closed-by-a-stale-close": func(t *testing.T, r *Result) {
+		// Hunt seed 123990, shrunk: five voters, event loops that batch
+		// (22 µs), leaders crashed amid their LEADERINFO fan-out. Member 5
+		// follows 4 in discovery; 4, having elected 5, closes the
+		// connection 5 had opened to it and introduces itself on a new
+		// one, which replaces it at 5. In one batch, 5 steps the old
+		// connection's loss, looks again, and holds 4's FOLLOWERINFO; but
+		// leaving its role had asked to close the connection with 4,
+		// already gone, and the shell carried that close out on the new
+		// one. 4 looked again and introduced itself once more; 5, leading,
+		// sent LEADERINFO for the held introduction and again for the new
+		// one, both over the one connection, and 4 took the second for a
+		// protocol fault. A learner whose leader's connection is reported
+		// gone closes nothing as it leaves (learnerState.leaderGone).
+		require.Positive(t, r.Schedule.LoopDelayUs)
+		require.GreaterOrEqual(t, r.Stats.AimedFaults, 1)
+		require.GreaterOrEqual(t, r.Stats.Epochs, 1)
+	},
 	"leader-keeps-initial-history-committed": func(t *testing.T, r *Result) {
 		// Hunt seed 6597, shrunk: a leader elected again into epoch 2,
 		// having applied its whole initial history in epoch 1, must keep

@@ -85,6 +85,15 @@ type learnerState struct {
 	// lastHeard is when the leader was last heard from; syncLimit ticks of
 	// silence in broadcast end the role.
 	lastHeard time.Duration
+	// leaderGone: the shell reported the connection with the leader gone
+	// (PeerDisconnected), so leaving the role has no connection to close.
+	// A close asked for now would be carried out on whatever connection
+	// the shell holds with the leader by then: a shell that steps several
+	// events before it takes a Ready (zabd's loop), or holds a Ready's
+	// sends behind a disk job (zab/member), may have taken the peer's
+	// next connection meanwhile, and the close would end that one while
+	// this member holds its FOLLOWERINFO (resetRole).
+	leaderGone bool
 
 	newEpoch int64 // from LEADERINFO
 	// syncMode is how the leader synchronizes this learner (DIFF, TRUNC or

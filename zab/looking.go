@@ -49,7 +49,7 @@ func (p *Peer) resetRole(role Role, leader int64) {
 		if !p.cfg.Bugs.ClosingSurvivesStepDown {
 			p.sessions.StepDown()
 		}
-	case p.learn != nil:
+	case p.learn != nil && !p.learn.leaderGone:
 		p.closeConnection(p.learn.leader)
 	}
 	if p.role != RoleLooking || p.lead != nil || p.learn != nil {
@@ -220,6 +220,7 @@ func (p *Peer) stepPeerGone(e PeerDisconnected) {
 		p.leaderPeerGone(e.Peer)
 	case p.learn != nil && e.Peer == p.learn.leader:
 		p.warn("%s: lost the connection to leader %d in phase %s: looking again", p.role, e.Peer, p.phase())
+		p.learn.leaderGone = true // nothing left to close (learnerState.leaderGone)
 		p.becomeLooking()
 	default:
 		p.forgetHeld(e.Peer)
