@@ -155,6 +155,28 @@ func (p *Peer) stepLearner(from int64, qp *wire.QuorumPacket, snap []byte) {
 		p.closeConnection(from)
 		return
 	}
+	if qp.Type == wire.PacketFollowerInfo || qp.Type == wire.PacketObserverInfo {
+		// The member this one follows introduces itself to it as its
+		// leader: their elections decided differently (on votes of
+		// different rounds). That is no packet of a leader's, and no
+		// fault of the peer's. It came on a connection the peer opened,
+		// not on the one this member's own introduction opens: a shell
+		// closes it when it carries that introduction out (the Ready
+		// being built holds it, or a disk job's barrier does), or reports
+		// it gone once the introduction's connection replaces it (zabd's
+		// peernet, when it came while the dial was under way). Closing it
+		// from here would close whichever connection with the leader the
+		// shell holds by then: this member's own, once its introduction
+		// is out. So the member ignores it and waits for LEADERINFO, as a
+		// ZooKeeper follower does: only a leader listens on its quorum
+		// port (Leader's LearnerCnxAcceptor), the peer's connection is
+		// refused and retried, and the follower waits for its leader
+		// until initLimit. (Simulator seed 128406: a batch of events
+		// stepped the peer's FOLLOWERINFO after the election that queued
+		// this member's.)
+		p.warn("%s: ignoring %s %s from server %d, our leader, which takes this member for its own: the elections disagree", p.role, qp.Type, zxidHex(qp.Zxid), from)
+		return
+	}
 	l.lastHeard = p.now.Mono
 	switch {
 	case qp.Type == wire.PacketLeaderInfo && l.stage == learnerDiscovery:
