@@ -250,25 +250,35 @@ func TestEnsembleServesOnEveryMember(t *testing.T) {
 
 // The leader stops: the others elect a new one that serves every
 // acknowledged write; the old leader comes back as a follower.
-func TestEnsembleSurvivesItsLeader(t *testing.T) {
-	e := startEnsemble(t, 3, 0)
-	leader := e.waitServing()
-	other := leader%3 + 1
+// writesSurviveALeaderKill writes n znodes through a follower of a
+// three-member ensemble, kills the leader, and checks that the writes and
+// a new one are served under the new leader; it returns the old leader,
+// the new one and the follower written through.
+func writesSurviveALeaderKill(t *testing.T, e *testEnsemble, n int) (leader, newLeader, other int64) {
+	t.Helper()
+	leader = e.waitServing()
+	other = leader%3 + 1
 	c := e.client(other)
-	for i := range 20 {
+	for i := range n {
 		_, err := c.Create(fmt.Sprintf("/n%d", i), nil, 0, zk.WorldACL(zk.PermAll))
 		require.NoError(t, err)
 	}
 	e.stop(leader)
-	newLeader := e.waitServing()
-	assert.NotEqual(t, leader, newLeader)
+	newLeader = e.waitServing()
+	require.NotEqual(t, leader, newLeader)
 	c2 := e.client(other)
 	kids := readAfterSync(t, c2, "/")
-	for i := range 20 {
-		assert.Contains(t, kids, fmt.Sprintf("n%d", i))
+	for i := range n {
+		require.Contains(t, kids, fmt.Sprintf("n%d", i))
 	}
 	_, err := c2.Create("/after", nil, 0, zk.WorldACL(zk.PermAll))
 	require.NoError(t, err)
+	return leader, newLeader, other
+}
+
+func TestEnsembleSurvivesItsLeader(t *testing.T) {
+	e := startEnsemble(t, 3, 0)
+	leader, newLeader, other := writesSurviveALeaderKill(t, e, 20)
 
 	e.restart(leader)
 	assert.Equal(t, newLeader, e.waitServing())
