@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math/bits"
 	mathrand "math/rand"
 	mathrand2 "math/rand/v2"
 	"slices"
@@ -64,6 +65,9 @@ type server struct {
 	// to write.
 	ready    *zab.Ready
 	installs []pendingInstall
+	// written is the log files as written before the last crash, by path:
+	// what a record recovery refuses is compared with (crashLooksFlipped).
+	written  map[string][]byte
 	entryEnc wire.Encoder // encodes a leader's proposals for the checker, reused
 
 	tickAt   time.Duration // the armed Tick, if any (0: none)
@@ -342,12 +346,21 @@ func (s *server) couldNotStart(what string, err error) {
 }
 
 // refused handles a recovery that refused to start over its data: correct only when durable data was
-// corrupted, and then only with an error that names file and offset.
+// corrupted, and then only with an error that names file and offset — or when the last crash left a
+// record one bit away from the one written, which recovery cannot tell from a flipped bit
+// (docs/storage.md, "Limits": a torn write whose lost part held a single set bit).
 func (s *server) refused(err error) {
 	w := s.w
 	var c *storage.CorruptError
 	named := errors.As(err, &c) && c.File != ""
 	w.tr.logf("server %d: refused to start: %v", s.sid, err)
+	if s.corrupted == nil && named {
+		if f, ok := s.crashLooksFlipped(c); ok {
+			w.tr.logf("server %d: the crash left %s at offset %d one bit away from the record written (bit %d of byte %d): a flip to recovery", s.sid, c.File, c.Offset, f.bit, f.off)
+			w.stats.CrashFlips++
+			s.corrupted = &f
+		}
+	}
 	switch {
 	case s.corrupted == nil:
 		w.fail(KindRecovery, "server %d refused to start although no durable data was corrupted: %v", s.sid, err)
@@ -365,6 +378,47 @@ func (s *server) refused(err error) {
 		s.corrupted = nil
 		s.scheduleRestart(restartWait)
 	}
+}
+
+// crashLooksFlipped reports whether the record recovery refused differs
+// from the one written before the last crash in exactly one bit, and
+// which bit that is.
+func (s *server) crashLooksFlipped(c *storage.CorruptError) (flippedBit, bool) {
+	path := dataDir + "/" + storage.VersionDir + "/" + c.File
+	written := s.written[path]
+	image, err := vfs.ReadFull(s.disk, path)
+	if written == nil || err != nil || c.Offset+12 > int64(len(written)) || storage.RecordBitsChanged(written, image, c.Offset) != 1 {
+		return flippedBit{}, false
+	}
+	for i := c.Offset; i < int64(len(written)); i++ {
+		var b byte
+		if i < int64(len(image)) {
+			b = image[i]
+		}
+		if x := written[i] ^ b; x != 0 {
+			return flippedBit{file: path, off: i, bit: uint(bits.TrailingZeros8(x))}, true
+		}
+	}
+	return flippedBit{}, false
+}
+
+// logImages reads the log files as written, before a crash decides what
+// of them survives (crashLooksFlipped).
+func (s *server) logImages() map[string][]byte {
+	dir := dataDir + "/" + storage.VersionDir
+	names, err := s.disk.List(dir)
+	if err != nil {
+		return nil
+	}
+	images := map[string][]byte{}
+	for _, n := range names {
+		if strings.HasPrefix(n, "log.") {
+			if b, err := vfs.ReadFull(s.disk, dir+"/"+n); err == nil {
+				images[dir+"/"+n] = b
+			}
+		}
+	}
+	return images
 }
 
 func (s *server) scheduleRestart(after time.Duration) {
@@ -423,6 +477,7 @@ func (s *server) stop(why string, torn, flush bool) {
 		cfg.TornSector = 0.5
 	}
 	s.disk.SetConfig(cfg)
+	s.written = s.logImages()
 	s.disk.Crash()
 	s.disk.SetConfig(s.cfg)
 	if s.w.opts.OnCrash != nil {

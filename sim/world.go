@@ -75,6 +75,10 @@ type Stats struct {
 	Ops      int           // client operations completed (any outcome)
 	Crashes  int           // server crashes, injected or after an I/O error
 	Refusals int           // starts refused (rightly) over corrupt durable data
+	// CrashFlips are the refusals of a record a crash left one bit away
+	// from the one written (docs/storage.md, "Limits"), repaired as a
+	// flipped bit is.
+	CrashFlips int
 	// DamagedStarts counts ensemble members started with their log cut at
 	// a damaged record (Restored.LogDamaged), to be restored by the others.
 	DamagedStarts int

@@ -2,10 +2,8 @@ package storage
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/bits"
 	"math/rand"
 	"slices"
 	"strings"
@@ -166,7 +164,7 @@ func (sc *scene) checkImage(t testT, fsys *vfs.Sim, what string) outcome {
 			t.Fatalf("%s: recovery failed: %v", what, err)
 		}
 		p := sceneDir + "/" + VersionDir + "/" + c.File
-		if diff := recordBitsChanged(sc.files[p], images[p], c.Offset); diff != 1 {
+		if diff := RecordBitsChanged(sc.files[p], images[p], c.Offset); diff != 1 {
 			t.Fatalf("%s: refused, but the record at %s offset %d differs from the one written in %d bits: %v", what, c.File, c.Offset, diff, err)
 		}
 		return oneBitAway
@@ -189,23 +187,6 @@ func (sc *scene) checkImage(t testT, fsys *vfs.Sim, what string) outcome {
 	return recoveredPrefix
 }
 
-// recordBitsChanged counts the bits in which the record (or file header, at
-// offset 0) at off differs between the file as written and the image.
-func recordBitsChanged(written, image []byte, off int64) int {
-	end := int64(fileHeaderLen)
-	if off > 0 {
-		end = off + int64(recordLen(make([]byte, binary.BigEndian.Uint32(written[off+8:]))))
-	}
-	diff := 0
-	for i := off; i < end; i++ {
-		var b byte
-		if i < int64(len(image)) {
-			b = image[i]
-		}
-		diff += bits.OnesCount8(written[i] ^ b)
-	}
-	return diff
-}
 
 // crashScenes are layouts for the exhaustive walks: records straddling
 // sector boundaries at many offsets, an in-flight batch that starts a file

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/adler32"
 	"io"
+	"math/bits"
 
 	"github.com/zabd/zabd/wire"
 )
@@ -265,3 +266,25 @@ func firstNonZero(b []byte) int {
 }
 
 var zeroBlock [readAhead]byte
+
+// RecordBitsChanged counts the bits in which the record (or the file
+// header, at offset 0) at off differs between a log file as it was
+// written and an image of it after a crash: 1 is the one crash that
+// recovery cannot tell from a flipped bit (a lost part of a record that
+// held a single set bit: docs/storage.md, "Limits"), which the crash tests
+// and the simulator accept as a refusal, and repair as an operator would.
+func RecordBitsChanged(written, image []byte, off int64) int {
+	end := int64(fileHeaderLen)
+	if off > 0 {
+		end = off + int64(recordLen(make([]byte, binary.BigEndian.Uint32(written[off+8:]))))
+	}
+	diff := 0
+	for i := off; i < end && i < int64(len(written)); i++ {
+		var b byte
+		if i < int64(len(image)) {
+			b = image[i]
+		}
+		diff += bits.OnesCount8(written[i] ^ b)
+	}
+	return diff
+}

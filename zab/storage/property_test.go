@@ -212,7 +212,7 @@ func (h *harness) repairOneBit(err error) {
 	if c.Offset+12 > int64(len(written)) {
 		h.t.Fatalf("recovery after crash faults refused a record at offset %d, past the end of %s as written (%d bytes): %v", c.Offset, c.File, len(written), err)
 	}
-	if diff := recordBitsChanged(written, image, c.Offset); diff != 1 {
+	if diff := RecordBitsChanged(written, image, c.Offset); diff != 1 {
 		h.t.Fatalf("recovery after crash faults refused a record %d bits away from the one written: %v", diff, err)
 	}
 	for i := c.Offset; ; i++ {
