@@ -178,12 +178,19 @@ func (s *server) Ready(rd *zab.Ready) {
 		return
 	}
 	s.logical(rd)
-	role := s.role.Role
+	state := s.role
 	if rd.State != nil {
-		role = rd.State.Role
+		state = *rd.State
 	}
-	if role == zab.RoleLeading && s.w.ensemble != nil {
+	if state.Role == zab.RoleLeading && s.w.ensemble != nil {
 		for i := range rd.Appends {
+			if rd.Appends[i].Header.Zxid>>32 != state.Epoch {
+				// Not a proposal: a txn of an earlier epoch, taken as a
+				// learner and held behind a SNAP's install until its
+				// snapshot was durable (zab.installedSnapshot), logged now
+				// that the member leads. Appended judges it.
+				continue
+			}
 			s.entryEnc.Reset()
 			zab.WriteTxnEntry(&s.entryEnc, &rd.Appends[i])
 			if !s.w.inv.proposed(s, rd.Appends[i].Header.Zxid, s.entryEnc.Bytes()) {

@@ -61,6 +61,18 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		// its log up to its last applied txn, as after a TRUNC.
 		require.Equal(t, 1, r.Stats.Allowances[tlatrace.SnapBelowApplied])
 	},
+	"held-appends-logged-as-leader": func(t *testing.T, r *Result) {
+		// Hunt seed 158258, shrunk: a follower synchronized by SNAP holds
+		// the proposals that follow it until the snapshot is durable (a
+		// slow fsync); its leader crashes, and the follower, looking again,
+		// leads before the snapshot is written, then logs those proposals
+		// of the old epoch. The simulator judged every append of a leader's
+		// Ready a proposal of its own ("broadcasts ... in epoch 1, which it
+		// has not established"); a leader proposes only in its own epoch,
+		// and older txns it logs are judged as any member's appends are.
+		require.Positive(t, r.Stats.Epochs)
+		require.Positive(t, r.Stats.Crashes)
+	},
 	"crash-looks-like-a-flip": func(t *testing.T, r *Result) {
 		// Hunt seed 152701, shrunk: a crash with a torn sector zeroes the
 		// one set bit of a byte of a record's checksum, so that the image
