@@ -102,6 +102,13 @@ func skipUnlessLong(t *testing.T) {
 // the members' log tails.
 func startMixed(t *testing.T, layout string, observers int, extra map[string]string) *mixedEnsemble {
 	t.Helper()
+	return startMixedEditing(t, layout, observers, extra, nil)
+}
+
+// startMixedEditing is startMixed with edit, if set, changing a member's
+// zoo.cfg text before each of its starts (a setting of one member only).
+func startMixedEditing(t *testing.T, layout string, observers int, extra map[string]string, edit func(id int64, cfg string) string) *mixedEnsemble {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("runs zabd and ZooKeeper processes")
 	}
@@ -115,6 +122,15 @@ func startMixed(t *testing.T, layout string, observers int, extra map[string]str
 	e, err := localens.Start(localens.Options{Binary: zabdBinary, Voters: len(layout) - observers, Observers: observers,
 		Dir: ensembleDir(t), TickTime: tick, Extra: cfg, RunRecord: true,
 		Launch: func(id int64, cfg string) (*exec.Cmd, error) {
+			if edit != nil {
+				text, err := os.ReadFile(cfg)
+				if err != nil {
+					return nil, err
+				}
+				if err := os.WriteFile(cfg, []byte(edit(id, string(text))), 0o644); err != nil {
+					return nil, err
+				}
+			}
 			if layout[id-1] == zookeeperKind {
 				return localens.ZooKeeper(id, cfg)
 			}
