@@ -187,7 +187,6 @@ func (sc *scene) checkImage(t testT, fsys *vfs.Sim, what string) outcome {
 	return recoveredPrefix
 }
 
-
 // crashScenes are layouts for the exhaustive walks: records straddling
 // sector boundaries at many offsets, an in-flight batch that starts a file
 // or grows its preallocation, and both sector sizes.
