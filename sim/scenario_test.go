@@ -61,6 +61,15 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		// its log up to its last applied txn, as after a TRUNC.
 		require.Equal(t, 1, r.Stats.Allowances[tlatrace.SnapBelowApplied])
 	},
+	"snap-install-on-a-full-disk": func(t *testing.T, r *Result) {
+		// Hunt seed 225355, shrunk: a learner's disk is full as it writes
+		// the snapshot of a SNAP; the install failed with an error that
+		// did not mark the log failed, although the log had been cut for
+		// it (the simulator requires every failed disk job to: the process
+		// must stop and recover, never retry). It now fails the log; the
+		// member stops, and starts again once the disk has room.
+		require.Positive(t, r.Stats.Crashes)
+	},
 	"held-appends-logged-as-leader": func(t *testing.T, r *Result) {
 		// Hunt seed 158258, shrunk: a follower synchronized by SNAP holds
 		// the proposals that follow it until the snapshot is durable (a

@@ -129,6 +129,27 @@ func TestInstallSnapshot(t *testing.T) {
 	require.Equal(t, next, got[snapZxid+1])
 }
 
+// TestInstallSnapshotOnAFullDiskFailsTheLog: a SNAP's snapshot that cannot
+// be written (a full disk) fails the install with ErrFailed and leaves the
+// log unusable, as a failed log write does: the log was cut for the
+// snapshot, and only a restart's recovery may go on from what is on disk
+// (simulator seed 225355: the shell took it for an error it may retry).
+func TestInstallSnapshotOnAFullDiskFailsTheLog(t *testing.T) {
+	fsys := vfs.NewSim(vfs.SimConfig{}, rand.New(rand.NewSource(1)))
+	s, log := logWith(t, fsys, 10, 0)
+	leader := newTestTree()
+	rng := rand.New(rand.NewSource(1))
+	snapZxid := int64(2<<32 | 3)
+	leader.entries[snapZxid] = makeEntry(snapZxid, 40, rng)
+	fsys.SetConfig(vfs.SimConfig{WriteNoSpace: 1})
+	_, err := s.InstallSnapshot(log, leader.snapshot(snapZxid))
+	require.ErrorIs(t, err, ErrFailed)
+	require.ErrorIs(t, err, vfs.ErrNoSpace)
+	fsys.SetConfig(vfs.SimConfig{})
+	_, err = log.Append(makeEntry(snapZxid+1, 40, rng))
+	require.ErrorIs(t, err, ErrFailed, "the log stays failed")
+}
+
 // TestCorruptInstalledSnapshotUnderANewerCorruptOneRefuses: snapshot.4 is
 // taken locally, then one installed at 3<<32|2 (SNAP; the log before it is
 // removed), the log goes on with epoch 4 and another snapshot is taken at

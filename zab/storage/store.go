@@ -114,7 +114,8 @@ func (s *Store) WriteSnapshot(snap *Snapshot) (string, error) {
 // history up to the snapshot, need not be the leader's). A crash before the
 // snapshot is durable recovers a prefix of this server's own history; after
 // it, the snapshot. Afterwards l appends only above snap.Zxid, starting a
-// new file. Errors are fatal to the sync (log errors wrap ErrFailed).
+// new file. Errors wrap ErrFailed and leave l failed: the process must
+// stop and recover from disk.
 func (s *Store) InstallSnapshot(l *Log, snap *Snapshot) (string, error) {
 	if err := s.CoverEpoch(snap.Zxid); err != nil {
 		return "", err
@@ -124,7 +125,10 @@ func (s *Store) InstallSnapshot(l *Log, snap *Snapshot) (string, error) {
 	}
 	name, err := s.WriteSnapshot(snap)
 	if err != nil {
-		return "", err
+		// Unlike a snapshot of the local tree, the installed one is the
+		// log's new starting point, and the log was cut for it: the log
+		// is unusable until a restart recovers it.
+		return "", l.fail(fmt.Errorf("install snapshot: %w", err))
 	}
 	// What the log holds now is this server's own history up to the
 	// snapshot, not necessarily the leader's: remove it (newest first, so
