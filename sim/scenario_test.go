@@ -61,6 +61,16 @@ var scenarios = map[string]func(t *testing.T, r *Result){
 		// its log up to its last applied txn, as after a TRUNC.
 		require.Equal(t, 1, r.Stats.Allowances[tlatrace.SnapBelowApplied])
 	},
+	"observer-accepted-a-later-epoch": func(t *testing.T, r *Result) {
+		// Hunt seed 257437, shrunk: an observer accepted epoch 2 from a
+		// would-be leader that never established it; the next leader, its
+		// voters behind that, fixed epoch 1 over the voters' acceptedEpochs
+		// alone and offered it to the observer, which must refuse it. The
+		// leader now fixes its epoch above the observers' too, as
+		// ZooKeeper's getEpochToPropose does (allowance EpochAboveTempMax:
+		// the spec has no observers).
+		require.Positive(t, r.Stats.Allowances[tlatrace.EpochAboveTempMax])
+	},
 	"snap-install-on-a-full-disk": func(t *testing.T, r *Result) {
 		// Hunt seed 225355, shrunk: a learner's disk is full as it writes
 		// the snapshot of a SNAP; the install failed with an error that

@@ -216,17 +216,19 @@ func (p *Peer) leaderFollowerInfo(from int64, qp *wire.QuorumPacket) {
 
 // maybeProposeEpoch fixes the new epoch once a quorum of voters (the
 // leader included) has sent FOLLOWERINFO: one above every acceptedEpoch
-// among them, so that no member has accepted it before.
+// among the learners introduced so far, observers' too (as ZooKeeper's
+// Leader.getEpochToPropose), so that none of them has accepted it before
+// and each can take the LEADERINFO (hunt seed 257437: an observer that had
+// accepted epoch 2 was offered epoch 1).
 func (p *Peer) maybeProposeEpoch() {
 	l := p.lead
 	ids := []int64{p.self}
 	epoch := p.acceptedEpoch
 	for _, h := range l.handlers {
-		if h.observer {
-			continue
-		}
-		ids = append(ids, h.sid)
 		epoch = max(epoch, h.acceptedEpoch)
+		if !h.observer {
+			ids = append(ids, h.sid)
+		}
 	}
 	if !p.quorum.gathered(ids) {
 		return

@@ -31,9 +31,11 @@ const (
 	// with it would be refused as a step of its own.
 	PacketToAnotherRole
 	// EpochAboveTempMax: a leader proposes an epoch above the spec's
-	// tempMaxEpoch (one above every acceptedEpoch it heard): zabd's leader
-	// also stays above its own currentEpoch and the epochs of its log,
-	// which matters only when acceptedEpoch fell behind them.
+	// tempMaxEpoch (one above every acceptedEpoch it heard from voters):
+	// zabd's leader also stays above its own currentEpoch and the epochs
+	// of its log, which matters only when acceptedEpoch fell behind them,
+	// and above the acceptedEpoch of the observers introduced, which the
+	// spec does not model (ZooKeeper's getEpochToPropose counts them).
 	EpochAboveTempMax
 	// EpochFromConnectedLearners: a leader proposes an epoch below the
 	// spec's tempMaxEpoch, but above the acceptedEpoch of every learner

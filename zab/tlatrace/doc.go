@@ -184,8 +184,10 @@
 //     channels at its shutdown); whatever it did with it would be refused
 //     as a step of its own.
 //   - **EpochAboveTempMax**: zabd's leader proposes an epoch above its own
-//     currentEpoch and the epochs of its log too; only when acceptedEpoch
-//     fell behind them is that above the spec's tempMaxEpoch. Any epoch
+//     currentEpoch and the epochs of its log too, and above the
+//     acceptedEpoch of the observers introduced (ZooKeeper's
+//     getEpochToPropose; the spec has no observers); only when one of
+//     those is ahead is that above the spec's tempMaxEpoch. Any epoch
 //     above every acceptedEpoch of the quorum is one no member accepted.
 //   - **EpochFromConnectedLearners**: zabd's leader forgets the FOLLOWERINFO
 //     of a learner whose connection went, where ZooKeeper's
