@@ -174,8 +174,9 @@ func TestSnapshotEnd(t *testing.T) {
 }
 
 // FuzzPacketData: whatever a packet's type, sender and data,
-// DecodePacketData returns an error or a payload that re-encodes to data it
-// decodes the same from.
+// DecodePacketData returns an error or a payload that is stable as
+// checkStable says (a string with a character beyond the BMP changes once,
+// as Java's jute changes it: testdata seed 7daefaa891520715, a txn path).
 func FuzzPacketData(f *testing.F) {
 	f.Add(int32(PacketPing), true, Marshal(&PingTouches{Touches: []SessionTouch{{SessionID: 1, Timeout: 30000}}}))
 	f.Add(int32(PacketRevalidate), false, Marshal(&RevalidateReply{SessionID: 1, Valid: true}))
@@ -184,20 +185,19 @@ func FuzzPacketData(f *testing.F) {
 		if fromLearner {
 			from = FromLearner
 		}
-		decode := func(b []byte) (Record, error) {
-			return DecodePacketData(&QuorumPacket{Type: PacketType(typ), Data: b}, from)
-		}
-		first, err := decode(data)
-		if err != nil || first == nil {
-			return
-		}
-		enc := Marshal(first)
-		second, err := decode(enc)
-		require.NoError(t, err, "re-encoded %#v as %x", first, enc)
-		require.Equal(t, first, second, "re-decoded")
-		require.Equal(t, enc, Marshal(second), "re-encoded")
+		checkStable(t, data, func(b []byte) (Record, error) {
+			r, err := DecodePacketData(&QuorumPacket{Type: PacketType(typ), Data: b}, from)
+			if err == nil && r == nil {
+				err = errNoPayload
+			}
+			return r, err
+		})
 	})
 }
+
+// errNoPayload: a packet type that carries no payload decodes to nothing,
+// which has nothing to re-encode.
+var errNoPayload = errors.New("no payload")
 
 func TestPingReply(t *testing.T) {
 	ping := QuorumPacket{Type: PacketPing, Zxid: 0x100000007, AuthInfo: []Id{{Scheme: "ip", ID: "127.0.0.1"}}}
